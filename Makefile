@@ -1,0 +1,48 @@
+# Raffe: `make run` starts everything locally, `make test` installs and runs the suite.
+# Both create .venv when it is missing; neither needs root, Docker or a running Redis.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+PROTOS := $(sort $(wildcard proto/raffe/v1/*.proto))
+GEN    := raffe/v1/.generated-stamp
+PYTEST_ARGS ?=
+
+.PHONY: run test lint proto install bench demo clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@
+
+install: $(STAMP)
+
+# Generated protobuf modules are build output: ignored by git, rebuilt when a .proto changes.
+$(GEN): $(PROTOS) $(STAMP)
+	rm -rf raffe
+	mkdir -p raffe/v1
+	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=. --pyi_out=. --grpc_python_out=. $(PROTOS)
+	touch raffe/__init__.py raffe/v1/__init__.py $@
+
+proto: $(GEN)
+
+run: proto
+	$(BIN)/python -m services.launcher
+
+test: proto
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: proto
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy services/core
+
+bench: proto
+	$(BIN)/python -m bench $(BENCH_ARGS)
+
+clean:
+	rm -rf raffe .run .pytest_cache .mypy_cache .ruff_cache

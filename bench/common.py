@@ -1,0 +1,71 @@
+"""Shared pieces of the benchmarks: timing loops bounded in count and time, tables."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+
+@dataclass
+class Figure:
+    name: str
+    value: float
+    unit: str
+    baseline: str = ""
+    ratio: float | None = None
+
+
+async def rate(
+    op: Callable[[int], Awaitable[None]],
+    workers: int,
+    count: int,
+    max_seconds: float,
+    label: str,
+) -> float:
+    """Operations per second of ``workers`` tasks sharing ``count`` operations.
+
+    Stops early after ``max_seconds``; prints progress to stderr.
+    """
+    done = 0
+    deadline = time.perf_counter() + max_seconds
+
+    async def worker(w: int) -> None:
+        nonlocal done
+        while done < count and time.perf_counter() < deadline:
+            done += 1
+            await op(w)
+
+    start = time.perf_counter()
+    progress = asyncio.create_task(_progress(label, lambda: done, count))
+    await asyncio.gather(*(worker(w) for w in range(workers)))
+    elapsed = time.perf_counter() - start
+    progress.cancel()
+    print(f"\r  {label}: {done}/{count} done in {elapsed:.2f}s", file=sys.stderr)
+    return done / elapsed
+
+
+async def _progress(label: str, done: Callable[[], int], total: int) -> None:
+    while True:
+        await asyncio.sleep(0.5)
+        print(f"\r  {label}: {done()}/{total}", end="", file=sys.stderr, flush=True)
+
+
+def print_table(title: str, figures: list[Figure]) -> None:
+    print(f"\n{title}")
+    print(f"{'figure':<44}{'value':>14} {'unit':<10}{'vs baseline':>28}")
+    for f in figures:
+        ratio = f"{f.ratio:.2f}x {f.baseline}" if f.ratio is not None else ""
+        print(f"{f.name:<44}{f.value:>14,.1f} {f.unit:<10}{ratio:>28}")
+
+
+def write_json(name: str, figures: list[Figure]) -> Path:
+    out = Path("bench/results")
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{name}.json"
+    path.write_text(json.dumps([asdict(f) for f in figures], indent=2))
+    return path

@@ -1,0 +1,69 @@
+"""Typed errors shared by every service.
+
+Each error carries a stable machine-readable ``code`` and one human sentence. Adapters
+(gRPC, HTTP) map the classes to statuses; nothing above them parses messages.
+"""
+
+from __future__ import annotations
+
+
+class RaffeError(Exception):
+    """Base of every error Raffe reports to a caller."""
+
+    code: str = "error"
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class InvalidArgument(RaffeError):
+    """The request is malformed: nothing was read or written."""
+
+    code = "invalid_argument"
+
+
+class LimitExceeded(InvalidArgument):
+    """A size or count limit from the settings was exceeded."""
+
+    code = "limit_exceeded"
+
+
+class EventTooLarge(LimitExceeded):
+    code = "event_too_large"
+
+
+class TooManyEvents(LimitExceeded):
+    code = "too_many_events"
+
+
+class VersionConflict(RaffeError):
+    """The expected version is not the game's current version; nothing was written."""
+
+    code = "version_conflict"
+
+    def __init__(self, expected: int, current: int) -> None:
+        super().__init__(
+            f"expected version {expected} but the game is at version {current}",
+        )
+        self.expected = expected
+        self.current = current
+
+
+class GameTypeMismatch(InvalidArgument):
+    code = "game_type_mismatch"
+
+
+class UnknownGame(RaffeError):
+    code = "unknown_game"
+
+
+class RuleViolation(RaffeError):
+    """A command the game's rules do not allow. ``code`` names the rule that says no."""
+
+    code = "rule_violation"

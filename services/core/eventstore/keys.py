@@ -1,0 +1,59 @@
+"""Key layout of the event store (DESIGN §3).
+
+Every key of a game and its partition's log share the hash tag ``{p:NN}``, so the
+append script touches one Redis Cluster slot.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from dataclasses import dataclass
+
+from services.core.errors import InvalidArgument
+
+GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def check_game_id(game_id: str) -> None:
+    if not isinstance(game_id, str) or not GAME_ID.match(game_id):
+        raise InvalidArgument(
+            "a game id is 1-64 characters of A-Z, a-z, 0-9, '_' or '-'", "bad_game_id"
+        )
+
+
+@dataclass(frozen=True)
+class Keys:
+    prefix: str
+    partitions: int
+
+    def partition_of(self, game_id: str) -> int:
+        return zlib.crc32(game_id.encode()) % self.partitions
+
+    def tag(self, partition: int) -> str:
+        return f"{self.prefix}:{{p:{partition:02d}}}"
+
+    def game(self, game_id: str) -> str:
+        return f"{self.tag(self.partition_of(game_id))}:game:{game_id}"
+
+    def meta(self, game_id: str) -> str:
+        return self.game(game_id) + ":meta"
+
+    def commands(self, game_id: str) -> str:
+        return self.game(game_id) + ":cmd"
+
+    def log(self, partition: int) -> str:
+        return f"{self.tag(partition)}:log"
+
+    def log_seq(self, partition: int) -> str:
+        return f"{self.tag(partition)}:log:seq"
+
+    def append_keys(self, game_id: str) -> list[str]:
+        p = self.partition_of(game_id)
+        return [
+            self.game(game_id),
+            self.meta(game_id),
+            self.commands(game_id),
+            self.log(p),
+            self.log_seq(p),
+        ]

@@ -1,0 +1,285 @@
+"""The Redis Streams event store: append with expected version and idempotent command
+ids, read a game, read a partition log (DESIGN §3)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib.resources import files
+from typing import Any, cast
+
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+
+from services.core.errors import (
+    EventTooLarge,
+    GameTypeMismatch,
+    InvalidArgument,
+    TooManyEvents,
+    VersionConflict,
+)
+from services.core.eventstore.keys import Keys, check_game_id
+from services.core.eventstore.model import AppendResult, GameMeta, NewEvent, StoredEvent
+from services.core.settings import StoreSettings
+
+RedisClient = Redis | RedisCluster
+# Stream entries as the client returns them with decode_responses off.
+Entry = tuple[bytes, dict[bytes, bytes]]
+APPEND_LUA = files("services.core.eventstore").joinpath("append.lua").read_text()
+# Codes the script reports that mean "a limit from the settings", not "malformed".
+_LIMIT_ERRORS: dict[str, type[InvalidArgument]] = {
+    "event_too_large": EventTooLarge,
+    "too_many_events": TooManyEvents,
+    "game_type_mismatch": GameTypeMismatch,
+}
+
+
+def _text(value: object, what: str, max_bytes: int) -> bytes:
+    """UTF-8 bytes of a non-empty printable string, or a typed error."""
+    if not isinstance(value, str) or not value:
+        raise InvalidArgument(f"{what} must be a non-empty string", f"bad_{what.replace(' ', '_')}")
+    try:
+        raw = value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidArgument(f"{what} is not valid UTF-8", "not_utf8") from exc
+    if len(raw) > max_bytes or any(c < 0x20 or c == 0x7F for c in raw):
+        raise InvalidArgument(
+            f"{what} must be at most {max_bytes} bytes of printable text",
+            f"bad_{what.replace(' ', '_')}",
+        )
+    return raw
+
+
+def _uint(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value >= 10**15:
+        raise InvalidArgument(f"{what} must be a non-negative integer", "bad_version")
+    return value
+
+
+class EventStore:
+    """Async event store over one Redis (or Redis Cluster) connection pool."""
+
+    def __init__(self, redis: RedisClient, settings: StoreSettings) -> None:
+        self.redis = redis
+        self.settings = settings
+        self.keys = Keys(settings.key_prefix, settings.partitions)
+        self._append = redis.register_script(APPEND_LUA)
+
+    def partition_of(self, game_id: str) -> int:
+        return self.keys.partition_of(game_id)
+
+    # -- append -----------------------------------------------------------------
+
+    async def append(
+        self,
+        game_id: str,
+        game_type: str,
+        expected_version: int,
+        command_id: str,
+        events: Sequence[NewEvent],
+        *,
+        time_ms: int,
+        engine_version: str,
+    ) -> AppendResult:
+        """Append ``events`` atomically if the game is at ``expected_version``.
+
+        Raises VersionConflict (with the current version) and InvalidArgument subclasses;
+        in both cases nothing was written. A command id seen before returns the original
+        result with ``duplicate=True`` and writes nothing.
+        """
+        args = self._append_args(
+            game_id, game_type, expected_version, command_id, events, time_ms, engine_version
+        )
+        reply = await self._append(keys=self.keys.append_keys(game_id), args=args)
+        return self._parse_reply(game_id, expected_version, reply)
+
+    def _append_args(
+        self,
+        game_id: str,
+        game_type: str,
+        expected_version: int,
+        command_id: str,
+        events: Sequence[NewEvent],
+        time_ms: int,
+        engine_version: str,
+    ) -> list[bytes | int | str]:
+        check_game_id(game_id)
+        _uint(expected_version, "expected version")
+        _uint(time_ms, "time")
+        limit = self.settings.max_events_per_append
+        if not events:
+            raise InvalidArgument("an append needs at least one event", "no_events")
+        if len(events) > limit:
+            raise TooManyEvents(f"at most {limit} events per append, got {len(events)}")
+        args: list[bytes | int | str] = [
+            expected_version,
+            _text(command_id, "command id", 128),
+            game_id,
+            _text(game_type, "game type", 64),
+            time_ms,
+            _text(engine_version, "engine version", 64),
+            self.partition_of(game_id),
+            limit,
+            self.settings.max_event_bytes,
+            len(events),
+        ]
+        for index, event in enumerate(events, start=1):
+            args.extend(self._event_args(index, event))
+        return args
+
+    def _event_args(self, index: int, event: NewEvent) -> list[bytes | int]:
+        etype = _text(event.type, "event type", 64)
+        if not isinstance(event.payload, bytes):
+            raise InvalidArgument(f"event {index}: payload must be bytes", "bad_payload")
+        size = len(event.payload) + len(etype)
+        if size > self.settings.max_event_bytes:
+            raise EventTooLarge(
+                f"event {index} is {size} bytes; the limit is {self.settings.max_event_bytes}"
+            )
+        if isinstance(event.actor, bool) or not isinstance(event.actor, int):
+            raise InvalidArgument(f"event {index}: actor seat must be an integer", "bad_actor")
+        return [
+            _text(event.id, "event id", 64),
+            etype,
+            _uint(event.schema_version, "schema version"),
+            event.payload,
+            event.actor,
+        ]
+
+    def _parse_reply(self, game_id: str, expected: int, reply: list[Any]) -> AppendResult:
+        status = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
+        if status == "conflict":
+            raise VersionConflict(expected, int(reply[1]))
+        if status == "invalid":
+            code, message = reply[1].decode(), reply[2].decode()
+            raise _LIMIT_ERRORS.get(code, InvalidArgument)(message, code)
+        return AppendResult(
+            version=int(reply[1]),
+            partition=self.partition_of(game_id),
+            first_position=int(reply[2]),
+            count=int(reply[3]),
+            duplicate=status == "dup",
+        )
+
+    # -- read -------------------------------------------------------------------
+
+    async def read_game(
+        self, game_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """Events of a game with version > ``after_version``, oldest first."""
+        return await self.read_game_range(game_id, after_version, None, limit)
+
+    async def read_game_range(
+        self,
+        game_id: str,
+        after_version: int,
+        to_version: int | None,
+        limit: int | None = None,
+    ) -> list[StoredEvent]:
+        """Events with ``after_version < version <= to_version`` (no upper bound if None)."""
+        check_game_id(game_id)
+        _uint(after_version, "version")
+        end = "+" if to_version is None else f"{_uint(to_version, 'version')}-0"
+        entries = cast(
+            list[Entry],
+            await self.redis.xrange(
+                self.keys.game(game_id), f"{after_version + 1}-0", end, count=limit
+            ),
+        )
+        if not entries:
+            return []
+        game_type = await self._game_type(game_id)
+        return [_game_event(game_id, game_type, eid, fields) for eid, fields in entries]
+
+    async def read_partition(
+        self,
+        partition: int,
+        after_position: int = 0,
+        count: int = 500,
+        block_ms: int | None = None,
+    ) -> list[StoredEvent]:
+        """Events of a partition log after ``after_position``, in log order.
+
+        With ``block_ms`` it waits up to that long for new events when none are there.
+        """
+        if not 0 <= partition < self.settings.partitions:
+            raise InvalidArgument(f"partition must be in 0..{self.settings.partitions - 1}")
+        key = self.keys.log(partition)
+        start = f"{_uint(after_position, 'position')}-0"
+        entries: list[Entry]
+        if block_ms is None:
+            entries = cast(list[Entry], await self.redis.xrange(key, f"({start}", "+", count=count))
+        else:
+            reply = cast(
+                list[tuple[bytes, list[Entry]]],
+                await self.redis.xread({key: start}, count=count, block=block_ms),
+            )
+            entries = reply[0][1] if reply else []
+        return [_log_event(eid, fields) for eid, fields in entries]
+
+    async def partition_head(self, partition: int) -> int:
+        """The last position written to a partition log (0 when empty)."""
+        raw = await self.redis.get(self.keys.log_seq(partition))
+        return int(raw) if raw else 0
+
+    async def meta(self, game_id: str) -> GameMeta | None:
+        check_game_id(game_id)
+        raw = cast(dict[bytes, bytes], await self.redis.hgetall(self.keys.meta(game_id)))
+        if not raw:
+            return None
+        return GameMeta(
+            game_id=game_id,
+            game_type=raw[b"type"].decode(),
+            version=int(raw[b"version"]),
+            partition=int(raw[b"partition"]),
+            created_ms=int(raw[b"created"]),
+            updated_ms=int(raw[b"updated"]),
+            last_event_id=raw[b"last_event_id"].decode(),
+        )
+
+    async def version(self, game_id: str) -> int:
+        check_game_id(game_id)
+        raw = await self.redis.hget(self.keys.meta(game_id), "version")
+        return int(raw) if raw else 0
+
+    async def _game_type(self, game_id: str) -> str:
+        raw = cast(bytes | None, await self.redis.hget(self.keys.meta(game_id), "type"))
+        return raw.decode() if raw else ""
+
+
+def _entry_number(entry_id: bytes) -> int:
+    return int(entry_id.split(b"-", 1)[0])
+
+
+def _game_event(
+    game_id: str, game_type: str, entry_id: bytes, f: dict[bytes, bytes]
+) -> StoredEvent:
+    return StoredEvent(
+        game_id=game_id,
+        game_type=game_type,
+        version=_entry_number(entry_id),
+        id=f[b"i"].decode(),
+        type=f[b"t"].decode(),
+        schema_version=int(f[b"s"]),
+        payload=f[b"p"],
+        actor=int(f[b"a"]),
+        command_id=f[b"c"].decode(),
+        time_ms=int(f[b"m"]),
+        engine_version=f[b"e"].decode(),
+    )
+
+
+def _log_event(entry_id: bytes, f: dict[bytes, bytes]) -> StoredEvent:
+    return StoredEvent(
+        game_id=f[b"g"].decode(),
+        game_type=f[b"y"].decode(),
+        version=int(f[b"v"]),
+        id=f[b"i"].decode(),
+        type=f[b"t"].decode(),
+        schema_version=int(f[b"s"]),
+        payload=f[b"p"],
+        actor=int(f[b"a"]),
+        command_id=f[b"c"].decode(),
+        time_ms=int(f[b"m"]),
+        engine_version=f[b"e"].decode(),
+        position=_entry_number(entry_id),
+    )

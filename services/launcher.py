@@ -1,0 +1,132 @@
+"""``make run``: the whole system as local processes.
+
+Starts an embedded Redis (AOF on, under ``.run/redis``), then every service that exists
+in this checkout, waits until each answers, prints where to reach them, and stops all of
+it on Ctrl-C or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from services.core.local_redis import RedisServer, find_binary, free_port, server_version
+
+
+@dataclass(frozen=True)
+class Service:
+    name: str
+    module: str
+    port: int
+
+
+# Adding a service to `make run` is one line here.
+SERVICES = [
+    Service("giraffe-raffe engine", "services.giraffe_raffe", 50061),
+    Service("giraffometer engine", "services.giraffometer", 50062),
+    Service("riff-raff engine", "services.riff_raff", 50063),
+    Service("projection", "services.projection", 50070),
+    Service("bot runner", "services.bots", 50071),
+    Service("gateway", "gateway", 8000),
+]
+
+
+def available(service: Service) -> bool:
+    try:
+        return importlib.util.find_spec(service.module + ".__main__") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def start_redis(state_dir: Path, port: int | None) -> RedisServer:
+    directory = state_dir / "redis"
+    directory.mkdir(parents=True, exist_ok=True)
+    fsync = os.environ.get("RAFFE_APPENDFSYNC", "always")
+    server = RedisServer(
+        binary=find_binary(),
+        port=port or free_port(),
+        appendonly=True,
+        appendfsync=fsync,
+        directory=str(directory),
+    )
+    return server.start()
+
+
+def wait_port(port: int, process: subprocess.Popen[bytes], timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return False
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+def start_service(service: Service, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    child_env = {**env, "RAFFE_PORT": str(service.port)}
+    process = subprocess.Popen([sys.executable, "-m", service.module], env=child_env)
+    if not wait_port(service.port, process):
+        raise RuntimeError(f"{service.name} did not start on port {service.port}")
+    return process
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--state-dir", default=".run", help="where Redis keeps its AOF")
+    parser.add_argument("--redis-port", type=int, default=None, help="default: a free port")
+    args = parser.parse_args(argv)
+
+    stop = False
+
+    def on_signal(signum: int, frame: object) -> None:
+        nonlocal stop
+        stop = True
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+
+    redis = start_redis(Path(args.state_dir), args.redis_port)
+    print(
+        f"redis {server_version(redis.binary)} (embedded, AOF appendfsync="
+        f"{redis.appendfsync}) at {redis.url}",
+        flush=True,
+    )
+    env = {**os.environ, "RAFFE_REDIS_URL": redis.url}
+    children: list[tuple[Service, subprocess.Popen[bytes]]] = []
+    try:
+        for service in filter(available, SERVICES):
+            children.append((service, start_service(service, env)))
+            print(f"{service.name} at 127.0.0.1:{service.port}", flush=True)
+        gateway = next((s for s, _ in children if s.module == "gateway"), None)
+        if gateway:
+            print(f"gateway: http://127.0.0.1:{gateway.port}  docs: /docs", flush=True)
+        print("raffe is running; Ctrl-C stops it", flush=True)
+        while not stop:
+            for service, process in children:
+                if process.poll() is not None:
+                    print(f"{service.name} exited with {process.returncode}", flush=True)
+                    stop = True
+            time.sleep(0.2)
+    finally:
+        for _, process in reversed(children):
+            process.terminate()
+        for _, process in children:
+            process.wait(timeout=15)
+        redis.stop()
+        print("raffe stopped", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
