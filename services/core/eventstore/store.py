@@ -216,6 +216,15 @@ class EventStore:
             entries = reply[0][1] if reply else []
         return [_log_event(eid, fields) for eid, fields in entries]
 
+    async def command_result(self, game_id: str, command_id: str) -> AppendResult | None:
+        """The result of an append by ``command_id``, if there was one."""
+        check_game_id(game_id)
+        raw = cast(bytes | None, await self.redis.hget(self.keys.commands(game_id), command_id))
+        if raw is None:
+            return None
+        version, position, count = (int(x) for x in raw.split(b":"))
+        return AppendResult(version, self.partition_of(game_id), position, count, duplicate=True)
+
     async def partition_head(self, partition: int) -> int:
         """The last position written to a partition log (0 when empty)."""
         raw = await self.redis.get(self.keys.log_seq(partition))

@@ -1,0 +1,177 @@
+"""The shared gRPC engine service (proto raffe.v1.Engine) over a GameRuntime."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+
+from raffe.v1 import common_pb2, common_pb2_grpc
+from services.core.codec import dumps
+from services.core.errors import InvalidArgument, RaffeError
+from services.core.eventstore import StoredEvent
+from services.core.game import SeatSpec
+from services.core.grpc_errors import to_status
+from services.core.runtime import GameRuntime
+
+log = logging.getLogger(__name__)
+R = TypeVar("R")
+MAX_PAGE = 500
+SEAT_KINDS = ("human", "bot", "open")
+
+
+def _json_object(raw: bytes, what: str) -> dict[str, Any]:
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidArgument(f"{what} is not valid JSON", "bad_json") from exc
+    if not isinstance(value, dict):
+        raise InvalidArgument(f"{what} must be a JSON object", "bad_json")
+    return value
+
+
+def event_pb(e: StoredEvent) -> common_pb2.Event:
+    return common_pb2.Event(
+        id=e.id,
+        game_id=e.game_id,
+        version=e.version,
+        type=e.type,
+        schema_version=e.schema_version,
+        payload_json=e.payload,
+        actor_seat=e.actor,
+        command_id=e.command_id,
+        time_ms=e.time_ms,
+        engine_version=e.engine_version,
+        position=e.position,
+    )
+
+
+def _seats(seats: Any) -> list[SeatSpec]:
+    out = []
+    for i, s in enumerate(seats):
+        if s.index not in (0, i) or s.kind not in SEAT_KINDS:
+            raise InvalidArgument(f"seat {i}: kind must be one of {SEAT_KINDS}", "bad_seat")
+        out.append(SeatSpec(s.kind, s.name[:64], s.bot_level[:32]))
+    return out
+
+
+async def _guard(context: grpc.aio.ServicerContext, call: Callable[[], Awaitable[R]]) -> R:
+    """Typed errors become statuses; anything else is logged and INTERNAL, never a crash."""
+    try:
+        return await call()
+    except RaffeError as error:
+        await context.abort_with_status(to_status(error))
+    except Exception:
+        log.exception("unexpected error")
+        await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+    raise AssertionError("unreachable")
+
+
+class EngineService(common_pb2_grpc.EngineServicer):
+    def __init__(self, runtime: GameRuntime[Any]) -> None:
+        self.runtime = runtime
+
+    async def CreateGame(
+        self, request: common_pb2.CreateGameRequest, context: grpc.aio.ServicerContext
+    ) -> common_pb2.CreateGameResponse:
+        async def run() -> common_pb2.CreateGameResponse:
+            outcome = await self.runtime.create(
+                _seats(request.seats),
+                _json_object(request.options_json, "options"),
+                game_id=request.game_id,
+                seed=request.seed,
+                command_id=request.command_id,
+                time_ms=request.time_ms or None,
+            )
+            r = outcome.result
+            created = json.loads(outcome.events[0].payload) if outcome.events else {}
+            return common_pb2.CreateGameResponse(
+                game_id=outcome.game_id,
+                version=r.version,
+                partition=r.partition,
+                position=r.last_position,
+                seed_hash=created.get("seed_hash", ""),
+            )
+
+        return await _guard(context, run)
+
+    async def Execute(
+        self, request: common_pb2.ExecuteRequest, context: grpc.aio.ServicerContext
+    ) -> common_pb2.ExecuteResponse:
+        async def run() -> common_pb2.ExecuteResponse:
+            c = request.command
+            outcome = await self.runtime.execute(
+                c.game_id,
+                c.seat,
+                _json_object(c.command_json, "command"),
+                command_id=c.command_id,
+                expected_version=c.expected_version,
+                time_ms=c.time_ms or None,
+            )
+            _, view, _ = await self.runtime.view(c.game_id, c.seat)
+            r = outcome.result
+            return common_pb2.ExecuteResponse(
+                version=r.version,
+                partition=r.partition,
+                position=r.last_position,
+                duplicate=r.duplicate,
+                events=[event_pb(e) for e in outcome.events],
+                view_json=dumps(view),
+            )
+
+        return await _guard(context, run)
+
+    async def GetView(
+        self, request: common_pb2.ViewRequest, context: grpc.aio.ServicerContext
+    ) -> common_pb2.ViewResponse:
+        async def run() -> common_pb2.ViewResponse:
+            version, view, status = await self.runtime.view(request.game_id, request.seat)
+            return common_pb2.ViewResponse(
+                game_id=request.game_id,
+                version=version,
+                view_json=dumps(view),
+                status_json=dumps(status),
+            )
+
+        return await _guard(context, run)
+
+    async def ListCommands(
+        self, request: common_pb2.ListCommandsRequest, context: grpc.aio.ServicerContext
+    ) -> common_pb2.ListCommandsResponse:
+        async def run() -> common_pb2.ListCommandsResponse:
+            version, legal = await self.runtime.legal_commands(request.game_id, request.seat)
+            return common_pb2.ListCommandsResponse(version=version, commands_json=dumps(legal))
+
+        return await _guard(context, run)
+
+    async def ReadEvents(
+        self, request: common_pb2.ReadEventsRequest, context: grpc.aio.ServicerContext
+    ) -> common_pb2.ReadEventsResponse:
+        async def run() -> common_pb2.ReadEventsResponse:
+            limit = min(request.limit or MAX_PAGE, MAX_PAGE)
+            version, events = await self.runtime.events(
+                request.game_id, request.seat, request.after_version, limit
+            )
+            return common_pb2.ReadEventsResponse(
+                events=[event_pb(e) for e in events], version=version
+            )
+
+        return await _guard(context, run)
+
+    async def Replay(
+        self, request: common_pb2.ReplayRequest, context: grpc.aio.ServicerContext
+    ) -> common_pb2.ViewResponse:
+        async def run() -> common_pb2.ViewResponse:
+            version, view = await self.runtime.replay(
+                request.game_id, request.seat, request.version
+            )
+            return common_pb2.ViewResponse(
+                game_id=request.game_id, version=version, view_json=dumps(view)
+            )
+
+        return await _guard(context, run)

@@ -1,0 +1,97 @@
+"""The shape every game module has (DESIGN §2): pure functions over frozen state.
+
+A game module exposes a ``GAME`` object satisfying ``Game``. The engine runtime is the
+only caller; it adds I/O (the event store), the clock and the seeded generator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from services.core.rng import SeededRng
+
+ENGINE = -1  # actor of events the engine produced itself
+SPECTATOR = -1  # viewer that is no seat
+
+S = TypeVar("S")
+JSON = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Event:
+    """A domain event: past-tense type and a JSON-serialisable payload."""
+
+    type: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    actor: int = ENGINE
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    kind: str  # "human" | "bot" | "open"
+    name: str = ""
+    bot_level: str = ""
+
+
+@dataclass(frozen=True)
+class Status:
+    """Who must act now, and the outcome once the game is over."""
+
+    to_act: tuple[int, ...]
+    over: bool = False
+    winners: tuple[int, ...] = ()
+    losers: tuple[int, ...] = ()
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> JSON:
+        return {
+            "to_act": list(self.to_act),
+            "over": self.over,
+            "winners": list(self.winners),
+            "losers": list(self.losers),
+            **dict(self.detail),
+        }
+
+
+class Game(Protocol[S]):
+    name: str  # e.g. "giraffe-raffe": the game type in the event store
+    engine_version: str
+
+    def options(self, raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> JSON:
+        """Validated options with defaults filled in; raises InvalidArgument."""
+        ...
+
+    def initial(self) -> S:
+        """The state before any event."""
+        ...
+
+    def setup(self, state: S, rng: SeededRng) -> list[Event]:
+        """Opening events, given the state after GameCreated: the deal, the first turn."""
+        ...
+
+    def decide(
+        self, state: S, seat: int, command: Mapping[str, Any], rng: SeededRng
+    ) -> list[Event]:
+        """Events for a command, including what follows by itself; raises RuleViolation."""
+        ...
+
+    def evolve(self, state: S, event: Event) -> S:
+        """The state after an event: total, no validation, no randomness."""
+        ...
+
+    def view(self, state: S, seat: int, reveal: bool = False) -> JSON:
+        """What ``seat`` (or SPECTATOR) may see; everything when the game is over or
+        ``reveal`` is set (replays of finished games)."""
+        ...
+
+    def legal_commands(self, state: S, seat: int) -> JSON:
+        """Every legal command of ``seat``, in the game's compact form."""
+        ...
+
+    def status(self, state: S) -> Status: ...
+
+    def redact(self, state: S, event: Event, seat: int) -> Event:
+        """``event`` as ``seat`` may see it while the game is running."""
+        ...

@@ -1,0 +1,71 @@
+"""Creating and advancing a game in memory, exactly as the engine runtime does, for
+bots, tests, benchmarks and evaluation scripts (no I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Generic, TypeVar
+
+from services.core.game import Event, Game, SeatSpec
+from services.core.rng import SeededRng, seed_hash
+
+S = TypeVar("S")
+
+
+def created_event(options: Mapping[str, Any], seats: Sequence[SeatSpec], seed: str) -> Event:
+    """The first event of every game: options, seats and the seed's commitment (AL-2).
+
+    The seed itself is in the payload for the engine to derive draws; redaction drops it
+    from everything a client sees until the game ends."""
+    return Event(
+        "GameCreated",
+        {
+            "options": dict(options),
+            "seats": [asdict(s) for s in seats],
+            "seed_hash": seed_hash(seed),
+            "seed": seed,
+        },
+    )
+
+
+def opening(
+    game: Game[S], raw_options: Mapping[str, Any], seats: Sequence[SeatSpec], seed: str
+) -> list[Event]:
+    """GameCreated and the game's setup events; raises InvalidArgument on bad options."""
+    options = game.options(raw_options, seats)
+    created = created_event(options, seats, seed)
+    state = game.evolve(game.initial(), created)
+    return [created, *game.setup(state, SeededRng(seed, 0))]
+
+
+@dataclass
+class Playthrough(Generic[S]):
+    """A game folded in memory; ``version`` counts events like the event store does."""
+
+    game: Game[S]
+    seed: str
+    state: S
+    events: list[Event] = field(default_factory=list)
+
+    @classmethod
+    def start(
+        cls, game: Game[S], options: Mapping[str, Any], seats: Sequence[SeatSpec], seed: str
+    ) -> Playthrough[S]:
+        p = cls(game, seed, game.initial())
+        p.apply(opening(game, options, seats, seed))
+        return p
+
+    @property
+    def version(self) -> int:
+        return len(self.events)
+
+    def apply(self, events: Sequence[Event]) -> None:
+        for e in events:
+            self.state = self.game.evolve(self.state, e)
+        self.events.extend(events)
+
+    def execute(self, seat: int, command: Mapping[str, Any]) -> list[Event]:
+        events = self.game.decide(self.state, seat, command, SeededRng(self.seed, self.version))
+        self.apply(events)
+        return events

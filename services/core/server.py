@@ -1,0 +1,72 @@
+"""Running a gRPC engine: health checking, reflection, graceful shutdown on SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from raffe.v1 import common_pb2, common_pb2_grpc
+from services.core.engine_service import EngineService
+from services.core.eventstore import open_store
+from services.core.game import Game
+from services.core.logs import configure_logging
+from services.core.runtime import GameRuntime
+from services.core.settings import ServiceSettings
+
+ENGINE_SERVICE = common_pb2.DESCRIPTOR.services_by_name["Engine"].full_name
+GRACE_SECONDS = 10.0
+
+
+@dataclass
+class RunningEngine:
+    server: grpc.aio.Server
+    runtime: GameRuntime[Any]
+    health: health.aio.HealthServicer
+    port: int
+
+    async def stop(self, grace: float = GRACE_SECONDS) -> None:
+        # Not serving first, so load balancers stop sending; then finish calls in flight.
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace)
+        await self.runtime.store.redis.aclose()
+
+
+async def start_engine(game: Game[Any], settings: ServiceSettings) -> RunningEngine:
+    """Build and start the server (settings.port 0 picks a free port)."""
+    store = await open_store(settings.store)
+    runtime = GameRuntime(game, store)
+    server = grpc.aio.server(options=[("grpc.max_receive_message_length", 1 << 20)])
+    common_pb2_grpc.add_EngineServicer_to_server(EngineService(runtime), server)  # type: ignore[no-untyped-call]
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        [ENGINE_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME], server
+    )
+    port = server.add_insecure_port(f"{settings.host}:{settings.port}")
+    await server.start()
+    for name in ("", ENGINE_SERVICE):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return RunningEngine(server, runtime, health_servicer, port)
+
+
+async def serve_engine(game: Game[Any], default_port: int) -> None:
+    """The entry point of ``python -m services.<game>``."""
+    configure_logging()
+    settings = ServiceSettings.from_env(default_port)
+    engine = await start_engine(game, settings)
+    log = logging.getLogger(game.name)
+    log.info("serving", extra={"port": engine.port, "game": game.name})
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    await stopping.wait()
+    await engine.stop()
+    log.info("stopped")

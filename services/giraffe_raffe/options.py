@@ -1,0 +1,59 @@
+"""Game options (GR-2, GR-5, GR-10, GR-11) validated at creation."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from services.core.errors import InvalidArgument
+from services.core.game import SeatSpec
+
+MODES = ("standard", "longer", "solo")
+COUNT_RULES = ("more", "exactly_one_more")
+ROBOT_TIES = ("player_chooses", "fixed_order")
+DEFAULTS: dict[str, Any] = {
+    "mode": "standard",
+    "count_rule": "more",
+    "robot_deck": 15,
+    "robot_ties": "player_chooses",
+    "dealer": None,
+}
+MAX_ROBOT_DECK = 40  # 64 cards - your 15 - the Robot's 5 - Redraw pile 4
+
+
+def _choice(raw: Mapping[str, Any], name: str, allowed: Sequence[str]) -> str:
+    value = raw.get(name, DEFAULTS[name])
+    if value not in allowed:
+        raise InvalidArgument(
+            f"option {name} must be one of {', '.join(allowed)}, not {value!r}", "bad_option"
+        )
+    return str(value)
+
+
+def validate(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]:
+    unknown = sorted(set(raw) - set(DEFAULTS))
+    if unknown:
+        raise InvalidArgument(f"unknown option(s): {', '.join(unknown)}", "unknown_option")
+    mode = _choice(raw, "mode", MODES)
+    players = len(seats)
+    if mode == "solo" and players != 1:
+        raise InvalidArgument("the solo game has exactly one seat", "bad_seat_count")
+    if mode != "solo" and not 2 <= players <= 5:
+        raise InvalidArgument("Giraffe Raffe is for 2 to 5 players", "bad_seat_count")
+    robot_deck = raw.get("robot_deck", DEFAULTS["robot_deck"])
+    if isinstance(robot_deck, bool) or not isinstance(robot_deck, int):
+        raise InvalidArgument("option robot_deck must be an integer", "bad_option")
+    if not 1 <= robot_deck <= MAX_ROBOT_DECK:
+        raise InvalidArgument(f"option robot_deck must be 1..{MAX_ROBOT_DECK}", "bad_option")
+    dealer = raw.get("dealer")
+    if dealer is not None and (
+        isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players
+    ):
+        raise InvalidArgument(f"option dealer must be a seat 0..{players - 1}", "bad_option")
+    return {
+        "mode": mode,
+        "count_rule": _choice(raw, "count_rule", COUNT_RULES),
+        "robot_deck": robot_deck,
+        "robot_ties": _choice(raw, "robot_ties", ROBOT_TIES),
+        "dealer": dealer,
+    }

@@ -1,0 +1,186 @@
+"""Checking a play against a tree, and enumerating the plays a hand allows.
+
+Copies are interchangeable: enumerators use the lowest-numbered Copies of the hand and
+let each Copy duplicate the first numbered card of the play. A command may name any
+Copy it holds and any numbered card of the play for it (GR-6).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import combinations, product
+from typing import Any
+
+from services.core.errors import InvalidArgument, RuleViolation
+from services.giraffe_raffe.cards import FACE, KNOWN, is_copy, sort_key, sorted_cards
+from services.giraffe_raffe.trees import VALUE_KINDS, Need, shape_error
+
+MESSAGES = {
+    "copy_needs_numbered": "a play with Copy cards must hold at least one numbered card",
+    "wrong_card_count": "this tree needs a different number of cards",
+    "values_differ": "the cards of this tree must all have the same value",
+    "wrong_colour": "this Single tree does not show that colour",
+    "value_not_higher": "the value must be strictly higher than the top play on this tree",
+    "straight_needs_distinct_values": "a Straight needs distinct values (a Copy breaks the run)",
+    "straight_not_consecutive": "a Straight needs consecutive values",
+    "colours_differ": "the cards of a Color play must all have one colour",
+}
+
+
+def parse_play(
+    hand: Sequence[str], raw_cards: Any, raw_copies: Any
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The cards and resolved Copies of a play command, or a typed error."""
+    if not isinstance(raw_cards, list) or not raw_cards or len(raw_cards) > 64:
+        raise InvalidArgument("'cards' must be a non-empty list of card ids", "bad_cards")
+    for card in raw_cards:
+        if not isinstance(card, str) or card not in KNOWN:
+            raise InvalidArgument(
+                f"unknown card {card!r}; cards are like R7, G15, C1", "unknown_card"
+            )
+    if len(set(raw_cards)) != len(raw_cards):
+        raise InvalidArgument("a card may appear only once in a play", "duplicate_card")
+    missing = [c for c in raw_cards if c not in hand]
+    if missing:
+        raise RuleViolation(f"not in your hand: {', '.join(missing)}", "card_not_in_hand")
+    return tuple(raw_cards), resolve_copies(raw_cards, raw_copies)
+
+
+def resolve_copies(cards: Sequence[str], raw: Any) -> tuple[tuple[str, str], ...]:
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, Mapping):
+        raise InvalidArgument("'copies' maps each Copy to a numbered card", "bad_copies")
+    copies = [c for c in cards if is_copy(c)]
+    numbered = [c for c in cards if not is_copy(c)]
+    for copy, target in raw.items():
+        if copy not in copies:
+            raise InvalidArgument(f"{copy!r} is not a Copy card of this play", "copy_not_in_play")
+        if not isinstance(target, str) or target not in numbered:
+            raise InvalidArgument(
+                f"{copy} must copy a numbered card of the same play, not {target!r}",
+                "copy_target_not_in_play",
+            )
+    if copies and not numbered:
+        raise RuleViolation(MESSAGES["copy_needs_numbered"], "copy_needs_numbered")
+    return tuple((c, str(raw.get(c, numbered[0]))) for c in copies)
+
+
+def check(n: Need, cards: Sequence[str]) -> None:
+    numbered = [c for c in cards if not is_copy(c)]
+    error = shape_error(n, numbered, len(cards) - len(numbered))
+    if error is not None:
+        raise RuleViolation(f"{MESSAGES[error]} ({n.kind})", error)
+
+
+# -- enumeration -----------------------------------------------------------------
+
+
+def _split(hand: Sequence[str]) -> tuple[list[str], list[str]]:
+    numbered = sorted((c for c in hand if not is_copy(c)), key=sort_key)
+    copies = sorted((c for c in hand if is_copy(c)), key=sort_key)
+    return numbered, copies
+
+
+def _with_copies(numbered: Sequence[str], copies: Sequence[str], k: int) -> tuple[str, ...]:
+    return (*numbered, *copies[:k])
+
+
+def by_value(cards: Sequence[str]) -> dict[int, list[str]]:
+    groups: dict[int, list[str]] = defaultdict(list)
+    for c in cards:
+        groups[FACE[c][1]].append(c)
+    return groups
+
+
+def plays(n: Need, hand: Sequence[str]) -> Iterator[tuple[str, ...]]:
+    """Every play (as card tuples) the hand allows on a tree needing ``n``."""
+    numbered, copies = _split(hand)
+    if n.kind in VALUE_KINDS:
+        yield from _value_plays(n, numbered, copies)
+    elif n.kind == "straight":
+        yield from _straights(n, numbered)
+    else:
+        yield from _subset_plays(n, numbered, copies)
+
+
+def _value_plays(n: Need, numbered: list[str], copies: list[str]) -> Iterator[tuple[str, ...]]:
+    k = n.min_cards
+    for v, cards in sorted(by_value(numbered).items()):
+        if v <= n.above:
+            continue
+        if n.kind == "single":
+            yield from ((c,) for c in cards if FACE[c][0] in n.colours)
+            continue
+        for m in range(max(1, k - len(copies)), min(k, len(cards)) + 1):
+            for chosen in combinations(cards, m):
+                yield _with_copies(chosen, copies, k - m)
+
+
+def _runs(n: Need, numbered: list[str]) -> Iterator[list[list[str]]]:
+    """Runs of consecutive values (as per-value card lists) of an allowed length."""
+    groups = by_value(numbered)
+    top = n.max_cards or len(groups)
+    for start in sorted(groups):
+        run: list[list[str]] = []
+        v = start
+        while v in groups and len(run) < top:
+            run.append(groups[v])
+            v += 1
+            if len(run) >= n.min_cards:
+                yield list(run)
+
+
+def _straights(n: Need, numbered: list[str]) -> Iterator[tuple[str, ...]]:
+    for run in _runs(n, numbered):
+        yield from product(*run)
+
+
+def _subset_plays(n: Need, numbered: list[str], copies: list[str]) -> Iterator[tuple[str, ...]]:
+    pools = [numbered] if n.kind == "free" else list(by_colour(numbered).values())
+    for pool in pools:
+        for size in range(n.min_cards, (n.max_cards or len(pool) + len(copies)) + 1):
+            for c in range(0, min(len(copies), size - 1) + 1):
+                m = size - c
+                if m > len(pool):
+                    continue
+                for chosen in combinations(pool, m):
+                    yield _with_copies(chosen, copies, c)
+
+
+def by_colour(cards: Sequence[str]) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = defaultdict(list)
+    for c in cards:
+        groups[FACE[c][0]].append(c)
+    return groups
+
+
+def can_play(n: Need, hand: Sequence[str]) -> bool:
+    """Whether any play exists, without enumerating them (fast: used every turn)."""
+    numbered, copies = _split(hand)
+    if not numbered:
+        return False
+    if n.kind in VALUE_KINDS:
+        return _can_value(n, numbered, len(copies))
+    if n.kind == "straight":
+        return next(_runs(n, numbered), None) is not None
+    pools = [numbered] if n.kind == "free" else list(by_colour(numbered).values())
+    return any(len(pool) + len(copies) >= n.min_cards for pool in pools)
+
+
+def _can_value(n: Need, numbered: list[str], copies: int) -> bool:
+    for c in numbered:
+        v = FACE[c][1]
+        if v <= n.above or (n.kind == "single" and FACE[c][0] not in n.colours):
+            continue
+        if n.kind == "single":
+            return True
+        same = sum(1 for d in numbered if FACE[d][1] == v)
+        if same + copies >= n.min_cards:
+            return True
+    return False
+
+
+def canonical(cards: Sequence[str]) -> tuple[str, ...]:
+    return sorted_cards(cards)

@@ -1,0 +1,120 @@
+"""Giraffe Raffe as a decider (DESIGN §2): setup, decide, status. Pure functions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from services.core.errors import InvalidArgument, RuleViolation
+from services.core.game import Event, SeatSpec, Status
+from services.core.rng import SeededRng
+from services.giraffe_raffe import options as game_options
+from services.giraffe_raffe.plays import check, parse_play
+from services.giraffe_raffe.state import State
+from services.giraffe_raffe.trees import need
+from services.giraffe_raffe.turns import Flow, deal, next_turn, play
+
+COMMAND_FIELDS = {
+    "play": {"type", "tree", "cards", "copies"},
+    "return_apple": {"type"},
+    "choose_robot_play": {"type", "option"},
+}
+
+
+def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]:
+    return game_options.validate(raw, seats)
+
+
+def setup(state: State, rng: SeededRng) -> list[Event]:
+    """The deal and the first turn, after the engine's GameCreated event (GR-2, GR-3)."""
+    flow = Flow(state)
+    if state.solo:
+        dealer = 0  # GR-11: you go first
+    elif state.options.get("dealer") is not None:
+        dealer = int(state.options["dealer"])
+    else:
+        dealer = rng.below(state.seat_count)
+    deal(flow, rng, 1, dealer)
+    next_turn(flow, rng, dealer)
+    return flow.events
+
+
+def decide(state: State, seat: int, command: Mapping[str, Any], rng: SeededRng) -> list[Event]:
+    kind = _check_command(state, seat, command)
+    flow = Flow(state, actor=seat)
+    if kind == "choose_robot_play":
+        _choose_robot_play(flow, command)
+        next_turn(flow, rng, (state.robot + 1) % state.players)
+        return flow.events
+    if kind == "play":
+        _play(flow, seat, command)
+    else:
+        if state.apples[seat] <= 0:
+            raise RuleViolation("you have no apple to return", "no_apple")
+        flow.emit("AppleReturned", seat=seat)
+    next_turn(flow, rng, (seat + 1) % state.players)
+    return flow.events
+
+
+def _check_command(state: State, seat: int, command: Mapping[str, Any]) -> str:
+    kind = command.get("type")
+    if not isinstance(kind, str) or kind not in COMMAND_FIELDS:
+        raise InvalidArgument(
+            f"unknown command {kind!r}; commands are {', '.join(COMMAND_FIELDS)}", "unknown_command"
+        )
+    extra = sorted(set(command) - COMMAND_FIELDS[kind])
+    if extra:
+        raise InvalidArgument(f"unknown field(s) for {kind}: {', '.join(extra)}", "unknown_field")
+    if state.over:
+        raise RuleViolation("the game is over", "game_over")
+    if not 0 <= seat < state.seat_count:
+        raise RuleViolation("only players at the table can act", "not_a_player")
+    if state.robot_tie is not None:
+        if kind != "choose_robot_play":
+            raise RuleViolation(
+                "first choose the Robot's play (choose_robot_play)", "robot_tie_pending"
+            )
+    elif kind == "choose_robot_play":
+        raise RuleViolation("the Robot is not waiting for a choice", "no_robot_tie")
+    elif state.turn != seat:
+        raise RuleViolation(f"it is seat {state.turn}'s turn, not yours", "not_your_turn")
+    return kind
+
+
+def _play(flow: Flow, seat: int, command: Mapping[str, Any]) -> None:
+    state = flow.state
+    tree = state.tree(command.get("tree")) if isinstance(command.get("tree"), str) else None
+    if tree is None:
+        names = ", ".join(t.id for t in state.trees)
+        raise InvalidArgument(
+            f"unknown tree {command.get('tree')!r}; trees are {names}", "unknown_tree"
+        )
+    cards, copies = parse_play(state.hands[seat], command.get("cards"), command.get("copies"))
+    check(need(tree, state.options["count_rule"]), cards)
+    play(flow, seat, tree.id, cards, dict(copies))
+
+
+def _choose_robot_play(flow: Flow, command: Mapping[str, Any]) -> None:
+    tie = flow.state.robot_tie
+    assert tie is not None
+    option = command.get("option")
+    if (
+        isinstance(option, bool)
+        or not isinstance(option, int)
+        or not 0 <= option < len(tie.options)
+    ):
+        raise InvalidArgument(
+            f"option must be an index 0..{len(tie.options) - 1} of the offered plays",
+            "bad_option_index",
+        )
+    chosen = tie.options[option]
+    play(flow, flow.state.robot, tie.tree, chosen.cards, dict(chosen.copies))
+
+
+def status(state: State) -> Status:
+    if state.over:
+        detail = {"robot_won": bool(state.solo and state.losers)} if state.solo else {}
+        return Status((), True, state.winners, state.losers, detail)
+    if state.robot_tie is not None:
+        return Status((0,), detail={"waiting_for": "choose_robot_play"})
+    return Status((state.turn,) if 0 <= state.turn < state.seat_count else ())

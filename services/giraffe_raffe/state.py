@@ -1,0 +1,78 @@
+"""The state of a Giraffe Raffe game: frozen, rebuilt by folding events (rules.evolve)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from services.giraffe_raffe.trees import Play, Tree
+
+APPLES = 16  # GR-2
+NO_ONE = -1
+
+
+@dataclass(frozen=True, slots=True)
+class RobotTie:
+    """A Robot play waiting for the player to pick among options differing in colour."""
+
+    tree: str
+    options: tuple[Play, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    options: dict[str, Any] = field(default_factory=dict)
+    seat_count: int = 0  # human seats; the Robot of a solo game is one more player
+    seed: str = ""
+    seed_hash: str = ""
+    round: int = 0
+    dealer: int = NO_ONE
+    turn: int = NO_ONE
+    hands: tuple[tuple[str, ...], ...] = ()
+    apples: tuple[int, ...] = ()
+    rotten: tuple[int, ...] = ()
+    supply: int = APPLES
+    redraw: tuple[str, ...] = ()  # top first
+    out: tuple[str, ...] = ()  # out of this game or round
+    robot_deck: tuple[str, ...] = ()  # top first
+    trees: tuple[Tree, ...] = ()
+    robot_tie: RobotTie | None = None
+    over: bool = False
+    winners: tuple[int, ...] = ()
+    losers: tuple[int, ...] = ()
+    round_losers: tuple[int, ...] = ()  # longer game: who lost each round so far
+
+    @property
+    def mode(self) -> str:
+        return str(self.options.get("mode", "standard"))
+
+    @property
+    def solo(self) -> bool:
+        return self.mode == "solo"
+
+    @property
+    def robot(self) -> int:
+        """The Robot's player index in a solo game (NO_ONE otherwise)."""
+        return 1 if self.solo else NO_ONE
+
+    @property
+    def players(self) -> int:
+        """Players at the table, the Robot included."""
+        return len(self.hands)
+
+    def tree(self, tree_id: str) -> Tree | None:
+        return next((t for t in self.trees if t.id == tree_id), None)
+
+    def with_hand(self, player: int, hand: tuple[str, ...]) -> State:
+        return replace(self, hands=_set(self.hands, player, hand))
+
+    def with_apples(self, player: int, apples: int) -> State:
+        return replace(self, apples=_set(self.apples, player, apples))
+
+
+def _set(items: tuple[Any, ...], index: int, item: Any) -> tuple[Any, ...]:
+    return (*items[:index], item, *items[index + 1 :])
+
+
+def set_at(items: tuple[Any, ...], index: int, item: Any) -> tuple[Any, ...]:
+    return _set(items, index, item)

@@ -1,0 +1,141 @@
+"""What leaves the engine (DESIGN §6): a seat's view, redacted events and the compact
+form of the legal commands. Everything is public once the game is over."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.core.game import Event
+from services.giraffe_raffe.cards import COLOUR_NAMES, sorted_cards
+from services.giraffe_raffe.plays import can_play, plays
+from services.giraffe_raffe.rules import status
+from services.giraffe_raffe.state import State
+from services.giraffe_raffe.trees import VALUE_KINDS, Play, Tree, need
+
+SHAPES = {
+    "single": "1 card of a colour the tree shows",
+    "pair": "2 cards of one value",
+    "three": "3 cards of one value",
+    "four": "4 cards of one value",
+    "straight": "distinct consecutive values, any colours, no Copy",
+    "color": "cards of one colour",
+    "free": "any cards",
+}
+
+
+def _play_json(p: Play) -> dict[str, Any]:
+    return {"seat": p.seat, "cards": list(p.cards), "copies": dict(p.copies)}
+
+
+def _tree_json(t: Tree, count_rule: str) -> dict[str, Any]:
+    n = need(t, count_rule)
+    return {
+        "id": t.id,
+        "kind": t.kind,
+        "colours": [COLOUR_NAMES[c] for c in t.colours],
+        "plays": [_play_json(p) for p in t.plays],
+        "need": {"min_cards": n.min_cards, "max_cards": n.max_cards, "above": n.above},
+    }
+
+
+def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
+    reveal = reveal or state.over
+    players = [
+        {
+            "index": p,
+            "robot": p == state.robot,
+            "hand_size": len(state.hands[p]),
+            "apples": state.apples[p],
+            "rotten_apples": state.rotten[p],
+        }
+        for p in range(state.players)
+    ]
+    out: dict[str, Any] = {
+        "game": "giraffe-raffe",
+        "mode": state.mode,
+        "options": state.options,
+        "seat": seat,
+        "round": state.round,
+        "dealer": state.dealer,
+        "turn": state.turn,
+        "players": players,
+        "hand": list(sorted_cards(state.hands[seat])) if 0 <= seat < state.seat_count else None,
+        "trees": [_tree_json(t, state.options.get("count_rule", "more")) for t in state.trees],
+        "supply": state.supply,
+        "redraw_size": len(state.redraw),
+        "status": status(state).to_json(),
+        "seed_hash": state.seed_hash,
+    }
+    if state.solo:
+        out["robot"] = {
+            "hand": list(sorted_cards(state.hands[state.robot])),  # the player runs it: public
+            "deck_size": len(state.robot_deck),
+        }
+    if state.robot_tie is not None:
+        out["robot_tie"] = {
+            "tree": state.robot_tie.tree,
+            "options": [_play_json(p) for p in state.robot_tie.options],
+        }
+    if reveal:
+        out["seed"] = state.seed
+        out["hands"] = [list(sorted_cards(h)) for h in state.hands]
+        out["redraw"] = list(state.redraw)
+        out["robot_deck"] = list(state.robot_deck)
+    return out
+
+
+def redact(state: State, event: Event, seat: int) -> Event:
+    """The event as ``seat`` may see it while the game runs."""
+    d = event.data
+    if event.type == "GameCreated":
+        return Event(event.type, {k: v for k, v in d.items() if k != "seed"}, event.actor)
+    if event.type == "CardsDealt":
+        hands = d["hands"]
+        visible = {p: list(h) for p, h in enumerate(hands) if p == seat or (state.solo and p == 1)}
+        data = {
+            "round": d["round"],
+            "dealer": d["dealer"],
+            "hand_sizes": [len(h) for h in hands],
+            "hands": {str(p): h for p, h in visible.items()},
+            "redraw_size": len(d["redraw"]),
+            "out_size": len(d["out"]),
+            "robot_deck_size": len(d.get("robot_deck", ())),
+        }
+        return Event(event.type, data, event.actor)
+    if event.type == "RedrawCardTaken" and (d["seat"] != seat or d.get("to") == "robot_deck"):
+        return Event(event.type, {k: v for k, v in d.items() if k != "card"}, event.actor)
+    return event
+
+
+def legal_commands(state: State, seat: int) -> dict[str, Any]:
+    """The compact form: per tree whether it is playable and what a selection must meet;
+    explicit options only where they are few (Single, Pair, Three, Four)."""
+    st = status(state)
+    out: dict[str, Any] = {"seat": seat, "to_act": seat in st.to_act, "commands": []}
+    if seat not in st.to_act:
+        return out
+    if state.robot_tie is not None:
+        options = [_play_json(p) | {"option": i} for i, p in enumerate(state.robot_tie.options)]
+        out["commands"].append({"type": "choose_robot_play", "options": options})
+        return out
+    if state.apples[seat] > 0:
+        out["commands"].append({"type": "return_apple"})
+    hand = state.hands[seat]
+    rule = state.options["count_rule"]
+    for tree in state.trees:
+        n = need(tree, rule)
+        entry: dict[str, Any] = {
+            "type": "play",
+            "tree": tree.id,
+            "kind": tree.kind,
+            "playable": can_play(n, hand),
+            "shape": SHAPES[tree.kind],
+            "min_cards": n.min_cards,
+            "max_cards": n.max_cards,
+            "above": n.above,
+            "colours": [COLOUR_NAMES[c] for c in n.colours],
+        }
+        if tree.kind in VALUE_KINDS and entry["playable"]:
+            entry["options"] = [list(cards) for cards in plays(n, hand)]
+        out["commands"].append(entry)
+    return out
