@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-BENCHMARKS = ["bench.eventstore"]
+BENCHMARKS = ["bench.eventstore", "bench.giraffe_raffe"]
 
 
 def main() -> None:

@@ -112,6 +112,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 command_id=c.command_id,
                 expected_version=c.expected_version,
                 time_ms=c.time_ms or None,
+                dry_run=c.dry_run,
             )
             _, view, _ = await self.runtime.view(c.game_id, c.seat)
             r = outcome.result

@@ -84,7 +84,10 @@ class GameRuntime(Generic[S]):
         command_id: str,
         expected_version: int = ANY_VERSION,
         time_ms: int | None = None,
+        dry_run: bool = False,
     ) -> Outcome:
+        if dry_run:
+            return await self.validate(game_id, seat, command, expected_version)
         if not isinstance(command, Mapping):
             raise InvalidArgument("a command is a JSON object", "bad_command")
         if not isinstance(command_id, str) or not 0 < len(command_id) <= 128:
@@ -107,6 +110,27 @@ class GameRuntime(Generic[S]):
             self._fold_new(game_id, loaded, events, result)
             return await self._outcome(game_id, result, seat)
         raise AssertionError("unreachable")
+
+    async def validate(
+        self, game_id: str, seat: int, command: Mapping[str, Any], expected_version: int
+    ) -> Outcome:
+        """The validator: what the command would do, appending nothing. Raises the same
+        typed errors as execute."""
+        if not isinstance(command, Mapping):
+            raise InvalidArgument("a command is a JSON object", "bad_command")
+        loaded = await self.load(game_id)
+        if expected_version not in (ANY_VERSION, loaded.version):
+            raise VersionConflict(expected_version, loaded.version)
+        events = self.game.decide(
+            loaded.state, seat, command, SeededRng(loaded.seed, loaded.version)
+        )
+        stored = [
+            StoredEvent(game_id, self.game.name, loaded.version + i, e.id, e.type,
+                        e.schema_version, e.payload, e.actor, "", 0, self.game.engine_version)
+            for i, e in enumerate((to_new(ev) for ev in events), start=1)
+        ]  # fmt: skip
+        result = AppendResult(loaded.version + len(events), self.store.partition_of(game_id), 0, 0)
+        return Outcome(game_id, result, await self.redacted(game_id, stored, seat))
 
     async def _append(
         self, game_id: str, expected: int, command_id: str, events: list[Event], time_ms: int | None

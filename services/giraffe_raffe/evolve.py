@@ -6,12 +6,11 @@ Payloads may come straight from JSON (lists) or from decide (tuples); both fold 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from services.core.game import Event
 from services.giraffe_raffe.state import APPLES, NO_ONE, RobotTie, State, set_at
-from services.giraffe_raffe.trees import Play, layout
+from services.giraffe_raffe.trees import Play, Tree, layout
 
 Data = Mapping[str, Any]
 
@@ -22,8 +21,7 @@ def _play(seat: int, cards: Any, copies: Any) -> Play:
 
 def _created(s: State, d: Data) -> State:
     players = 2 if d["options"]["mode"] == "solo" else len(d["seats"])
-    return replace(
-        s,
+    return s.but(
         options=dict(d["options"]),
         seat_count=len(d["seats"]),
         seed=str(d.get("seed", "")),
@@ -36,8 +34,7 @@ def _created(s: State, d: Data) -> State:
 
 
 def _dealt(s: State, d: Data) -> State:
-    return replace(
-        s,
+    return s.but(
         round=int(d["round"]),
         dealer=int(d["dealer"]),
         turn=NO_ONE,
@@ -56,55 +53,54 @@ def _played(s: State, d: Data) -> State:
     seat, cards = int(d["seat"]), tuple(d["cards"])
     hand = tuple(c for c in s.hands[seat] if c not in cards)
     trees = tuple(
-        replace(t, plays=(*t.plays, _play(seat, cards, d.get("copies", {}))))
+        Tree(t.id, t.kind, t.colours, (*t.plays, _play(seat, cards, d.get("copies", {}))))
         if t.id == d["tree"]
         else t
         for t in s.trees
     )
-    return replace(s, hands=set_at(s.hands, seat, hand), trees=trees, robot_tie=None)
+    return s.but(hands=set_at(s.hands, seat, hand), trees=trees, robot_tie=None)
 
 
 def _redraw_taken(s: State, d: Data) -> State:
     seat, card = int(d["seat"]), s.redraw[0]
-    s = replace(s, redraw=s.redraw[1:])
+    s = s.but(redraw=s.redraw[1:])
     if d.get("to") == "robot_deck":
-        return replace(s, robot_deck=(card, *s.robot_deck))
+        return s.but(robot_deck=(card, *s.robot_deck))
     return s.with_hand(seat, (*s.hands[seat], card))
 
 
 def _apples_taken(s: State, d: Data) -> State:
     seat, n = int(d["seat"]), int(d["count"])
-    return replace(s.with_apples(seat, s.apples[seat] + n), supply=s.supply - n)
+    return s.but(apples=set_at(s.apples, seat, s.apples[seat] + n), supply=s.supply - n)
 
 
 def _apple_returned(s: State, d: Data) -> State:
     seat = int(d["seat"])
-    return replace(s.with_apples(seat, s.apples[seat] - 1), supply=s.supply + 1)
+    return s.but(apples=set_at(s.apples, seat, s.apples[seat] - 1), supply=s.supply + 1)
 
 
 def _robot_drew(s: State, d: Data) -> State:
     n, robot = len(d["cards"]), s.robot
-    s = replace(s, robot_deck=s.robot_deck[n:])
+    s = s.but(robot_deck=s.robot_deck[n:])
     return s.with_hand(robot, (*s.hands[robot], *d["cards"]))
 
 
 def _tie_offered(s: State, d: Data) -> State:
     options = tuple(_play(s.robot, o["cards"], o.get("copies", {})) for o in d["options"])
-    return replace(s, robot_tie=RobotTie(str(d["tree"]), options))
+    return s.but(robot_tie=RobotTie(str(d["tree"]), options))
 
 
 def _lost(s: State, d: Data) -> State:
-    return replace(s, turn=NO_ONE, round_losers=(*s.round_losers, int(d["seat"])))
+    return s.but(turn=NO_ONE, round_losers=(*s.round_losers, int(d["seat"])))
 
 
 def _rotten(s: State, d: Data) -> State:
     seat = int(d["seat"])
-    return replace(s, rotten=set_at(s.rotten, seat, s.rotten[seat] + 1))
+    return s.but(rotten=set_at(s.rotten, seat, s.rotten[seat] + 1))
 
 
 def _ended(s: State, d: Data) -> State:
-    return replace(
-        s,
+    return s.but(
         over=True,
         turn=NO_ONE,
         winners=tuple(d["winners"]),
@@ -116,7 +112,7 @@ def _ended(s: State, d: Data) -> State:
 FOLDS: dict[str, Callable[[State, Data], State]] = {
     "GameCreated": _created,
     "CardsDealt": _dealt,
-    "TurnStarted": lambda s, d: replace(s, turn=int(d["seat"])),
+    "TurnStarted": lambda s, d: s.but(turn=int(d["seat"])),
     "CardsPlayed": _played,
     "RedrawCardTaken": _redraw_taken,
     "ApplesTaken": _apples_taken,

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations, product
 from typing import Any
 
@@ -77,10 +79,21 @@ def check(n: Need, cards: Sequence[str]) -> None:
 # -- enumeration -----------------------------------------------------------------
 
 
-def _split(hand: Sequence[str]) -> tuple[list[str], list[str]]:
-    numbered = sorted((c for c in hand if not is_copy(c)), key=sort_key)
-    copies = sorted((c for c in hand if is_copy(c)), key=sort_key)
-    return numbered, copies
+@dataclass(frozen=True, slots=True)
+class HandIndex:
+    """A hand sorted and grouped once; every check of every tree reuses it."""
+
+    numbered: tuple[str, ...]
+    copies: tuple[str, ...]
+    values: dict[int, list[str]]
+    colours: dict[str, list[str]]
+
+
+@lru_cache(maxsize=8192)
+def index(hand: tuple[str, ...]) -> HandIndex:
+    numbered = tuple(sorted((c for c in hand if c in FACE), key=sort_key))
+    copies = tuple(sorted(c for c in hand if c not in FACE))
+    return HandIndex(numbered, copies, by_value(numbered), by_colour(numbered))
 
 
 def _with_copies(numbered: Sequence[str], copies: Sequence[str], k: int) -> tuple[str, ...]:
@@ -88,6 +101,7 @@ def _with_copies(numbered: Sequence[str], copies: Sequence[str], k: int) -> tupl
 
 
 def by_value(cards: Sequence[str]) -> dict[int, list[str]]:
+    """Cards grouped by value, in the order given."""
     groups: dict[int, list[str]] = defaultdict(list)
     for c in cards:
         groups[FACE[c][1]].append(c)
@@ -96,18 +110,21 @@ def by_value(cards: Sequence[str]) -> dict[int, list[str]]:
 
 def plays(n: Need, hand: Sequence[str]) -> Iterator[tuple[str, ...]]:
     """Every play (as card tuples) the hand allows on a tree needing ``n``."""
-    numbered, copies = _split(hand)
+    i = index(tuple(hand))
+    numbered, copies = i.numbered, i.copies
     if n.kind in VALUE_KINDS:
-        yield from _value_plays(n, numbered, copies)
+        yield from _value_plays(n, i.values, copies)
     elif n.kind == "straight":
         yield from _straights(n, numbered)
     else:
         yield from _subset_plays(n, numbered, copies)
 
 
-def _value_plays(n: Need, numbered: list[str], copies: list[str]) -> Iterator[tuple[str, ...]]:
+def _value_plays(
+    n: Need, values: Mapping[int, list[str]], copies: Sequence[str]
+) -> Iterator[tuple[str, ...]]:
     k = n.min_cards
-    for v, cards in sorted(by_value(numbered).items()):
+    for v, cards in values.items():  # ascending: the index groups a sorted hand
         if v <= n.above:
             continue
         if n.kind == "single":
@@ -118,7 +135,7 @@ def _value_plays(n: Need, numbered: list[str], copies: list[str]) -> Iterator[tu
                 yield _with_copies(chosen, copies, k - m)
 
 
-def _runs(n: Need, numbered: list[str]) -> Iterator[list[list[str]]]:
+def _runs(n: Need, numbered: Sequence[str]) -> Iterator[list[list[str]]]:
     """Runs of consecutive values (as per-value card lists) of an allowed length."""
     groups = by_value(numbered)
     top = n.max_cards or len(groups)
@@ -132,12 +149,14 @@ def _runs(n: Need, numbered: list[str]) -> Iterator[list[list[str]]]:
                 yield list(run)
 
 
-def _straights(n: Need, numbered: list[str]) -> Iterator[tuple[str, ...]]:
+def _straights(n: Need, numbered: Sequence[str]) -> Iterator[tuple[str, ...]]:
     for run in _runs(n, numbered):
         yield from product(*run)
 
 
-def _subset_plays(n: Need, numbered: list[str], copies: list[str]) -> Iterator[tuple[str, ...]]:
+def _subset_plays(
+    n: Need, numbered: Sequence[str], copies: Sequence[str]
+) -> Iterator[tuple[str, ...]]:
     pools = [numbered] if n.kind == "free" else list(by_colour(numbered).values())
     for pool in pools:
         for size in range(n.min_cards, (n.max_cards or len(pool) + len(copies)) + 1):
@@ -156,31 +175,44 @@ def by_colour(cards: Sequence[str]) -> dict[str, list[str]]:
     return groups
 
 
-def can_play(n: Need, hand: Sequence[str]) -> bool:
-    """Whether any play exists, without enumerating them (fast: used every turn)."""
-    numbered, copies = _split(hand)
-    if not numbered:
+@lru_cache(maxsize=65536)
+def value_options(n: Need, hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """Every play on a Single/Pair/Three/Four tree (few: listed in legal commands)."""
+    return tuple(plays(n, hand))
+
+
+@lru_cache(maxsize=65536)
+def can_play(n: Need, hand: tuple[str, ...]) -> bool:
+    """Whether any play exists, without enumerating them (fast, cached: asked for every
+    tree on every turn)."""
+    i = index(hand)
+    if not i.numbered:
         return False
+    copies = len(i.copies)
+    if n.kind == "single":
+        return any(FACE[c][1] > n.above and FACE[c][0] in n.colours for c in i.numbered)
     if n.kind in VALUE_KINDS:
-        return _can_value(n, numbered, len(copies))
+        return any(v > n.above and len(cs) + copies >= n.min_cards for v, cs in i.values.items())
     if n.kind == "straight":
-        return next(_runs(n, numbered), None) is not None
-    pools = [numbered] if n.kind == "free" else list(by_colour(numbered).values())
-    return any(len(pool) + len(copies) >= n.min_cards for pool in pools)
+        return _longest_run(i.values) >= n.min_cards
+    if n.kind == "free":
+        return len(i.numbered) + copies >= n.min_cards
+    return any(len(cs) + copies >= n.min_cards for cs in i.colours.values())
 
 
-def _can_value(n: Need, numbered: list[str], copies: int) -> bool:
-    for c in numbered:
-        v = FACE[c][1]
-        if v <= n.above or (n.kind == "single" and FACE[c][0] not in n.colours):
-            continue
-        if n.kind == "single":
-            return True
-        same = sum(1 for d in numbered if FACE[d][1] == v)
-        if same + copies >= n.min_cards:
-            return True
-    return False
+def _longest_run(values: Mapping[int, list[str]]) -> int:
+    longest = run = 0
+    for v in range(1, 16):
+        run = run + 1 if v in values else 0
+        longest = max(longest, run)
+    return longest
 
 
 def canonical(cards: Sequence[str]) -> tuple[str, ...]:
     return sorted_cards(cards)
+
+
+def clear_caches() -> None:
+    """Forget cached enumerations (benchmarks measure the work itself)."""
+    for cached in (index, value_options, can_play):
+        cached.cache_clear()

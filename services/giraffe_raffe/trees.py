@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from services.giraffe_raffe.cards import COLOURS, FACE
 
@@ -33,7 +34,11 @@ class Play:
     @property
     def value(self) -> int:
         """The value of a Single/Pair/Three/Four play (all its cards share it)."""
-        return max(FACE[c][1] for c in self.cards if c in FACE)
+        return play_value(self.cards)
+
+
+def play_value(cards: tuple[str, ...]) -> int:
+    return max((FACE[c][1] for c in cards if c in FACE), default=0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,15 +76,24 @@ class Need:
 
 
 def need(tree: Tree, count_rule: str) -> Need:
-    top = tree.top
+    top = tree.plays[-1].cards if tree.plays else None
     if tree.kind in VALUE_KINDS:
-        k = VALUE_KINDS[tree.kind]
-        return Need(tree.kind, k, k, top.value if top else 0, tree.colours)
-    if top is None:
-        return Need(tree.kind, 3, None)
+        return _need(tree.kind, tree.colours, play_value(top) if top else 0, count_rule)
+    return _need(tree.kind, (), len(top) if top else 0, count_rule)
+
+
+@lru_cache(maxsize=4096)
+def _need(kind: str, colours: tuple[str, ...], top: int, count_rule: str) -> Need:
+    """``top`` is the top play's value on value trees, its size on count trees (0: empty).
+    Cached: called for every tree on every turn, and there are few distinct answers."""
+    if kind in VALUE_KINDS:
+        k = VALUE_KINDS[kind]
+        return Need(kind, k, k, top, colours)
+    if top == 0:
+        return Need(kind, 3, None)
     if count_rule == "exactly_one_more":
-        return Need(tree.kind, top.size + 1, top.size + 1)
-    return Need(tree.kind, top.size + 1, None)
+        return Need(kind, top + 1, top + 1)
+    return Need(kind, top + 1, None)
 
 
 def shape_error(n: Need, numbered: Sequence[str], copies: int) -> str | None:

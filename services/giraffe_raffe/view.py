@@ -3,14 +3,15 @@ form of the legal commands. Everything is public once the game is over."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from services.core.game import Event
 from services.giraffe_raffe.cards import COLOUR_NAMES, sorted_cards
-from services.giraffe_raffe.plays import can_play, plays
+from services.giraffe_raffe.plays import can_play, value_options
 from services.giraffe_raffe.rules import status
 from services.giraffe_raffe.state import State
-from services.giraffe_raffe.trees import VALUE_KINDS, Play, Tree, need
+from services.giraffe_raffe.trees import VALUE_KINDS, Need, Play, Tree, need
 
 SHAPES = {
     "single": "1 card of a colour the tree shows",
@@ -124,18 +125,24 @@ def legal_commands(state: State, seat: int) -> dict[str, Any]:
     rule = state.options["count_rule"]
     for tree in state.trees:
         n = need(tree, rule)
-        entry: dict[str, Any] = {
-            "type": "play",
-            "tree": tree.id,
-            "kind": tree.kind,
-            "playable": can_play(n, hand),
-            "shape": SHAPES[tree.kind],
-            "min_cards": n.min_cards,
-            "max_cards": n.max_cards,
-            "above": n.above,
-            "colours": [COLOUR_NAMES[c] for c in n.colours],
-        }
-        if tree.kind in VALUE_KINDS and entry["playable"]:
-            entry["options"] = [list(cards) for cards in plays(n, hand)]
+        playable = can_play(n, hand)
+        entry: dict[str, Any] = {**_rule_json(tree.id, n), "playable": playable}
+        if playable and tree.kind in VALUE_KINDS:
+            entry["options"] = [list(cards) for cards in value_options(n, hand)]
         out["commands"].append(entry)
     return out
+
+
+@lru_cache(maxsize=4096)
+def _rule_json(tree_id: str, n: Need) -> dict[str, Any]:
+    """The constraints part of a tree's entry; shared, so callers copy before changing."""
+    return {
+        "type": "play",
+        "tree": tree_id,
+        "kind": n.kind,
+        "shape": SHAPES[n.kind],
+        "min_cards": n.min_cards,
+        "max_cards": n.max_cards,
+        "above": n.above,
+        "colours": [COLOUR_NAMES[c] for c in n.colours],
+    }

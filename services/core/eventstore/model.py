@@ -52,7 +52,8 @@ class AppendResult:
 
     @property
     def last_position(self) -> int:
-        return self.first_position + self.count - 1
+        """0 when nothing was written (a dry run)."""
+        return self.first_position + self.count - 1 if self.count else 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,167 @@
+"""A typed async client of the shared engine service, for the gateway, bots and tests.
+
+gRPC errors come back as the same typed errors the engine raised (VersionConflict with
+the current version, RuleViolation with its code...), read from the status details.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import grpc
+
+from raffe.v1 import common_pb2, common_pb2_grpc
+from services.core.codec import dumps
+from services.core.errors import (
+    InvalidArgument,
+    RaffeError,
+    RuleViolation,
+    UnknownGame,
+    VersionConflict,
+)
+from services.core.game import SeatSpec
+from services.core.grpc_errors import from_call_error
+
+R = TypeVar("R")
+
+
+class EngineUnavailable(RaffeError):
+    code = "engine_unavailable"
+
+
+def typed_error(error: grpc.aio.AioRpcError) -> RaffeError:
+    detail = from_call_error(error)
+    status = error.code()
+    if detail is None:
+        return EngineUnavailable(error.details() or str(status))
+    if status == grpc.StatusCode.ABORTED:
+        return VersionConflict(0, detail.current_version)
+    if status == grpc.StatusCode.NOT_FOUND:
+        return UnknownGame(detail.message, detail.code)
+    if status == grpc.StatusCode.FAILED_PRECONDITION:
+        return RuleViolation(detail.message, detail.code)
+    return InvalidArgument(detail.message, detail.code)
+
+
+@dataclass(frozen=True)
+class Executed:
+    version: int
+    partition: int
+    position: int
+    duplicate: bool
+    events: list[dict[str, Any]]
+    view: dict[str, Any]
+
+
+def event_json(e: common_pb2.Event) -> dict[str, Any]:
+    return {
+        "id": e.id,
+        "game_id": e.game_id,
+        "version": e.version,
+        "type": e.type,
+        "schema_version": e.schema_version,
+        "data": json.loads(e.payload_json),
+        "actor": e.actor_seat,
+        "command_id": e.command_id,
+        "time_ms": e.time_ms,
+        "engine_version": e.engine_version,
+    }
+
+
+class EngineClient:
+    def __init__(self, channel: grpc.aio.Channel, timeout: float = 10.0) -> None:
+        self.channel = channel
+        self.stub = common_pb2_grpc.EngineStub(channel)  # type: ignore[no-untyped-call]
+        self.timeout = timeout
+
+    @classmethod
+    def connect(cls, target: str) -> EngineClient:
+        # round_robin over every address a dns:/// target resolves to (headless Services).
+        options = [("grpc.lb_policy_name", "round_robin")]
+        return cls(grpc.aio.insecure_channel(target, options=options))
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+    async def _call(self, call: Callable[[], Awaitable[R]]) -> R:
+        try:
+            return await call()
+        except grpc.aio.AioRpcError as error:
+            raise typed_error(error) from None
+
+    async def create(
+        self,
+        seats: Sequence[SeatSpec],
+        options: Mapping[str, Any],
+        *,
+        game_id: str = "",
+        seed: str = "",
+        command_id: str = "",
+    ) -> common_pb2.CreateGameResponse:
+        request = common_pb2.CreateGameRequest(
+            game_id=game_id,
+            seats=[
+                common_pb2.Seat(index=i, kind=s.kind, name=s.name, bot_level=s.bot_level)
+                for i, s in enumerate(seats)
+            ],
+            options_json=dumps(dict(options)),
+            seed=seed,
+            command_id=command_id,
+        )
+        return await self._call(lambda: self.stub.CreateGame(request, timeout=self.timeout))
+
+    async def execute(
+        self,
+        game_id: str,
+        seat: int,
+        command: Mapping[str, Any],
+        command_id: str,
+        expected_version: int = 0,
+        dry_run: bool = False,
+    ) -> Executed:
+        request = common_pb2.ExecuteRequest(
+            command=common_pb2.Command(
+                game_id=game_id,
+                seat=seat,
+                command_id=command_id,
+                expected_version=expected_version,
+                command_json=dumps(dict(command)),
+                dry_run=dry_run,
+            )
+        )
+        r = await self._call(lambda: self.stub.Execute(request, timeout=self.timeout))
+        return Executed(
+            r.version,
+            r.partition,
+            r.position,
+            r.duplicate,
+            [event_json(e) for e in r.events],
+            json.loads(r.view_json),
+        )
+
+    async def view(self, game_id: str, seat: int) -> tuple[int, dict[str, Any], dict[str, Any]]:
+        request = common_pb2.ViewRequest(game_id=game_id, seat=seat)
+        r = await self._call(lambda: self.stub.GetView(request, timeout=self.timeout))
+        return r.version, json.loads(r.view_json), json.loads(r.status_json)
+
+    async def commands(self, game_id: str, seat: int) -> tuple[int, dict[str, Any]]:
+        request = common_pb2.ListCommandsRequest(game_id=game_id, seat=seat)
+        r = await self._call(lambda: self.stub.ListCommands(request, timeout=self.timeout))
+        return r.version, json.loads(r.commands_json)
+
+    async def events(
+        self, game_id: str, seat: int, after: int = 0, limit: int = 0
+    ) -> tuple[int, list[dict[str, Any]]]:
+        request = common_pb2.ReadEventsRequest(
+            game_id=game_id, seat=seat, after_version=after, limit=limit
+        )
+        r = await self._call(lambda: self.stub.ReadEvents(request, timeout=self.timeout))
+        return r.version, [event_json(e) for e in r.events]
+
+    async def replay(self, game_id: str, seat: int, version: int) -> dict[str, Any]:
+        request = common_pb2.ReplayRequest(game_id=game_id, seat=seat, version=version)
+        r = await self._call(lambda: self.stub.Replay(request, timeout=self.timeout))
+        return dict(json.loads(r.view_json))
