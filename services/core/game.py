@@ -67,14 +67,20 @@ class Game(Protocol[S]):
         """The state before any event."""
         ...
 
-    def setup(self, state: S, rng: SeededRng) -> list[Event]:
+    def recorded_options(self, options: JSON) -> JSON:
+        """The options as GameCreated records them (a game may keep bulky or secret parts
+        out, and record them in events of its own from ``setup``)."""
+        ...
+
+    def setup(self, state: S, options: JSON, rng: SeededRng, now_ms: int) -> list[Event]:
         """Opening events, given the state after GameCreated: the deal, the first turn."""
         ...
 
     def decide(
-        self, state: S, seat: int, command: Mapping[str, Any], rng: SeededRng
+        self, state: S, seat: int, command: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
     ) -> list[Event]:
-        """Events for a command, including what follows by itself; raises RuleViolation."""
+        """Events for a command, including what follows by itself; raises RuleViolation.
+        ``now_ms`` is the command's clock: time enters as data, so decide stays pure."""
         ...
 
     def evolve(self, state: S, event: Event) -> S:

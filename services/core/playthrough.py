@@ -30,13 +30,17 @@ def created_event(options: Mapping[str, Any], seats: Sequence[SeatSpec], seed: s
 
 
 def opening(
-    game: Game[S], raw_options: Mapping[str, Any], seats: Sequence[SeatSpec], seed: str
+    game: Game[S],
+    raw_options: Mapping[str, Any],
+    seats: Sequence[SeatSpec],
+    seed: str,
+    now_ms: int = 0,
 ) -> list[Event]:
     """GameCreated and the game's setup events; raises InvalidArgument on bad options."""
     options = game.options(raw_options, seats)
-    created = created_event(options, seats, seed)
+    created = created_event(game.recorded_options(options), seats, seed)
     state = game.evolve(game.initial(), created)
-    return [created, *game.setup(state, SeededRng(seed, 0))]
+    return [created, *game.setup(state, options, SeededRng(seed, 0), now_ms)]
 
 
 @dataclass
@@ -50,10 +54,15 @@ class Playthrough(Generic[S]):
 
     @classmethod
     def start(
-        cls, game: Game[S], options: Mapping[str, Any], seats: Sequence[SeatSpec], seed: str
+        cls,
+        game: Game[S],
+        options: Mapping[str, Any],
+        seats: Sequence[SeatSpec],
+        seed: str,
+        now_ms: int = 0,
     ) -> Playthrough[S]:
         p = cls(game, seed, game.initial())
-        p.apply(opening(game, options, seats, seed))
+        p.apply(opening(game, options, seats, seed, now_ms))
         return p
 
     @property
@@ -65,7 +74,8 @@ class Playthrough(Generic[S]):
             self.state = self.game.evolve(self.state, e)
         self.events.extend(events)
 
-    def execute(self, seat: int, command: Mapping[str, Any]) -> list[Event]:
-        events = self.game.decide(self.state, seat, command, SeededRng(self.seed, self.version))
+    def execute(self, seat: int, command: Mapping[str, Any], now_ms: int = 0) -> list[Event]:
+        rng = SeededRng(self.seed, self.version)
+        events = self.game.decide(self.state, seat, command, rng, now_ms)
         self.apply(events)
         return events

@@ -71,7 +71,8 @@ class GameRuntime(Generic[S]):
         seed = seed or secrets.token_hex(16)
         if len(seed) > 128:
             raise InvalidArgument("a seed is at most 128 characters", "bad_seed")
-        events = opening(self.game, options, seats, seed)
+        time_ms = now_ms() if time_ms is None else time_ms
+        events = opening(self.game, options, seats, seed, time_ms)
         result = await self._append(game_id, 0, command_id or uuid.uuid4().hex, events, time_ms)
         return await self._outcome(game_id, result, SPECTATOR)
 
@@ -87,7 +88,7 @@ class GameRuntime(Generic[S]):
         dry_run: bool = False,
     ) -> Outcome:
         if dry_run:
-            return await self.validate(game_id, seat, command, expected_version)
+            return await self.validate(game_id, seat, command, expected_version, time_ms)
         if not isinstance(command, Mapping):
             raise InvalidArgument("a command is a JSON object", "bad_command")
         if not isinstance(command_id, str) or not 0 < len(command_id) <= 128:
@@ -95,12 +96,13 @@ class GameRuntime(Generic[S]):
         known = await self.store.command_result(game_id, command_id)
         if known is not None:
             return await self._outcome(game_id, known, seat)
+        time_ms = now_ms() if time_ms is None else time_ms
         for attempt in range(RETRIES):
             loaded = await self.load(game_id)
             if expected_version not in (ANY_VERSION, loaded.version):
                 raise VersionConflict(expected_version, loaded.version)
             rng = SeededRng(loaded.seed, loaded.version)
-            events = self.game.decide(loaded.state, seat, command, rng)
+            events = self.game.decide(loaded.state, seat, command, rng, time_ms)
             try:
                 result = await self._append(game_id, loaded.version, command_id, events, time_ms)
             except VersionConflict:
@@ -112,7 +114,12 @@ class GameRuntime(Generic[S]):
         raise AssertionError("unreachable")
 
     async def validate(
-        self, game_id: str, seat: int, command: Mapping[str, Any], expected_version: int
+        self,
+        game_id: str,
+        seat: int,
+        command: Mapping[str, Any],
+        expected_version: int,
+        time_ms: int | None = None,
     ) -> Outcome:
         """The validator: what the command would do, appending nothing. Raises the same
         typed errors as execute."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from services.giraffe_raffe import rules
 from services.giraffe_raffe import view as views
 from services.giraffe_raffe.evolve import evolve
@@ -20,6 +22,10 @@ class GiraffeRaffe:
     view = staticmethod(views.view)
     redact = staticmethod(views.redact)
     legal_commands = staticmethod(views.legal_commands)
+
+    @staticmethod
+    def recorded_options(options: dict[str, Any]) -> dict[str, Any]:
+        return options
 
     @staticmethod
     def initial() -> State:

