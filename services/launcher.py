@@ -74,7 +74,9 @@ def wait_port(port: int, process: subprocess.Popen[bytes], timeout: float = 30.0
 
 
 def start_service(service: Service, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    child_env = {**env, "RAFFE_PORT": str(service.port)}
+    # The bot runner serves only metrics: its metrics port is the one to wait for.
+    metrics = service.port if service.module == "services.bots" else service.port + 1000
+    child_env = {**env, "RAFFE_PORT": str(service.port), "RAFFE_METRICS_PORT": str(metrics)}
     process = subprocess.Popen([sys.executable, "-m", service.module], env=child_env)
     if not wait_port(service.port, process):
         raise RuntimeError(f"{service.name} did not start on port {service.port}")

@@ -161,7 +161,11 @@ class EngineClient:
         r = await self._call(lambda: self.stub.ReadEvents(request, timeout=self.timeout))
         return r.version, [event_json(e) for e in r.events]
 
-    async def replay(self, game_id: str, seat: int, version: int) -> dict[str, Any]:
-        request = common_pb2.ReplayRequest(game_id=game_id, seat=seat, version=version)
+    async def replay(
+        self, game_id: str, seat: int, version: int, reveal: bool = False
+    ) -> dict[str, Any]:
+        request = common_pb2.ReplayRequest(
+            game_id=game_id, seat=seat, version=version, reveal=reveal
+        )
         r = await self._call(lambda: self.stub.Replay(request, timeout=self.timeout))
         return dict(json.loads(r.view_json))

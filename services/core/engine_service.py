@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
+from prometheus_client import Counter, Histogram
 
 from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.codec import dumps
@@ -18,6 +19,8 @@ from services.core.grpc_errors import to_status
 from services.core.runtime import GameRuntime
 
 log = logging.getLogger(__name__)
+COMMANDS = Counter("raffe_engine_commands_total", "Commands executed", ["game", "result"])
+LATENCY = Histogram("raffe_engine_command_seconds", "Time to execute a command", ["game"])
 R = TypeVar("R")
 MAX_PAGE = 500
 SEAT_KINDS = ("human", "bot", "open")
@@ -60,7 +63,7 @@ def _seats(seats: Any) -> list[SeatSpec]:
     return out
 
 
-async def _guard(context: grpc.aio.ServicerContext, call: Callable[[], Awaitable[R]]) -> R:
+async def guard(context: grpc.aio.ServicerContext, call: Callable[[], Awaitable[R]]) -> R:
     """Typed errors become statuses; anything else is logged and INTERNAL, never a crash."""
     try:
         return await call()
@@ -98,13 +101,23 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 seed_hash=created.get("seed_hash", ""),
             )
 
-        return await _guard(context, run)
+        return await guard(context, run)
 
     async def Execute(
         self, request: common_pb2.ExecuteRequest, context: grpc.aio.ServicerContext
     ) -> common_pb2.ExecuteResponse:
+        game = self.runtime.game.name
+
         async def run() -> common_pb2.ExecuteResponse:
             c = request.command
+            try:
+                with LATENCY.labels(game).time():
+                    return await execute(c)
+            except RaffeError as error:
+                COMMANDS.labels(game, error.code).inc()
+                raise
+
+        async def execute(c: common_pb2.Command) -> common_pb2.ExecuteResponse:
             outcome = await self.runtime.execute(
                 c.game_id,
                 c.seat,
@@ -116,6 +129,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
             )
             _, view, _ = await self.runtime.view(c.game_id, c.seat)
             r = outcome.result
+            COMMANDS.labels(game, "duplicate" if r.duplicate else "ok").inc()
             return common_pb2.ExecuteResponse(
                 version=r.version,
                 partition=r.partition,
@@ -125,7 +139,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 view_json=dumps(view),
             )
 
-        return await _guard(context, run)
+        return await guard(context, run)
 
     async def GetView(
         self, request: common_pb2.ViewRequest, context: grpc.aio.ServicerContext
@@ -139,7 +153,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 status_json=dumps(status),
             )
 
-        return await _guard(context, run)
+        return await guard(context, run)
 
     async def ListCommands(
         self, request: common_pb2.ListCommandsRequest, context: grpc.aio.ServicerContext
@@ -148,7 +162,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
             version, legal = await self.runtime.legal_commands(request.game_id, request.seat)
             return common_pb2.ListCommandsResponse(version=version, commands_json=dumps(legal))
 
-        return await _guard(context, run)
+        return await guard(context, run)
 
     async def ReadEvents(
         self, request: common_pb2.ReadEventsRequest, context: grpc.aio.ServicerContext
@@ -162,17 +176,17 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 events=[event_pb(e) for e in events], version=version
             )
 
-        return await _guard(context, run)
+        return await guard(context, run)
 
     async def Replay(
         self, request: common_pb2.ReplayRequest, context: grpc.aio.ServicerContext
     ) -> common_pb2.ViewResponse:
         async def run() -> common_pb2.ViewResponse:
             version, view = await self.runtime.replay(
-                request.game_id, request.seat, request.version
+                request.game_id, request.seat, request.version, request.reveal
             )
             return common_pb2.ViewResponse(
                 game_id=request.game_id, version=version, view_json=dumps(view)
             )
 
-        return await _guard(context, run)
+        return await guard(context, run)

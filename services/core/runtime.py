@@ -224,14 +224,17 @@ class GameRuntime(Generic[S]):
             out.append(replace(s, payload=to_new(event).payload))
         return out
 
-    async def replay(self, game_id: str, seat: int, version: int) -> tuple[int, dict[str, Any]]:
-        """The view of ``seat`` as it was at ``version``; with every card shown when the
-        game is over (its whole log is public then)."""
+    async def replay(
+        self, game_id: str, seat: int, version: int, reveal: bool = False
+    ) -> tuple[int, dict[str, Any]]:
+        """The view of ``seat`` as it was at ``version``; with ``reveal``, every card
+        (only once the game is over: its whole log is public then)."""
         loaded = await self.load(game_id)
         if not 1 <= version <= loaded.version:
             raise InvalidArgument(f"version must be 1..{loaded.version}", "bad_version")
         state = self.game.initial()
         for stored in await self.store.read_game_range(game_id, 0, version):
             state = self.game.evolve(state, to_domain(stored))
-        reveal = self.game.status(loaded.state).over
+        if reveal and not self.game.status(loaded.state).over:
+            raise InvalidArgument("reveal is for games that are over", "game_not_over")
         return version, self.game.view(state, seat, reveal)

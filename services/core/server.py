@@ -13,10 +13,11 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from raffe.v1 import common_pb2, common_pb2_grpc
-from services.core.engine_service import EngineService
+from services.core.engine_service import EngineService, guard
 from services.core.eventstore import open_store
 from services.core.game import Game
 from services.core.logs import configure_logging
+from services.core.metrics import start_metrics
 from services.core.runtime import GameRuntime
 from services.core.settings import ServiceSettings
 
@@ -59,6 +60,7 @@ async def start_engine(game: Game[Any], settings: ServiceSettings) -> RunningEng
 async def serve_engine(game: Game[Any], default_port: int) -> None:
     """The entry point of ``python -m services.<game>``."""
     configure_logging()
+    start_metrics()
     settings = ServiceSettings.from_env(default_port)
     engine = await start_engine(game, settings)
     log = logging.getLogger(game.name)
@@ -70,3 +72,6 @@ async def serve_engine(game: Game[Any], default_port: int) -> None:
     await stopping.wait()
     await engine.stop()
     log.info("stopped")
+
+
+__all__ = ["RunningEngine", "guard", "serve_engine", "start_engine"]

@@ -239,4 +239,7 @@ def status(state: State) -> Status:
         losers = tuple(s for s in range(state.seat_count) if s not in state.winners)
         return Status((), True, state.winners, losers)
     waiting = tuple(s for s in range(state.seat_count) if state.vote_of(s) is None)
-    return Status(waiting, detail={"deadline_ms": state.deadline_ms, "round": state.round})
+    detail: dict[str, Any] = {"round": state.round, "deadline_ms": state.deadline_ms}
+    if state.deadline_ms:
+        detail["on_deadline"] = {"type": "close_round"}  # what a clock sends (AL-3)
+    return Status(waiting, detail=detail)

@@ -68,8 +68,10 @@ async def test_a_full_bot_game_over_grpc(engine: EngineClient) -> None:
     _, events = await engine.events(game_id, -1)
     assert [e["version"] for e in events] == list(range(1, version + 1))
     assert events[-1]["type"] == "GameEnded"
-    replayed = await engine.replay(game_id, -1, version)
+    replayed = await engine.replay(game_id, -1, version, reveal=True)
     assert replayed == view
+    hidden = await engine.replay(game_id, 0, 4)
+    assert hidden["hand"] and "hands" not in hidden
 
 
 async def test_two_commands_on_one_version_give_one_success_and_one_conflict(

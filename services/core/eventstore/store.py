@@ -188,7 +188,7 @@ class EventStore:
         if not entries:
             return []
         game_type = await self._game_type(game_id)
-        return [_game_event(game_id, game_type, eid, fields) for eid, fields in entries]
+        return [parse_game_entry(game_id, game_type, eid, fields) for eid, fields in entries]
 
     async def read_partition(
         self,
@@ -214,7 +214,7 @@ class EventStore:
                 await self.redis.xread({key: start}, count=count, block=block_ms),
             )
             entries = reply[0][1] if reply else []
-        return [_log_event(eid, fields) for eid, fields in entries]
+        return [parse_log_entry(eid, fields) for eid, fields in entries]
 
     async def command_result(self, game_id: str, command_id: str) -> AppendResult | None:
         """The result of an append by ``command_id``, if there was one."""
@@ -259,7 +259,7 @@ def _entry_number(entry_id: bytes) -> int:
     return int(entry_id.split(b"-", 1)[0])
 
 
-def _game_event(
+def parse_game_entry(
     game_id: str, game_type: str, entry_id: bytes, f: dict[bytes, bytes]
 ) -> StoredEvent:
     return StoredEvent(
@@ -277,7 +277,7 @@ def _game_event(
     )
 
 
-def _log_event(entry_id: bytes, f: dict[bytes, bytes]) -> StoredEvent:
+def parse_log_entry(entry_id: bytes, f: dict[bytes, bytes]) -> StoredEvent:
     return StoredEvent(
         game_id=f[b"g"].decode(),
         game_type=f[b"y"].decode(),

@@ -1,0 +1,18 @@
+"""python -m gateway: the REST gateway (uvicorn)."""
+
+import os
+
+import uvicorn
+
+from gateway.app import create_app
+from services.core.logs import configure_logging
+
+if __name__ == "__main__":
+    configure_logging()
+    uvicorn.run(
+        create_app(),
+        host=os.environ.get("RAFFE_HOST", "127.0.0.1"),
+        port=int(os.environ.get("RAFFE_PORT", "8000")),
+        log_config=None,
+        access_log=False,
+    )

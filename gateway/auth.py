@@ -1,0 +1,41 @@
+"""Who is calling: a bearer seat token, or nobody (a spectator)."""
+
+from __future__ import annotations
+
+from fastapi import Request
+
+from gateway.clients import Clients
+from gateway.problems import Problem
+from gateway.tokens import Caller
+
+
+def clients(request: Request) -> Clients:
+    found: Clients = request.app.state.clients
+    return found
+
+
+async def caller(request: Request) -> Caller:
+    header = request.headers.get("authorization", "")
+    if not header:
+        return Caller()
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token:
+        raise Problem(401, "bad_token", "send a seat token as 'Authorization: Bearer <token>'")
+    found = await clients(request).tokens.resolve(token.strip())
+    if found is None:
+        raise Problem(401, "bad_token", "unknown seat token")
+    request.state.token_hash = found.token_hash
+    return found
+
+
+def seat_in(game_id: str, who: Caller) -> int:
+    """The caller's seat in this game; a token of another game is refused."""
+    if who.game_id and who.game_id != game_id:
+        raise Problem(403, "wrong_game", "this seat token belongs to another game")
+    return who.seat
+
+
+def acting_seat(game_id: str, who: Caller) -> int:
+    if not who.game_id:
+        raise Problem(401, "token_required", "acting needs the seat's bearer token")
+    return seat_in(game_id, who)

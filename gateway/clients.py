@@ -1,0 +1,85 @@
+"""What the gateway talks to: the event store's Redis (read models, seat tokens), the
+engines and the projection over gRPC. Built once by the app's lifespan."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from gateway.settings import GatewaySettings
+from gateway.tokens import SeatTokens
+from raffe.v1 import common_pb2, projection_pb2_grpc
+from services.core.engine_client import EngineClient, typed_error
+from services.core.errors import UnknownGame
+from services.core.eventstore import EventStore, open_store
+from services.projection.readmodels import ReadModels
+
+
+@dataclass
+class Clients:
+    settings: GatewaySettings
+    store: EventStore
+    engines: dict[str, EngineClient]
+    projection: projection_pb2_grpc.ProjectionStub
+    projection_channel: grpc.aio.Channel
+    read_models: ReadModels
+    tokens: SeatTokens
+    _gen: tuple[float, int] = field(default=(0.0, 1))
+
+    @classmethod
+    async def open(cls, settings: GatewaySettings) -> Clients:
+        store = await open_store(settings.store)
+        channel = grpc.aio.insecure_channel(
+            settings.projection, options=[("grpc.lb_policy_name", "round_robin")]
+        )
+        return cls(
+            settings,
+            store,
+            {name: EngineClient.connect(target) for name, target in settings.engines.items()},
+            projection_pb2_grpc.ProjectionStub(channel),  # type: ignore[no-untyped-call]
+            channel,
+            ReadModels(store),
+            SeatTokens(store),
+        )
+
+    async def close(self) -> None:
+        for engine in self.engines.values():
+            await engine.close()
+        await self.projection_channel.close()
+        await self.store.redis.aclose()
+
+    async def game_type(self, game_id: str) -> str:
+        meta = await self.store.meta(game_id)
+        if meta is None:
+            raise UnknownGame(f"no game {game_id}")
+        return meta.game_type
+
+    async def engine_for(self, game_id: str) -> EngineClient:
+        game = await self.game_type(game_id)
+        if game not in self.engines:
+            raise UnknownGame(f"game {game_id} is a {game} game, which this gateway does not serve")
+        return self.engines[game]
+
+    async def generation(self) -> int:
+        """The read models' generation, re-read at most once a second."""
+        checked, gen = self._gen
+        if time.monotonic() - checked > 1.0:
+            gen = await self.read_models.generation()
+            self._gen = (time.monotonic(), gen)
+        return gen
+
+    async def replay(
+        self, game_id: str, seat: int, version: int, reveal: bool = False
+    ) -> dict[str, Any]:
+        request = common_pb2.ReplayRequest(
+            game_id=game_id, seat=seat, version=version, reveal=reveal
+        )
+        try:
+            reply = await self.projection.Replay(request, timeout=10)
+        except grpc.aio.AioRpcError as error:
+            raise typed_error(error) from None
+        return dict(json.loads(reply.view_json))

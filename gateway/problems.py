@@ -1,0 +1,85 @@
+"""Errors as application/problem+json (RFC 9457), one stable ``type`` per error."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from services.core.engine_client import EngineUnavailable
+from services.core.errors import (
+    InvalidArgument,
+    RaffeError,
+    RuleViolation,
+    UnknownGame,
+    VersionConflict,
+)
+
+MEDIA_TYPE = "application/problem+json"
+
+
+class Problem(Exception):
+    """An HTTP error the gateway itself raises."""
+
+    def __init__(self, status: int, code: str, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.status, self.code, self.detail, self.extra = status, code, detail, extra
+
+
+def problem_response(status: int, code: str, detail: str, **extra: Any) -> JSONResponse:
+    body = {"type": f"/problems/{code}", "title": code.replace("_", " "), "status": status,
+            "detail": detail, **extra}  # fmt: skip
+    headers = {"Retry-After": str(extra["retry_after"])} if "retry_after" in extra else None
+    return JSONResponse(body, status_code=status, media_type=MEDIA_TYPE, headers=headers)
+
+
+def _status_of(error: RaffeError) -> int:
+    if isinstance(error, VersionConflict):
+        return 409
+    if isinstance(error, UnknownGame):
+        return 404
+    if isinstance(error, EngineUnavailable):
+        return 503
+    if isinstance(error, RuleViolation | InvalidArgument):
+        return 422
+    return 500
+
+
+async def on_problem(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, Problem)
+    return problem_response(exc.status, exc.code, exc.detail, **exc.extra)
+
+
+async def on_raffe_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RaffeError)
+    extra: dict[str, Any] = {"code": exc.code}
+    if isinstance(exc, VersionConflict):
+        extra["current_version"] = exc.current
+    return problem_response(_status_of(exc), exc.code, exc.message, **extra)
+
+
+async def on_validation(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = [
+        {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+        for e in exc.errors()
+    ]
+    return problem_response(422, "invalid_request", "the request does not match its schema",
+                            errors=errors)  # fmt: skip
+
+
+async def on_http(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, HTTPException)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    return problem_response(exc.status_code, code, str(exc.detail))
+
+
+HANDLERS = {
+    Problem: on_problem,
+    RaffeError: on_raffe_error,
+    RequestValidationError: on_validation,
+    HTTPException: on_http,
+}

@@ -1,0 +1,226 @@
+"""The games API (DESIGN §5), the same shape for every game."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
+
+from gateway.auth import acting_seat, caller, clients, seat_in
+from gateway.clients import Clients
+from gateway.live import event_stream
+from gateway.models import (
+    Claimed,
+    CommandIn,
+    CommandResult,
+    Created,
+    CreateGame,
+    EventPage,
+    GameView,
+)
+from gateway.problems import Problem
+from gateway.tokens import Caller
+from services.bots.registry import BOTS
+from services.core.game import SeatSpec
+
+router = APIRouter(prefix="/v1/games", tags=["games"])
+GameId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="the game's id")]
+ClientsDep = Annotated[Clients, Depends(clients)]
+CallerDep = Annotated[Caller, Depends(caller)]
+PROBLEMS: dict[int | str, dict[str, Any]] = {
+    code: {"description": text, "content": {"application/problem+json": {}}}
+    for code, text in [
+        (401, "no or unknown seat token"),
+        (403, "the token belongs to another game or seat"),
+        (404, "no such game"),
+        (409, "version conflict (current_version in the body) or seat taken"),
+        (413, "body too large"),
+        (415, "body is not application/json"),
+        (422, "invalid request or a rule violation (code in the body)"),
+        (429, "too many requests (Retry-After)"),
+    ]
+}
+
+
+@router.post("", status_code=201, response_model=Created, responses=PROBLEMS)
+async def create_game(body: CreateGame, c: ClientsDep, response: Response) -> Created:
+    """Create a game: seats are human (a token is returned for each), open (claimable by
+    anyone) or bot (played by the bot runner at ``bot_level``)."""
+    for i, seat in enumerate(body.seats):
+        if seat.kind == "bot" and seat.bot_level and seat.bot_level not in BOTS[body.game]:
+            levels = ", ".join(BOTS[body.game])
+            raise Problem(422, "bad_bot_level", f"seat {i}: bot levels are {levels}")
+    engine = c.engines[body.game]
+    seats = [SeatSpec(s.kind, s.name, s.bot_level) for s in body.seats]
+    created = await engine.create(
+        seats, body.options, seed=body.seed or "", command_id=body.command_id or ""
+    )
+    tokens = await c.tokens.register(created.game_id, [s.kind for s in body.seats])
+    response.headers["Location"] = f"/v1/games/{created.game_id}"
+    return Created(
+        game_id=created.game_id,
+        game=body.game,
+        version=created.version,
+        seed_hash=created.seed_hash,
+        tokens=tokens,
+    )
+
+
+@router.get("", responses=PROBLEMS)
+async def lobby(
+    c: ClientsDep,
+    game: str | None = None,
+    status: Annotated[str | None, Query(pattern="^(open|running|over)$")] = None,
+    open_seats: bool = False,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> dict[str, Any]:
+    """Games, newest first. ``status=open``: games with a seat anyone may claim."""
+    games = await c.read_models.lobby(await c.generation(), limit * 4)
+    out = []
+    for summary in games:
+        seats = await c.tokens.seats(summary["game_id"])
+        summary["open_seats"] = sorted(
+            s for s, (kind, taken) in seats.items() if kind == "open" and not taken
+        )
+        over = summary["status"]["over"]
+        wanted = (
+            (game is None or summary["game"] == game)
+            and (not open_seats or summary["open_seats"])
+            and (status is None or (status == "over") == over)
+            and (status != "open" or bool(summary["open_seats"]))
+        )
+        if wanted:
+            out.append(summary)
+    return {"games": out[:limit]}
+
+
+@router.post("/{game_id}/seats/{seat}", status_code=201, response_model=Claimed, responses=PROBLEMS)
+async def claim_seat(
+    game_id: GameId, seat: Annotated[int, Path(ge=0, le=29)], c: ClientsDep
+) -> Claimed:
+    """Claim an open seat: the answer holds its bearer token, shown once."""
+    await c.game_type(game_id)
+    token = await c.tokens.claim(game_id, seat)
+    if token is None:
+        raise Problem(409, "seat_taken", f"seat {seat} is not open or is already taken")
+    return Claimed(game_id=game_id, seat=seat, token=token)
+
+
+@router.get("/{game_id}", response_model=GameView, responses=PROBLEMS)
+async def get_game(
+    game_id: GameId,
+    c: ClientsDep,
+    who: CallerDep,
+    response: Response,
+    min_version: Annotated[int, Query(ge=0)] = 0,
+) -> GameView:
+    """The caller's view (a spectator's without a token). ``min_version`` waits, bounded,
+    until the read model has caught up with your own write."""
+    seat = seat_in(game_id, who)
+    gen = await c.generation()
+    deadline = asyncio.get_running_loop().time() + c.settings.read_wait_ms / 1000
+    while True:
+        found = await c.read_models.view(gen, game_id, seat)
+        if found and found[0] >= min_version:
+            response.headers["ETag"] = f'"{found[0]}"'
+            return GameView(
+                game_id=game_id, version=found[0], seat=seat, view=found[1], source="projection"
+            )
+        if asyncio.get_running_loop().time() > deadline:
+            break
+        await asyncio.sleep(0.01)
+    # The projection lags (or has not seen the game yet): ask the engine.
+    version, view, _ = await (await c.engine_for(game_id)).view(game_id, seat)
+    response.headers["ETag"] = f'"{version}"'
+    return GameView(game_id=game_id, version=version, seat=seat, view=view, source="engine")
+
+
+@router.get("/{game_id}/commands", responses=PROBLEMS)
+async def legal_commands(game_id: GameId, c: ClientsDep, who: CallerDep) -> dict[str, Any]:
+    """The caller's legal commands, in the game's compact form."""
+    seat = seat_in(game_id, who)
+    version, legal = await (await c.engine_for(game_id)).commands(game_id, seat)
+    return {"version": version, **legal}
+
+
+def _if_match(raw: str | None) -> int:
+    if raw is None:
+        return 0
+    value = raw.strip().removeprefix("W/").strip('"')
+    if not value.isdigit() or int(value) < 1:
+        raise Problem(422, "bad_if_match", 'If-Match carries the version you saw, e.g. "12"')
+    return int(value)
+
+
+@router.post("/{game_id}/commands", response_model=CommandResult, responses=PROBLEMS)
+async def execute(
+    game_id: GameId,
+    body: CommandIn,
+    c: ClientsDep,
+    who: CallerDep,
+    response: Response,
+    if_match: Annotated[str | None, Header(description="the version you saw")] = None,
+) -> CommandResult:
+    """Send a command as your seat. With If-Match, a stale version is a 409 carrying the
+    current one; the same command_id again returns the first result."""
+    seat = acting_seat(game_id, who)
+    engine = await c.engine_for(game_id)
+    command = body.command.model_dump(exclude_none=True)
+    done = await engine.execute(game_id, seat, command, body.command_id, _if_match(if_match))
+    response.headers["ETag"] = f'"{done.version}"'
+    return CommandResult(
+        version=done.version,
+        position=done.position,
+        duplicate=done.duplicate,
+        events=done.events,
+        view=done.view,
+    )
+
+
+@router.get("/{game_id}/events", response_model=EventPage, responses=PROBLEMS)
+async def events(
+    game_id: GameId,
+    c: ClientsDep,
+    who: CallerDep,
+    after: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=500)] = 500,
+) -> EventPage:
+    """Events after version ``after``, redacted for the caller until the game ends."""
+    seat = seat_in(game_id, who)
+    version, page = await (await c.engine_for(game_id)).events(game_id, seat, after, limit)
+    return EventPage(version=version, events=page)
+
+
+@router.get("/{game_id}/events/stream", responses=PROBLEMS)
+async def stream(
+    game_id: GameId,
+    request: Request,
+    c: ClientsDep,
+    who: CallerDep,
+    after: Annotated[int, Query(ge=0)] = 0,
+    last_event_id: Annotated[str | None, Header()] = None,
+) -> Response:
+    """The same events live (Server-Sent Events); reconnect with Last-Event-ID."""
+    seat = seat_in(game_id, who)
+    engine = await c.engine_for(game_id)
+    start = int(last_event_id) if last_event_id and last_event_id.isdigit() else after
+    return event_stream(c, engine, request, game_id, seat, start)
+
+
+@router.get("/{game_id}/replay", responses=PROBLEMS)
+async def replay(
+    game_id: GameId,
+    c: ClientsDep,
+    who: CallerDep,
+    version: Annotated[int, Query(ge=1)],
+) -> dict[str, Any]:
+    """The caller's view as it was at ``version``; every card once the game is over."""
+    seat = seat_in(game_id, who)
+    await c.game_type(game_id)
+    return {
+        "game_id": game_id,
+        "version": version,
+        "seat": seat,
+        "view": await c.replay(game_id, seat, version),
+    }

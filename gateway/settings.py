@@ -1,0 +1,38 @@
+"""Gateway settings, from the environment (read once by the app factory)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from services.core.settings import StoreSettings
+from services.core.targets import engine_targets, projection_target
+
+
+def _list(name: str, default: str) -> list[str]:
+    return [x.strip() for x in os.environ.get(name, default).split(",") if x.strip()]
+
+
+@dataclass(frozen=True)
+class GatewaySettings:
+    store: StoreSettings = field(default_factory=StoreSettings)
+    engines: dict[str, str] = field(default_factory=engine_targets)
+    projection: str = field(default_factory=projection_target)
+    cors_origins: list[str] = field(default_factory=lambda: ["*"])
+    max_body_bytes: int = 64 * 1024
+    rate_per_token: float = 20.0  # requests per second, bursts of twice that
+    rate_per_address: float = 100.0
+    read_wait_ms: int = 2000  # how long ?min_version waits for the projection
+    sse_heartbeat_s: float = 15.0
+
+    @classmethod
+    def from_env(cls) -> GatewaySettings:
+        return cls(
+            store=StoreSettings.from_env(),
+            cors_origins=_list("RAFFE_CORS_ORIGINS", "*"),
+            max_body_bytes=int(os.environ.get("RAFFE_MAX_BODY_BYTES", 64 * 1024)),
+            rate_per_token=float(os.environ.get("RAFFE_RATE_PER_TOKEN", 20)),
+            rate_per_address=float(os.environ.get("RAFFE_RATE_PER_ADDRESS", 100)),
+            read_wait_ms=int(os.environ.get("RAFFE_READ_WAIT_MS", 2000)),
+            sse_heartbeat_s=float(os.environ.get("RAFFE_SSE_HEARTBEAT_S", 15)),
+        )

@@ -1,0 +1,75 @@
+"""Seat tokens: random 256-bit secrets bound to (game, seat), kept only as SHA-256
+hashes. A game's seat kinds and token hashes share the game's hash tag."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from typing import cast
+
+from services.core.eventstore import EventStore
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking: a seat of one game, or a spectator (seat -1, no game)."""
+
+    seat: int = -1
+    game_id: str = ""
+    token_hash: str = ""
+
+
+class SeatTokens:
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+
+    def _seats_key(self, game_id: str) -> str:
+        return self.store.keys.game(game_id) + ":seats"
+
+    def _token_key(self, digest: str) -> str:
+        return f"{self.store.settings.key_prefix}:token:{digest}"
+
+    async def register(self, game_id: str, kinds: list[str]) -> dict[int, str]:
+        """Record the seat kinds of a new game; returns tokens for its human seats."""
+        tokens = {i: secrets.token_urlsafe(32) for i, k in enumerate(kinds) if k == "human"}
+        fields: dict[str, str] = {f"kind:{i}": k for i, k in enumerate(kinds)}
+        fields |= {f"token:{i}": token_hash(t) for i, t in tokens.items()}
+        await self.store.redis.hset(self._seats_key(game_id), mapping=fields)
+        for seat, token in tokens.items():
+            await self.store.redis.set(self._token_key(token_hash(token)), f"{game_id} {seat}")
+        return tokens
+
+    async def claim(self, game_id: str, seat: int) -> str | None:
+        """A token for an open seat, or None if the seat is not open or already taken."""
+        kind = await self.store.redis.hget(self._seats_key(game_id), f"kind:{seat}")
+        if kind != b"open":
+            return None
+        token = secrets.token_urlsafe(32)
+        digest = token_hash(token)
+        if not await self.store.redis.hsetnx(self._seats_key(game_id), f"token:{seat}", digest):
+            return None
+        await self.store.redis.set(self._token_key(digest), f"{game_id} {seat}")
+        return token
+
+    async def seats(self, game_id: str) -> dict[int, tuple[str, bool]]:
+        """Seat -> (kind, taken)."""
+        raw = cast(dict[bytes, bytes], await self.store.redis.hgetall(self._seats_key(game_id)))
+        out: dict[int, tuple[str, bool]] = {}
+        for key, value in raw.items():
+            name, _, index = key.decode().partition(":")
+            if name == "kind":
+                out[int(index)] = (value.decode(), f"token:{index}".encode() in raw)
+        return out
+
+    async def resolve(self, token: str) -> Caller | None:
+        digest = token_hash(token)
+        raw = await self.store.redis.get(self._token_key(digest))
+        if raw is None:
+            return None
+        game_id, seat = raw.decode().split(" ")
+        return Caller(int(seat), game_id, digest)

@@ -1,0 +1,35 @@
+"""python -m services.bots: the bot runner (and timer driver)."""
+
+import asyncio
+import logging
+import os
+import signal
+
+from services.bots.runner import BotRunner
+from services.core.engine_client import EngineClient
+from services.core.eventstore import open_store
+from services.core.logs import configure_logging
+from services.core.metrics import start_metrics
+from services.core.settings import StoreSettings
+from services.core.targets import engine_targets
+
+
+async def main() -> None:
+    configure_logging()
+    start_metrics()
+    store = await open_store(StoreSettings.from_env())
+    engines = {name: EngineClient.connect(t) for name, t in engine_targets().items()}
+    runner = BotRunner(store, engines, int(os.environ.get("RAFFE_LEASE_MS", "5000")))
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, runner.stopping.set)
+    logging.getLogger("bots").info("running")
+    await runner.run()
+    for engine in engines.values():
+        await engine.close()
+    await store.redis.aclose()
+    logging.getLogger("bots").info("stopped")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

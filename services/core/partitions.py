@@ -1,0 +1,86 @@
+"""Partition ownership for workers that follow the partition logs (projection, bot
+runners): one owner per partition at a time, by a lease with a fencing token.
+
+* A worker takes a free partition with ``SET lease owner NX PX ttl`` and then ``INCR``s
+  the partition's fence; every write it makes for that partition checks the fence in
+  the same script, so a worker that lost its lease (paused, partitioned) cannot write.
+* Live workers heartbeat into a sorted set; each aims at ceil(P / live workers)
+  partitions, so two replicas split the partitions and a survivor takes over a dead
+  one's partitions once their leases expire.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from services.core.eventstore import EventStore
+
+RENEW_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+RELEASE_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+@dataclass
+class PartitionLeases:
+    """The partitions one worker of a group (e.g. "proj", "bots") owns right now."""
+
+    store: EventStore
+    group: str
+    ttl_ms: int = 5000
+    owner: str = field(default_factory=lambda: uuid.uuid4().hex)
+    owned: dict[int, int] = field(default_factory=dict)  # partition -> fencing token
+
+    def __post_init__(self) -> None:
+        self._renew = self.store.redis.register_script(RENEW_LUA)
+        self._release = self.store.redis.register_script(RELEASE_LUA)
+
+    def lease_key(self, p: int) -> str:
+        return f"{self.store.keys.tag(p)}:{self.group}:lease"
+
+    def fence_key(self, p: int) -> str:
+        return f"{self.store.keys.tag(p)}:{self.group}:fence"
+
+    @property
+    def workers_key(self) -> str:
+        return f"{self.store.settings.key_prefix}:{self.group}:workers"
+
+    async def refresh(self) -> dict[int, int]:
+        """Heartbeat, renew what we hold, drop what we lost, take or give back partitions
+        towards a fair share. Returns the partitions owned now and their fences."""
+        redis, now = self.store.redis, int(time.time() * 1000)
+        await redis.zadd(self.workers_key, {self.owner: now + self.ttl_ms})
+        await redis.zremrangebyscore(self.workers_key, 0, now)
+        live = max(1, int(await redis.zcard(self.workers_key)))
+        share = math.ceil(self.store.settings.partitions / live)
+        for p in list(self.owned):
+            if not await self._renew(keys=[self.lease_key(p)], args=[self.owner, self.ttl_ms]):
+                del self.owned[p]
+        while len(self.owned) > share:
+            await self.release(max(self.owned))
+        for p in range(self.store.settings.partitions):
+            if len(self.owned) >= share:
+                break
+            if p not in self.owned and await redis.set(
+                self.lease_key(p), self.owner, nx=True, px=self.ttl_ms
+            ):
+                self.owned[p] = int(await redis.incr(self.fence_key(p)))
+        return dict(self.owned)
+
+    async def release(self, p: int) -> None:
+        await self._release(keys=[self.lease_key(p)], args=[self.owner])
+        self.owned.pop(p, None)
+
+    async def release_all(self) -> None:
+        for p in list(self.owned):
+            await self.release(p)
+        await self.store.redis.zrem(self.workers_key, self.owner)

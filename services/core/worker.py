@@ -1,0 +1,93 @@
+"""A worker that follows the partition logs it owns (projection, bot runner).
+
+Each loop: refresh the leases, read every owned partition after its checkpoint in one
+pipelined round trip, hand each batch to ``handle``, which stores its results together
+with the new checkpoint (fenced). Idle loops sleep briefly; reads never block, so the
+same code runs on Redis Cluster, where one XREAD cannot span partitions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from abc import ABC, abstractmethod
+
+from services.core.eventstore import EventStore, StoredEvent
+from services.core.eventstore.store import parse_log_entry
+from services.core.partitions import PartitionLeases
+
+log = logging.getLogger(__name__)
+
+
+class PartitionWorker(ABC):
+    batch = 500
+    idle_sleep = 0.02
+
+    def __init__(self, store: EventStore, group: str, ttl_ms: int = 5000) -> None:
+        self.store = store
+        self.leases = PartitionLeases(store, group, ttl_ms)
+        self.checkpoints: dict[int, int] = {}
+        self.stopping = asyncio.Event()
+        self._last_refresh = 0.0
+
+    @abstractmethod
+    async def load_checkpoint(self, partition: int) -> int: ...
+
+    @abstractmethod
+    async def handle(self, partition: int, fence: int, events: list[StoredEvent]) -> bool:
+        """Process a batch and store the new checkpoint with it; False if fenced out."""
+
+    async def tick(self) -> None:  # noqa: B027 - an optional hook, empty by default
+        """Hook run once per loop (timers, generation switches)."""
+
+    async def run(self) -> None:
+        try:
+            while not self.stopping.is_set():
+                worked = await self.step()
+                await self.tick()
+                if not worked:
+                    await asyncio.sleep(self.idle_sleep)
+        finally:
+            await self.leases.release_all()
+
+    async def step(self) -> bool:
+        owned = await self._owned()
+        if not owned:
+            return False
+        batches = await self._read(sorted(owned))
+        worked = False
+        for p, events in batches.items():
+            if not events:
+                continue
+            worked = True
+            if await self.handle(p, owned[p], events):
+                self.checkpoints[p] = events[-1].position
+            else:  # fenced: another worker owns it now
+                await self.leases.release(p)
+                self.checkpoints.pop(p, None)
+        return worked
+
+    async def _owned(self) -> dict[int, int]:
+        now = time.monotonic()
+        if now - self._last_refresh > self.leases.ttl_ms / 3000:
+            before = set(self.leases.owned)
+            await self.leases.refresh()
+            self._last_refresh = now
+            for p in set(self.leases.owned) - before:
+                self.checkpoints[p] = await self.load_checkpoint(p)
+            for p in before - set(self.leases.owned):
+                self.checkpoints.pop(p, None)
+        return dict(self.leases.owned)
+
+    async def _read(self, partitions: list[int]) -> dict[int, list[StoredEvent]]:
+        pipe = self.store.redis.pipeline(transaction=False)
+        for p in partitions:
+            pipe.xrange(
+                self.store.keys.log(p), f"({self.checkpoints.get(p, 0)}-0", "+", count=self.batch
+            )
+        replies = await pipe.execute()
+        return {
+            p: [parse_log_entry(eid, fields) for eid, fields in reply]
+            for p, reply in zip(partitions, replies, strict=True)
+        }

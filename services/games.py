@@ -1,0 +1,11 @@
+"""Every game this build serves, by the name the event store records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.core.game import Game
+from services.giraffe_raffe.game import GAME as GIRAFFE_RAFFE
+from services.giraffometer.game import GAME as GIRAFFOMETER
+
+GAMES: dict[str, Game[Any]] = {g.name: g for g in (GIRAFFE_RAFFE, GIRAFFOMETER)}

@@ -1,0 +1,118 @@
+"""Storing and reading the read models: per game a hash with its summary, the view of
+every seat and of spectators, and its version; per partition a lobby index and the
+checkpoint. A batch is stored with its checkpoint in one fenced script, so a change and
+its checkpoint land together or not at all, and a redelivered event changes nothing."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, cast
+
+from services.core.codec import dumps
+from services.core.eventstore import EventStore
+from services.projection.keys import ReadModelKeys
+
+NO_FENCE = "-"  # rebuilds write a generation nobody else writes
+
+STORE_LUA = """
+-- KEYS: 1 checkpoint, 2 fence, 3 lobby, 4.. one hash per game
+-- ARGV: 1 fence token or '-', 2 new checkpoint, then per game:
+--       version, lobby score, field count, field, value, field, value...
+if ARGV[1] ~= '-' and redis.call('GET', KEYS[2]) ~= ARGV[1] then return 'fenced' end
+local checkpoint = tonumber(redis.call('GET', KEYS[1]) or '0')
+if checkpoint >= tonumber(ARGV[2]) then return 'stale' end
+local i = 3
+for g = 4, #KEYS do
+  local version, score, n = tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2])
+  local stored = tonumber(redis.call('HGET', KEYS[g], 'v') or '0')
+  if version > stored then
+    local fields = {'v', version}
+    for f = 1, n do
+      fields[#fields + 1] = ARGV[i + 2 + 2 * f - 1]
+      fields[#fields + 1] = ARGV[i + 2 + 2 * f]
+    end
+    redis.call('HSET', KEYS[g], unpack(fields))
+    redis.call('ZADD', KEYS[3], score, string.sub(KEYS[g], string.find(KEYS[g], ':game:') + 6))
+  end
+  i = i + 3 + 2 * n
+end
+redis.call('SET', KEYS[1], ARGV[2])
+return 'ok'
+"""
+
+
+@dataclass(frozen=True)
+class GameModel:
+    """One game's read model at one version."""
+
+    game_id: str
+    version: int
+    summary: dict[str, Any]
+    views: dict[int, dict[str, Any]]  # seat (-1 spectator) -> view
+
+    def fields(self) -> list[str | bytes]:
+        out: list[str | bytes] = ["summary", dumps(self.summary)]
+        for seat, view in self.views.items():
+            out += [f"view:{seat}", dumps(view)]
+        return out
+
+
+class ReadModels:
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self.keys = ReadModelKeys(store.keys)
+        self._store_script = store.redis.register_script(STORE_LUA)
+
+    async def generation(self) -> int:
+        raw = await self.store.redis.get(self.keys.generation)
+        return int(raw) if raw else 1
+
+    async def checkpoint(self, gen: int, partition: int) -> int:
+        raw = await self.store.redis.get(self.keys.checkpoint(gen, partition))
+        return int(raw) if raw else 0
+
+    async def save(
+        self, gen: int, partition: int, fence: str, position: int, games: list[GameModel]
+    ) -> str:
+        keys = [
+            self.keys.checkpoint(gen, partition),
+            self.keys.fence(partition),
+            self.keys.lobby(gen, partition),
+            *(self.keys.game(gen, g.game_id) for g in games),
+        ]
+        args: list[str | int | bytes] = [fence, position]
+        for g in games:
+            fields = g.fields()
+            args += [g.version, int(g.summary.get("updated_ms", 0)), len(fields) // 2, *fields]
+        reply = await self._store_script(keys=keys, args=args)
+        return reply.decode() if isinstance(reply, bytes) else str(reply)
+
+    # -- reads (the gateway) ----------------------------------------------------------
+
+    async def view(self, gen: int, game_id: str, seat: int) -> tuple[int, dict[str, Any]] | None:
+        raw = cast(
+            list[bytes | None],
+            await self.store.redis.hmget(self.keys.game(gen, game_id), ["v", f"view:{seat}"]),
+        )
+        if raw[0] is None or raw[1] is None:
+            return None
+        return int(raw[0]), json.loads(raw[1])
+
+    async def summary(self, gen: int, game_id: str) -> dict[str, Any] | None:
+        raw = await self.store.redis.hget(self.keys.game(gen, game_id), "summary")
+        return json.loads(raw) if raw else None
+
+    async def lobby(self, gen: int, limit: int) -> list[dict[str, Any]]:
+        """The most recently updated games of every partition, newest first."""
+        pipe = self.store.redis.pipeline(transaction=False)
+        for p in range(self.store.settings.partitions):
+            pipe.zrevrange(self.keys.lobby(gen, p), 0, limit - 1, withscores=True)
+        entries: list[tuple[float, str]] = []
+        for reply in await pipe.execute():
+            entries += [(score, member.decode()) for member, score in reply]
+        entries.sort(reverse=True)
+        pipe = self.store.redis.pipeline(transaction=False)
+        for _, game_id in entries[:limit]:
+            pipe.hget(self.keys.game(gen, game_id), "summary")
+        return [json.loads(raw) for raw in await pipe.execute() if raw]

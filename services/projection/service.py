@@ -1,0 +1,97 @@
+"""The projection's gRPC service (replay) and the process that runs it with the worker."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from raffe.v1 import common_pb2, projection_pb2, projection_pb2_grpc
+from services.core.codec import dumps, to_domain
+from services.core.errors import InvalidArgument, UnknownGame
+from services.core.eventstore import EventStore, open_store
+from services.core.logs import configure_logging
+from services.core.metrics import start_metrics
+from services.core.server import guard
+from services.core.settings import ServiceSettings
+from services.games import GAMES
+from services.projection.consumer import Projector
+
+log = logging.getLogger("projection")
+SERVICE = projection_pb2.DESCRIPTOR.services_by_name["Projection"].full_name
+
+
+async def replay_view(
+    store: EventStore, game_id: str, seat: int, version: int, reveal: bool = False
+) -> dict[str, Any]:
+    """The view ``seat`` had at ``version``; with ``reveal``, every card (finished games
+    only: the whole log is public then)."""
+    meta = await store.meta(game_id)
+    if meta is None or meta.game_type not in GAMES:
+        raise UnknownGame(f"no game {game_id}")
+    if not 1 <= version <= meta.version:
+        raise InvalidArgument(f"version must be 1..{meta.version}", "bad_version")
+    game = GAMES[meta.game_type]
+    state = at_version = game.initial()
+    for stored in await store.read_game(game_id):
+        state = game.evolve(state, to_domain(stored))
+        if stored.version == version:
+            at_version = state
+    if reveal and not game.status(state).over:
+        raise InvalidArgument("reveal is for games that are over", "game_not_over")
+    return dict(game.view(at_version, seat, reveal))
+
+
+class ProjectionService(projection_pb2_grpc.ProjectionServicer):
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+
+    async def Replay(
+        self, request: common_pb2.ReplayRequest, context: grpc.aio.ServicerContext
+    ) -> common_pb2.ViewResponse:
+        async def run() -> common_pb2.ViewResponse:
+            view = await replay_view(
+                self.store, request.game_id, request.seat, request.version, request.reveal
+            )
+            return common_pb2.ViewResponse(
+                game_id=request.game_id, version=request.version, view_json=dumps(view)
+            )
+
+        return await guard(context, run)
+
+
+async def serve() -> None:
+    configure_logging()
+    settings = ServiceSettings.from_env(default_port=50070)
+    start_metrics()
+    store = await open_store(settings.store)
+    server = grpc.aio.server()
+    projection_pb2_grpc.add_ProjectionServicer_to_server(ProjectionService(store), server)  # type: ignore[no-untyped-call]
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection([SERVICE, health.SERVICE_NAME], server)
+    server.add_insecure_port(f"{settings.host}:{settings.port}")
+    await server.start()
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    projector = Projector(store, int(os.environ.get("RAFFE_LEASE_MS", "5000")))
+    worker = asyncio.create_task(projector.run())
+    log.info("serving", extra={"port": settings.port})
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    await asyncio.wait(
+        [worker, asyncio.create_task(stopping.wait())], return_when="FIRST_COMPLETED"
+    )
+    projector.stopping.set()
+    await health_servicer.enter_graceful_shutdown()
+    await server.stop(5)
+    await worker
+    await store.redis.aclose()
+    log.info("stopped")
