@@ -29,9 +29,9 @@ class Problem(Exception):
         self.status, self.code, self.detail, self.extra = status, code, detail, extra
 
 
-def problem_response(status: int, code: str, detail: str, **extra: Any) -> JSONResponse:
-    body = {"type": f"/problems/{code}", "title": code.replace("_", " "), "status": status,
-            "detail": detail, **extra}  # fmt: skip
+def problem_response(status: int, kind: str, detail: str, **extra: Any) -> JSONResponse:
+    body = {"type": f"/problems/{kind}", "title": kind.replace("_", " "), "status": status,
+            "detail": detail, "code": kind, **extra}  # fmt: skip
     headers = {"Retry-After": str(extra["retry_after"])} if "retry_after" in extra else None
     return JSONResponse(body, status_code=status, media_type=MEDIA_TYPE, headers=headers)
 
@@ -55,7 +55,7 @@ async def on_problem(request: Request, exc: Exception) -> JSONResponse:
 
 async def on_raffe_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RaffeError)
-    extra: dict[str, Any] = {"code": exc.code}
+    extra: dict[str, Any] = {}
     if isinstance(exc, VersionConflict):
         extra["current_version"] = exc.current
     return problem_response(_status_of(exc), exc.code, exc.message, **extra)

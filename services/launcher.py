@@ -73,6 +73,23 @@ def wait_port(port: int, process: subprocess.Popen[bytes], timeout: float = 30.0
     return False
 
 
+def with_free_ports(services: list[Service]) -> list[Service]:
+    """The same services on free ports (tests, or a machine where the defaults are taken)."""
+    return [Service(s.name, s.module, free_port()) for s in services]
+
+
+def wiring(services: list[Service]) -> dict[str, str]:
+    """Tell every process where the engines and the projection listen."""
+    engines = {
+        s.module.removeprefix("services.").replace("_", "-"): f"127.0.0.1:{s.port}"
+        for s in services
+        if s.name.endswith("engine")
+    }
+    env = {"RAFFE_ENGINES": ",".join(f"{k}={v}" for k, v in engines.items())}
+    env |= {"RAFFE_PROJECTION": f"127.0.0.1:{s.port}" for s in services if s.name == "projection"}
+    return env
+
+
 def start_service(service: Service, env: dict[str, str]) -> subprocess.Popen[bytes]:
     # The bot runner serves only metrics: its metrics port is the one to wait for.
     metrics = service.port if service.module == "services.bots" else service.port + 1000
@@ -87,7 +104,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--state-dir", default=".run", help="where Redis keeps its AOF")
     parser.add_argument("--redis-port", type=int, default=None, help="default: a free port")
+    parser.add_argument("--free-ports", action="store_true", help="every service on a free port")
     args = parser.parse_args(argv)
+    services = [s for s in SERVICES if available(s)]
+    if args.free_ports:
+        services = with_free_ports(services)
 
     stop = False
 
@@ -104,10 +125,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{redis.appendfsync}) at {redis.url}",
         flush=True,
     )
-    env = {**os.environ, "RAFFE_REDIS_URL": redis.url}
+    env = {**os.environ, "RAFFE_REDIS_URL": redis.url, **wiring(services)}
     children: list[tuple[Service, subprocess.Popen[bytes]]] = []
     try:
-        for service in filter(available, SERVICES):
+        for service in services:
             children.append((service, start_service(service, env)))
             print(f"{service.name} at 127.0.0.1:{service.port}", flush=True)
         gateway = next((s for s, _ in children if s.module == "gateway"), None)

@@ -38,7 +38,7 @@ def typed_error(error: grpc.aio.AioRpcError) -> RaffeError:
     if detail is None:
         return EngineUnavailable(error.details() or str(status))
     if status == grpc.StatusCode.ABORTED:
-        return VersionConflict(0, detail.current_version)
+        return VersionConflict(0, detail.current_version, detail.message)
     if status == grpc.StatusCode.NOT_FOUND:
         return UnknownGame(detail.message, detail.code)
     if status == grpc.StatusCode.FAILED_PRECONDITION:

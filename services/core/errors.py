@@ -47,9 +47,9 @@ class VersionConflict(RaffeError):
 
     code = "version_conflict"
 
-    def __init__(self, expected: int, current: int) -> None:
+    def __init__(self, expected: int, current: int, message: str = "") -> None:
         super().__init__(
-            f"expected version {expected} but the game is at version {current}",
+            message or f"expected version {expected} but the game is at version {current}",
         )
         self.expected = expected
         self.current = current

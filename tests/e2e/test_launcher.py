@@ -13,7 +13,7 @@ import redis
 
 def test_launcher_starts_redis_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "services.launcher", "--state-dir", str(tmp_path)],
+        [sys.executable, "-m", "services.launcher", "--state-dir", str(tmp_path), "--free-ports"],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -35,3 +35,4 @@ def test_launcher_starts_redis_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     assert process.returncode == 0
     assert "raffe stopped" in rest
     assert (tmp_path / "redis").is_dir()
+    assert "gateway: http://127.0.0.1:" in "".join(lines)

@@ -1,0 +1,24 @@
+"""One running system for the end-to-end tests of a session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.e2e.system import System, running_system
+
+
+@pytest.fixture(scope="session")
+def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
+    state: Path = tmp_path_factory.mktemp("raffe-e2e")
+    with running_system(state, RAFFE_RATE_PER_ADDRESS="2000", RAFFE_RATE_PER_TOKEN="2000") as s:
+        yield s
+
+
+@pytest.fixture
+def http(system: System) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=system.base_url, timeout=20) as client:
+        yield client

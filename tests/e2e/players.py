@@ -1,0 +1,54 @@
+"""Playing a seat through the REST API, as a frontend would."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import httpx
+
+from services.bots.registry import bot_for
+from services.core.rng import SeededRng
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def create(
+    http: httpx.Client, game: str, seats: list[dict[str, Any]], **extra: Any
+) -> dict[str, Any]:
+    response = http.post("/v1/games", json={"game": game, "seats": seats, **extra})
+    assert response.status_code == 201, response.text
+    return dict(response.json())
+
+
+def play_seat(
+    http: httpx.Client, game: str, game_id: str, token: str, level: str, timeout: float = 90.0
+) -> dict[int, dict[str, Any]]:
+    """Play one seat to the end; returns the view each command's response delivered, by
+    version."""
+    seen: dict[int, dict[str, Any]] = {}
+    bot = bot_for(game, level)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        current = http.get(f"/v1/games/{game_id}", headers=auth(token)).json()
+        if current["view"]["status"]["over"]:
+            return seen
+        legal = http.get(f"/v1/games/{game_id}/commands", headers=auth(token)).json()
+        if not legal["to_act"]:
+            time.sleep(0.02)
+            continue
+        command = bot(current["view"], legal, SeededRng(game_id, legal["version"]))
+        response = http.post(
+            f"/v1/games/{game_id}/commands",
+            json={"command": command, "command_id": uuid.uuid4().hex},
+            headers={**auth(token), "If-Match": f'"{legal["version"]}"'},
+        )
+        if response.status_code == 409:  # a bot moved in between (Giraffometer): retry
+            continue
+        assert response.status_code == 200, response.text
+        body = response.json()
+        seen[body["version"]] = body["view"]
+    raise AssertionError("the game did not end in time")
