@@ -86,7 +86,9 @@ def wiring(services: list[Service]) -> dict[str, str]:
         if s.name.endswith("engine")
     }
     env = {"RAFFE_ENGINES": ",".join(f"{k}={v}" for k, v in engines.items())}
-    env |= {"RAFFE_PROJECTION": f"127.0.0.1:{s.port}" for s in services if s.name == "projection"}
+    projection = next((s for s in services if s.name == "projection"), None)
+    if projection:
+        env["RAFFE_PROJECTION"] = f"127.0.0.1:{projection.port}"
     return env
 
 

@@ -118,8 +118,10 @@ async def get_game(
     """The caller's view (a spectator's without a token). ``min_version`` waits, bounded,
     until the read model has caught up with your own write."""
     seat = seat_in(game_id, who)
+    engine = await c.engine_for(game_id)  # 404 for unknown games, before any waiting
     gen = await c.generation()
-    deadline = asyncio.get_running_loop().time() + c.settings.read_wait_ms / 1000
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + (c.settings.read_wait_ms / 1000 if min_version else 0)
     while True:
         found = await c.read_models.view(gen, game_id, seat)
         if found and found[0] >= min_version:
@@ -127,11 +129,11 @@ async def get_game(
             return GameView(
                 game_id=game_id, version=found[0], seat=seat, view=found[1], source="projection"
             )
-        if asyncio.get_running_loop().time() > deadline:
+        if loop.time() >= deadline:
             break
         await asyncio.sleep(0.01)
     # The projection lags (or has not seen the game yet): ask the engine.
-    version, view, _ = await (await c.engine_for(game_id)).view(game_id, seat)
+    version, view, _ = await engine.view(game_id, seat)
     response.headers["ETag"] = f'"{version}"'
     return GameView(game_id=game_id, version=version, seat=seat, view=view, source="engine")
 
@@ -214,13 +216,11 @@ async def replay(
     c: ClientsDep,
     who: CallerDep,
     version: Annotated[int, Query(ge=1)],
+    reveal: bool = False,
 ) -> dict[str, Any]:
-    """The caller's view as it was at ``version``; every card once the game is over."""
+    """The caller's view as it was at ``version``. ``reveal=true`` shows every card and
+    the seed, for games that are over (their whole log is public then)."""
     seat = seat_in(game_id, who)
     await c.game_type(game_id)
-    return {
-        "game_id": game_id,
-        "version": version,
-        "seat": seat,
-        "view": await c.replay(game_id, seat, version),
-    }
+    view = await c.replay(game_id, seat, version, reveal)
+    return {"game_id": game_id, "version": version, "seat": seat, "view": view}

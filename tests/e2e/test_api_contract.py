@@ -1,0 +1,223 @@
+"""The API's promises over HTTP: hidden information, authorisation, every error status
+with its problem+json body (and nothing appended), SSE resumption, rate limits."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+import uuid
+from typing import Any
+
+import httpx
+import pytest
+
+from services.core.local_redis import free_port
+from services.core.rng import SeededRng
+from services.giraffe_raffe.bots import random_bot
+from services.giraffe_raffe.cards import DECK
+from tests.e2e.players import auth, create
+from tests.e2e.system import System
+
+SEED = "SEED-e2e-leak-check-7f3a"
+PROBLEM = "application/problem+json"
+
+
+def quoted(cards: set[str]) -> list[bytes]:
+    return [f'"{c}"'.encode() for c in cards]
+
+
+def sse_frames(
+    http: httpx.Client, game_id: str, headers: dict[str, str], count: int
+) -> list[dict[str, Any]]:
+    """Read ``count`` events from the live stream, then hang up."""
+    frames: list[dict[str, Any]] = []
+    with http.stream("GET", f"/v1/games/{game_id}/events/stream", headers=headers) as stream:
+        current: dict[str, Any] = {}
+        for line in stream.iter_lines():
+            if line.startswith("id:"):
+                current["id"] = int(line[3:].strip())
+            elif line.startswith("data:"):
+                current["data"] = json.loads(line[5:].strip())
+                current["raw"] = line
+            elif line == "" and "data" in current:
+                frames.append(current)
+                current = {}
+                if len(frames) >= count:
+                    break
+    return frames
+
+
+def move(
+    http: httpx.Client, game_id: str, tokens: dict[int, str], rng: SeededRng
+) -> httpx.Response | None:
+    """One random move by whichever seat must act (None once the game is over)."""
+    for token in tokens.values():
+        legal = http.get(f"/v1/games/{game_id}/commands", headers=auth(token)).json()
+        if legal["to_act"]:
+            params = {"min_version": legal["version"]}
+            view = http.get(f"/v1/games/{game_id}", params=params, headers=auth(token)).json()
+            command = random_bot(view["view"], legal, rng)
+            body = {"command": command, "command_id": uuid.uuid4().hex}
+            return http.post(f"/v1/games/{game_id}/commands", json=body, headers=auth(token))
+    return None
+
+
+def test_no_body_or_frame_of_a_running_game_leaks_hidden_cards(http: httpx.Client) -> None:
+    created = create(http, "giraffe-raffe", [{"kind": "human"}] * 3, seed=SEED)
+    game_id, tokens = created["game_id"], {int(k): v for k, v in created["tokens"].items()}
+    captured: list[tuple[int, int, bytes]] = []  # (viewer seat, version, raw body)
+    rng = SeededRng("leak")
+    version = created["version"]
+    for _ in range(12):
+        params = {"min_version": version}
+        spectator = http.get(f"/v1/games/{game_id}", params=params)
+        version = spectator.json()["version"]
+        if spectator.json()["view"]["status"]["over"]:
+            break
+        captured.append((-1, version, spectator.content))
+        captured.append((-1, version, http.get(f"/v1/games/{game_id}/events").content))
+        for seat, token in tokens.items():
+            for path in ("", "/events", "/commands"):
+                url = f"/v1/games/{game_id}{path}"
+                captured.append(
+                    (seat, version, http.get(url, params=params, headers=auth(token)).content)
+                )
+        posted = move(http, game_id, tokens, rng)
+        assert posted is not None and posted.status_code == 200, posted
+        version = posted.json()["version"]
+    frames = {seat: sse_frames(http, game_id, auth(token), 5) for seat, token in tokens.items()}
+    frames[-1] = sse_frames(http, game_id, {}, 5)
+    # Finish the game so the whole log is public, then learn what was hidden when.
+    while move(http, game_id, tokens, rng) is not None:
+        pass
+    for seat, version, raw in captured:
+        truth = http.get(
+            f"/v1/games/{game_id}/replay", params={"version": version, "reveal": "true"}
+        ).json()["view"]
+        own = set(truth["hands"][seat]) if seat >= 0 else set()
+        hidden = {c for s, hand in enumerate(truth["hands"]) if s != seat for c in hand} | set(
+            truth["redraw"]
+        )
+        hidden -= own
+        assert SEED.encode() not in raw
+        leaks = [c for c in quoted(hidden) if c in raw]
+        assert not leaks, f"seat {seat} at version {version} saw {leaks}"
+    dealt = {
+        seat: next(f for f in fs if f["data"]["type"] == "CardsDealt")
+        for seat, fs in frames.items()
+    }
+    for seat, frame in dealt.items():
+        assert set(frame["data"]["data"]["hands"]) == ({str(seat)} if seat >= 0 else set())
+        assert SEED not in frame["raw"] and "redraw" not in frame["data"]["data"]
+    assert set(DECK)  # the card ids searched for are the real ones
+
+
+def test_authorisation(http: httpx.Client) -> None:
+    a = create(http, "giraffe-raffe", [{"kind": "human"}, {"kind": "open"}], options={"dealer": 0})
+    b = create(http, "giraffe-raffe", [{"kind": "human"}, {"kind": "human"}])
+    game_id = a["game_id"]
+    claimed = http.post(f"/v1/games/{game_id}/seats/1")
+    assert claimed.status_code == 201
+    again = http.post(f"/v1/games/{game_id}/seats/1")
+    assert again.status_code == 409 and again.json()["type"] == "/problems/seat_taken"
+    assert http.post(f"/v1/games/{game_id}/seats/0").status_code == 409  # a human seat is not open
+    seat1 = claimed.json()["token"]
+    # Seat 1's token acts as seat 1 only: it is seat 0's turn.
+    body = {"command": {"type": "return_apple"}, "command_id": "x"}
+    moved = http.post(f"/v1/games/{game_id}/commands", headers=auth(seat1), json=body)
+    assert moved.status_code == 422 and moved.json()["code"] == "not_your_turn"
+    # It reads seat 1's view, never seat 0's hand.
+    view = http.get(f"/v1/games/{game_id}", headers=auth(seat1)).json()["view"]
+    assert view["seat"] == 1
+    # It touches no other game.
+    other = http.get(f"/v1/games/{b['game_id']}", headers=auth(seat1))
+    assert other.status_code == 403 and other.headers["content-type"] == PROBLEM
+
+
+def test_every_error_status_is_problem_json_and_appends_nothing(http: httpx.Client) -> None:
+    created = create(
+        http, "giraffe-raffe", [{"kind": "human"}, {"kind": "human"}], options={"dealer": 0}
+    )
+    game_id, token = created["game_id"], created["tokens"]["0"]
+    version = http.get(f"/v1/games/{game_id}").json()["version"]
+    url = f"/v1/games/{game_id}/commands"
+    ok_body = {"command": {"type": "return_apple"}, "command_id": "c"}
+    me = auth(token)
+    big = b'{"command_id": "' + b"x" * 70_000 + b'"}'
+    bad_card = {"command": {"type": "play", "tree": "pair", "cards": ["Z9"]}, "command_id": "d"}
+    cases = [
+        (http.post(url, json=ok_body), 401, "token_required"),
+        (http.post(url, json=ok_body, headers=auth("not-a-token")), 401, "bad_token"),
+        (http.get("/v1/games/nope-nope"), 404, "unknown_game"),
+        (http.post(url, json=ok_body, headers={**me, "If-Match": '"1"'}), 409, "version_conflict"),
+        (
+            http.post(url, content=big, headers={**me, "content-type": "application/json"}),
+            413,
+            "too_large",
+        ),
+        (
+            http.post(url, content=b"hi", headers={**me, "content-type": "text/plain"}),
+            415,
+            "unsupported_media_type",
+        ),
+        (http.post(url, json=ok_body, headers=me), 422, "no_apple"),
+        (http.post(url, json={**ok_body, "extra": 1}, headers=me), 422, "invalid_request"),
+        (http.post(url, json=bad_card, headers=me), 422, "unknown_card"),
+    ]
+    for response, status, code in cases:
+        assert response.status_code == status, (status, response.text)
+        assert response.headers["content-type"] == PROBLEM
+        body = response.json()
+        assert body["status"] == status and body["type"] == f"/problems/{code}" and body["detail"]
+    conflict = cases[3][0].json()
+    assert conflict["current_version"] == version
+    assert http.get(f"/v1/games/{game_id}").json()["version"] == version
+
+
+def test_sse_resumes_with_last_event_id_losing_and_repeating_nothing(http: httpx.Client) -> None:
+    created = create(http, "giraffe-raffe", [{"kind": "bot"}] * 3)
+    game_id = created["game_id"]
+    first = sse_frames(http, game_id, {}, 4)
+    rest = sse_frames(http, game_id, {"Last-Event-ID": str(first[-1]["id"])}, 10_000)
+    ids = [f["id"] for f in first + rest]
+    assert ids == list(range(1, len(ids) + 1))
+    assert rest[-1]["data"]["type"] == "GameEnded"
+
+
+def test_rate_limits_answer_429_with_retry_after(system: System) -> None:
+    port = free_port()
+    env = {**system.env, "RAFFE_PORT": str(port), "RAFFE_RATE_PER_ADDRESS": "2"}
+    gateway = subprocess.Popen(
+        [sys.executable, "-m", "gateway"], env=env, stderr=subprocess.DEVNULL
+    )
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
+            for _ in range(100):
+                try:
+                    client.get("/healthz")
+                    break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            statuses = [client.get("/v1/games/whatever").status_code for _ in range(12)]
+            limited = client.get("/v1/games/whatever")
+        assert 429 in statuses and limited.status_code == 429
+        assert (
+            limited.headers["content-type"] == PROBLEM and int(limited.headers["retry-after"]) >= 1
+        )
+    finally:
+        gateway.terminate()
+        gateway.wait(timeout=10)
+
+
+@pytest.mark.parametrize("path", ["/docs", "/openapi.json"])
+def test_openapi_documents_every_command_with_examples(http: httpx.Client, path: str) -> None:
+    response = http.get(path)
+    assert response.status_code == 200
+    if path.endswith(".json"):
+        text = response.text
+        for command in ("Play", "ReturnApple", "ChooseRobotPlay", "Vote", "CloseRound"):
+            assert f'"{command}"' in text
+        assert len(re.findall(r'"command_id":\s*"c-\d"', text)) == 5
