@@ -127,7 +127,9 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 time_ms=c.time_ms or None,
                 dry_run=c.dry_run,
             )
-            _, view, _ = await self.runtime.view(c.game_id, c.seat)
+            view = outcome.view
+            if view is None:
+                _, view, _ = await self.runtime.view(c.game_id, c.seat)
             r = outcome.result
             COMMANDS.labels(game, "duplicate" if r.duplicate else "ok").inc()
             return common_pb2.ExecuteResponse(

@@ -45,6 +45,7 @@ class Outcome:
     game_id: str
     result: AppendResult
     events: list[StoredEvent]
+    view: dict[str, Any] | None = None  # the caller's view at result.version
 
 
 class GameRuntime(Generic[S]):
@@ -95,7 +96,9 @@ class GameRuntime(Generic[S]):
             raise InvalidArgument("a command id is 1-128 characters", "bad_command_id")
         known = await self.store.command_result(game_id, command_id)
         if known is not None:
-            return await self._outcome(game_id, known, seat)
+            return await self._outcome(
+                game_id, known, seat, await self._state_at(game_id, known.version)
+            )
         time_ms = now_ms() if time_ms is None else time_ms
         for attempt in range(RETRIES):
             loaded = await self.load(game_id)
@@ -109,8 +112,13 @@ class GameRuntime(Generic[S]):
                 if expected_version != ANY_VERSION or attempt == RETRIES - 1:
                     raise
                 continue
-            self._fold_new(game_id, loaded, events, result)
-            return await self._outcome(game_id, result, seat)
+            if result.duplicate:  # the same command id won a race: answer its result
+                return await self._outcome(
+                    game_id, result, seat, await self._state_at(game_id, result.version)
+                )
+            return await self._outcome(
+                game_id, result, seat, self._fold_new(game_id, loaded, events, result)
+            )
         raise AssertionError("unreachable")
 
     async def validate(
@@ -128,16 +136,21 @@ class GameRuntime(Generic[S]):
         loaded = await self.load(game_id)
         if expected_version not in (ANY_VERSION, loaded.version):
             raise VersionConflict(expected_version, loaded.version)
-        events = self.game.decide(
-            loaded.state, seat, command, SeededRng(loaded.seed, loaded.version)
-        )
+        rng = SeededRng(loaded.seed, loaded.version)
+        now = now_ms() if time_ms is None else time_ms
+        events = self.game.decide(loaded.state, seat, command, rng, now)
         stored = [
             StoredEvent(game_id, self.game.name, loaded.version + i, e.id, e.type,
                         e.schema_version, e.payload, e.actor, "", 0, self.game.engine_version)
             for i, e in enumerate((to_new(ev) for ev in events), start=1)
         ]  # fmt: skip
         result = AppendResult(loaded.version + len(events), self.store.partition_of(game_id), 0, 0)
-        return Outcome(game_id, result, await self.redacted(game_id, stored, seat))
+        state = loaded.state
+        for event in events:
+            state = self.game.evolve(state, event)
+        return Outcome(
+            game_id, result, await self.redacted(game_id, stored, seat), self.game.view(state, seat)
+        )
 
     async def _append(
         self, game_id: str, expected: int, command_id: str, events: list[Event], time_ms: int | None
@@ -152,19 +165,25 @@ class GameRuntime(Generic[S]):
             engine_version=self.game.engine_version,
         )
 
-    def _fold_new(
-        self, game_id: str, loaded: Loaded[S], events: list[Event], r: AppendResult
-    ) -> None:
-        if r.duplicate:
-            return
+    def _fold_new(self, game_id: str, loaded: Loaded[S], events: list[Event], r: AppendResult) -> S:
         state = loaded.state
         for e in events:
             state = self.game.evolve(state, e)
         self._remember(game_id, replace(loaded, state=state, version=r.version))
+        return state
 
-    async def _outcome(self, game_id: str, result: AppendResult, seat: int) -> Outcome:
+    async def _state_at(self, game_id: str, version: int) -> S:
+        state = self.game.initial()
+        for stored in await self.store.read_game_range(game_id, 0, version):
+            state = self.game.evolve(state, to_domain(stored))
+        return state
+
+    async def _outcome(
+        self, game_id: str, result: AppendResult, seat: int, state: S | None = None
+    ) -> Outcome:
         stored = await self.store.read_game_range(game_id, result.first_version - 1, result.version)
-        return Outcome(game_id, result, await self.redacted(game_id, stored, seat))
+        view = None if state is None else self.game.view(state, seat)
+        return Outcome(game_id, result, await self.redacted(game_id, stored, seat), view)
 
     # -- reads --------------------------------------------------------------------
 
