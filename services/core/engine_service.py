@@ -115,6 +115,10 @@ class EngineService(common_pb2_grpc.EngineServicer):
                     return await execute(c)
             except RaffeError as error:
                 COMMANDS.labels(game, error.code).inc()
+                log.info(
+                    "command refused",
+                    extra={"game_id": c.game_id, "seat": c.seat, "code": error.code},
+                )
                 raise
 
         async def execute(c: common_pb2.Command) -> common_pb2.ExecuteResponse:
@@ -132,6 +136,11 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 _, view, _ = await self.runtime.view(c.game_id, c.seat)
             r = outcome.result
             COMMANDS.labels(game, "duplicate" if r.duplicate else "ok").inc()
+            log.info(
+                "command",
+                extra={"game_id": c.game_id, "version": r.version, "seat": c.seat,
+                       "command_id": c.command_id, "duplicate": r.duplicate},
+            )  # fmt: skip
             return common_pb2.ExecuteResponse(
                 version=r.version,
                 partition=r.partition,

@@ -43,7 +43,7 @@ def validate(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any
         raise InvalidArgument("option penalties must be true/false or on/off", "bad_option")
     timer = raw.get("round_timer")
     if timer is not None:
-        timer = _int(raw, "round_timer", 10, 3600)
+        timer = _int(raw, "round_timer", 5, 3600)
     return {
         "target": _int(raw, "target", 1, 100),
         "penalties": penalties,
