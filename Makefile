@@ -41,6 +41,9 @@ lint: proto
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy services/core
 
+demo: proto
+	$(BIN)/python -m services.demo
+
 bench: proto
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
