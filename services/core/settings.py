@@ -23,6 +23,8 @@ class StoreSettings:
     """How the event store reaches Redis and what it accepts."""
 
     redis_url: str = "redis://127.0.0.1:6379/0"
+    # Kept apart from the URL so it can come from a Secret (RAFFE_REDIS_PASSWORD).
+    redis_password: str = ""
     cluster: bool = False
     key_prefix: str = "raffe"
     # Fixed per deployment: changing it moves games to other partitions.
@@ -34,6 +36,7 @@ class StoreSettings:
     def from_env(cls) -> StoreSettings:
         return cls(
             redis_url=os.environ.get("RAFFE_REDIS_URL", cls.redis_url),
+            redis_password=os.environ.get("RAFFE_REDIS_PASSWORD", ""),
             cluster=_env_bool("RAFFE_REDIS_CLUSTER", cls.cluster),
             key_prefix=os.environ.get("RAFFE_KEY_PREFIX", cls.key_prefix),
             partitions=_env_int("RAFFE_PARTITIONS", cls.partitions),

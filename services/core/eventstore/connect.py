@@ -10,9 +10,10 @@ from services.core.settings import StoreSettings
 
 
 async def redis_client(settings: StoreSettings) -> RedisClient:
+    password = {"password": settings.redis_password} if settings.redis_password else {}
     if not settings.cluster:
-        return Redis.from_url(settings.redis_url)
-    client = RedisCluster.from_url(settings.redis_url)
+        return Redis.from_url(settings.redis_url, **password)
+    client = RedisCluster.from_url(settings.redis_url, **password)
     # redis-py's async cluster client breaks (a connection with no writer) when many
     # tasks trigger its lazy initialisation at once; initialise it before sharing it.
     await client.initialize()

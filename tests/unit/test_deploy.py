@@ -1,0 +1,164 @@
+"""deploy/: the image and the Kubernetes manifests, checked without a cluster.
+
+Every overlay renders with `kubectl kustomize`, every object validates against the
+Kubernetes OpenAPI schema, every workload has probes, requests, limits and a non-root,
+read-only security context, every setting a service reads has a value, and images and
+ports agree with the services' own settings."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from services.launcher import SERVICES
+
+ROOT = Path(__file__).resolve().parents[2]
+K8S = ROOT / "deploy" / "k8s"
+TARGETS = ["base", "overlays/local", "overlays/production"]
+K8S_VERSION = "1.32"
+# Settings only the local launcher or the local redis helpers read.
+LOCAL_ONLY = {"RAFFE_APPENDFSYNC", "RAFFE_REDIS_SERVER", "RAFFE_REDIS_CLI"}
+
+needs_kubectl = pytest.mark.skipif(
+    shutil.which("kubectl") is None and not os.environ.get("CI"),
+    reason="kubectl is not installed (CI installs it)",
+)
+
+
+def render(target: str) -> list[dict[str, Any]]:
+    out = subprocess.run(
+        ["kubectl", "kustomize", str(K8S / target)], capture_output=True, text=True, check=True
+    ).stdout
+    return [doc for doc in yaml.safe_load_all(out) if doc]
+
+
+def workloads(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [o for o in objects if o["kind"] in ("Deployment", "StatefulSet")]
+
+
+def env_of(container: dict[str, Any], objects: list[dict[str, Any]]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for source in container.get("envFrom", []):
+        name = source["configMapRef"]["name"]
+        config = next(
+            o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == name
+        )
+        env |= config["data"]
+    for item in container.get("env", []):
+        env[item["name"]] = item.get("value", "<from secret>")
+    return env
+
+
+def settings_read_by_code() -> set[str]:
+    names: set[str] = set()
+    for folder in ("services", "gateway"):
+        for path in (ROOT / folder).rglob("*.py"):
+            names |= set(re.findall(r"\b(RAFFE_[A-Z_]+)\b", path.read_text()))
+    return names - LOCAL_ONLY
+
+
+@needs_kubectl
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_object_renders_and_validates(target: str) -> None:
+    objects = render(target)
+    assert len(objects) > 10
+    for obj in objects:
+        kubernetes_validate.validate(obj, K8S_VERSION, strict=True)
+
+
+def test_the_validator_rejects_a_broken_object() -> None:
+    broken = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"},
+              "spec": {"replicas": "two", "selector": {}, "template": {}}}  # fmt: skip
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, K8S_VERSION, strict=True)
+
+
+@needs_kubectl
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_workload_has_probes_resources_and_a_locked_down_context(target: str) -> None:
+    for w in workloads(render(target)):
+        pod = w["spec"]["template"]["spec"]
+        assert pod["securityContext"]["runAsNonRoot"] is True, w["metadata"]["name"]
+        for c in pod["containers"]:
+            where = f"{w['metadata']['name']}/{c['name']}"
+            assert "readinessProbe" in c and "livenessProbe" in c, where
+            assert {"cpu", "memory"} <= set(c["resources"]["requests"]), where
+            assert {"cpu", "memory"} <= set(c["resources"]["limits"]), where
+            sc = c["securityContext"]
+            assert sc["readOnlyRootFilesystem"] and not sc["allowPrivilegeEscalation"], where
+
+
+@needs_kubectl
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_setting_a_service_reads_has_a_value(target: str) -> None:
+    objects = render(target)
+    wanted = settings_read_by_code()
+    for w in workloads(objects):
+        if w["metadata"]["name"] == "raffe-redis":
+            continue
+        container = w["spec"]["template"]["spec"]["containers"][0]
+        env = env_of(container, objects)
+        needed = wanted - ({"RAFFE_METRICS_PORT"} if container["args"] == ["gateway"] else set())
+        assert not needed - set(env), f"{w['metadata']['name']} lacks {needed - set(env)}"
+
+
+@needs_kubectl
+@pytest.mark.parametrize("target", TARGETS)
+def test_images_and_ports_agree_with_the_services(target: str) -> None:
+    objects = render(target)
+    ports = {s.module: s.port for s in SERVICES if s.module != "services.riff_raff"}
+    services = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Service"}
+    images = set()
+    for w in workloads(objects):
+        if w["metadata"]["name"] == "raffe-redis":
+            continue
+        c = w["spec"]["template"]["spec"]["containers"][0]
+        module = c["args"][0]
+        main = next(p["containerPort"] for p in c["ports"] if p["name"] == "main")
+        assert main == ports[module] == int(env_of(c, objects)["RAFFE_PORT"]), module
+        images.add(c["image"])
+        if w["metadata"]["name"] in services:
+            assert services[w["metadata"]["name"]]["spec"]["ports"][0]["port"] == main
+    assert len(images) == 1, images  # one image for every service
+    config = next(
+        o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "raffe-config"
+    )
+    for target_ in config["data"]["RAFFE_ENGINES"].split(","):
+        game, _, address = target_.partition("=")
+        host, port = address.removeprefix("dns:///").split(":")
+        assert services[host]["spec"].get("clusterIP") == "None", f"{host} must be headless"
+        assert int(port) == ports["services." + game.replace("-", "_")]
+
+
+def test_engine_entry_points_use_the_launcher_ports() -> None:
+    from services.giraffe_raffe.__main__ import DEFAULT_PORT as GIRAFFE_RAFFE
+    from services.giraffometer.__main__ import DEFAULT_PORT as GIRAFFOMETER
+
+    ports = {s.module: s.port for s in SERVICES}
+    assert ports["services.giraffe_raffe"] == GIRAFFE_RAFFE
+    assert ports["services.giraffometer"] == GIRAFFOMETER
+
+
+def test_the_dockerfile_is_multi_stage_non_root_and_lints_clean() -> None:
+    dockerfile = ROOT / "deploy" / "docker" / "Dockerfile"
+    text = dockerfile.read_text()
+    stages = re.findall(r"^FROM \S+ AS (\w+)", text, flags=re.MULTILINE)
+    assert stages == ["build", "run"]
+    final = text.split("AS run", 1)[1]
+    assert re.search(r"^USER 10001", final, flags=re.MULTILINE)
+    assert "grpc_tools.protoc" in text.split("AS run", 1)[0]  # protobuf generated in the build
+    assert "grpcio-tools" not in final and "gcc" not in final
+    assert (ROOT / ".dockerignore").exists()
+    hadolint = shutil.which("hadolint") or str(Path(sys.executable).parent / "hadolint")
+    if Path(hadolint).exists():
+        done = subprocess.run([hadolint, str(dockerfile)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout
