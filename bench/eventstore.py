@@ -30,9 +30,14 @@ async def measure(url: str, writers: int, count: int, seconds: float) -> tuple[f
     async def append_one(w: int) -> None:
         event = NewEvent(id=str(uuid.uuid4()), type="CardsPlayed", payload=PAYLOAD, actor=0)
         result = await store.append(
-            games[w], "bench", versions[w], uuid.uuid4().hex, [event],
-            time_ms=1, engine_version="bench",
-        )  # fmt: skip
+            games[w],
+            "bench",
+            versions[w],
+            uuid.uuid4().hex,
+            [event],
+            time_ms=1,
+            engine_version="bench",
+        )
         versions[w] = result.version
 
     async def xadd_one(w: int) -> None:

@@ -77,9 +77,12 @@ def _guards(app: FastAPI, settings: GatewaySettings) -> None:
 
 
 async def _checked(
-    request: Request, call_next: Next, settings: GatewaySettings, per_token: Buckets,
+    request: Request,
+    call_next: Next,
+    settings: GatewaySettings,
+    per_token: Buckets,
     per_address: Buckets,
-) -> Response:  # fmt: skip
+) -> Response:
     address = request.client.host if request.client else "unknown"
     wait = per_address.take(address)
     auth = request.headers.get("authorization", "")

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-GameName = Literal["giraffe-raffe", "giraffometer"]
+GameName = Literal["giraffe-raffe", "giraffometer", "riff-raff"]
 
 
 class Strict(BaseModel):
@@ -92,8 +92,79 @@ class CloseRound(Strict):
     type: Literal["close_round"]
 
 
+# -- Riff Raff commands -----------------------------------------------------------------
+
+
+class ChooseCard(Strict):
+    """Riff Raff: choose this round's card, secretly (RR-3)."""
+
+    type: Literal["choose_card"]
+    card: int = Field(ge=1, le=10)
+
+
+class ChooseCaptain(Strict):
+    """Riff Raff: the previous captain picks the captain among players tied for highest."""
+
+    type: Literal["choose_captain"]
+    seat: int = Field(ge=0, le=3)
+
+
+class OrderPlayers(Strict):
+    """Riff Raff: the captain orders players who played the same card."""
+
+    type: Literal["order_players"]
+    order: list[int] = Field(min_length=2, max_length=4)
+
+
+class Cargo(Strict):
+    piece: Literal["boat", "barrel", "flacon", "box", "sailor", "plank", "rat", "chest"]
+    position: float = Field(0.5, ge=0, le=1, description="across the area, left to right")
+    orientation: float = Field(0, ge=0, le=360, description="degrees")
+
+
+class LoadCargo(Strict):
+    """Riff Raff: load one piece, or two (a declared double load) on areas 5-10 (RR-4)."""
+
+    type: Literal["load"]
+    pieces: list[Cargo] = Field(min_length=1, max_length=2)
+
+
+class Catch(Strict):
+    """Riff Raff (simulated): try to catch up to two fallen pieces (RR-5, RR-7)."""
+
+    type: Literal["catch"]
+    pieces: list[str] = Field(max_length=2)
+
+
+class Report(Strict):
+    """Riff Raff (tabletop): what fell and what was caught on the real ship."""
+
+    type: Literal["report", "settle"]
+    fell: list[str] = Field(default_factory=list, max_length=64)
+    caught: list[str] = Field(default_factory=list, max_length=2)
+    second_not_loaded: bool = False
+
+
+class Review(Strict):
+    """Riff Raff (tabletop): accept or dispute the active player's report."""
+
+    type: Literal["accept", "dispute"]
+
+
 Command = Annotated[
-    Play | ReturnApple | ChooseRobotPlay | Vote | CloseRound, Field(discriminator="type")
+    Play
+    | ReturnApple
+    | ChooseRobotPlay
+    | Vote
+    | CloseRound
+    | ChooseCard
+    | ChooseCaptain
+    | OrderPlayers
+    | LoadCargo
+    | Catch
+    | Report
+    | Review,
+    Field(discriminator="type"),
 ]
 
 
@@ -113,6 +184,12 @@ class CommandIn(Strict):
                 {"command": {"type": "choose_robot_play", "option": 0}, "command_id": "c-3"},
                 {"command": {"type": "vote", "lowest": 2, "highest": 5}, "command_id": "c-4"},
                 {"command": {"type": "close_round"}, "command_id": "c-5"},
+                {"command": {"type": "choose_card", "card": 7}, "command_id": "c-6"},
+                {
+                    "command": {"type": "load", "pieces": [{"piece": "barrel", "position": 0.3}]},
+                    "command_id": "c-7",
+                },
+                {"command": {"type": "catch", "pieces": ["s1-rat-0"]}, "command_id": "c-8"},
             ]
         },
     )

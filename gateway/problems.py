@@ -30,8 +30,14 @@ class Problem(Exception):
 
 
 def problem_response(status: int, kind: str, detail: str, **extra: Any) -> JSONResponse:
-    body = {"type": f"/problems/{kind}", "title": kind.replace("_", " "), "status": status,
-            "detail": detail, "code": kind, **extra}  # fmt: skip
+    body = {
+        "type": f"/problems/{kind}",
+        "title": kind.replace("_", " "),
+        "status": status,
+        "detail": detail,
+        "code": kind,
+        **extra,
+    }
     headers = {"Retry-After": str(extra["retry_after"])} if "retry_after" in extra else None
     return JSONResponse(body, status_code=status, media_type=MEDIA_TYPE, headers=headers)
 
@@ -67,8 +73,9 @@ async def on_validation(request: Request, exc: Exception) -> JSONResponse:
         {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
         for e in exc.errors()
     ]
-    return problem_response(422, "invalid_request", "the request does not match its schema",
-                            errors=errors)  # fmt: skip
+    return problem_response(
+        422, "invalid_request", "the request does not match its schema", errors=errors
+    )
 
 
 async def on_http(request: Request, exc: Exception) -> JSONResponse:

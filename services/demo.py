@@ -17,12 +17,24 @@ from typing import Any
 import httpx
 
 DEMO_GAMES: list[dict[str, Any]] = [
-    {"game": "giraffe-raffe", "seats": [{"kind": "bot", "bot_level": "heuristic"},
-     {"kind": "bot", "bot_level": "random"}, {"kind": "bot", "bot_level": "random"}]},
-    {"game": "giraffometer", "seats": [{"kind": "bot", "bot_level": "expert"},
-     {"kind": "bot", "bot_level": "normal"}, {"kind": "bot", "bot_level": "random"}],
-     "options": {"target": 5}},
-]  # fmt: skip
+    {
+        "game": "giraffe-raffe",
+        "seats": [
+            {"kind": "bot", "bot_level": "heuristic"},
+            {"kind": "bot", "bot_level": "random"},
+            {"kind": "bot", "bot_level": "random"},
+        ],
+    },
+    {
+        "game": "giraffometer",
+        "seats": [
+            {"kind": "bot", "bot_level": "expert"},
+            {"kind": "bot", "bot_level": "normal"},
+            {"kind": "bot", "bot_level": "random"},
+        ],
+        "options": {"target": 5},
+    },
+]
 
 
 def answers(url: str) -> bool:
@@ -36,8 +48,10 @@ def start_system() -> tuple[subprocess.Popen[str], str]:
     state = tempfile.mkdtemp(prefix="raffe-demo-")
     process = subprocess.Popen(
         [sys.executable, "-m", "services.launcher", "--free-ports", "--state-dir", state],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     assert process.stdout is not None
     for line in process.stdout:
         if match := re.search(r"gateway: (http://\S+)", line):
@@ -58,8 +72,10 @@ def play(client: httpx.Client, spec: dict[str, Any]) -> None:
         if status["over"]:
             break
         time.sleep(0.2)
-    print(f"\r  over at version {body['version']}: winners {status['winners']}, "
-          f"losers {status['losers']}")  # fmt: skip
+    print(
+        f"\r  over at version {body['version']}: winners {status['winners']}, "
+        f"losers {status['losers']}"
+    )
     print(f"  replay: {client.base_url}/v1/games/{game_id}/replay?version=1&reveal=true")
     print(f"  events: {client.base_url}/v1/games/{game_id}/events")
 

@@ -91,9 +91,14 @@ class BotRunner(PartitionWorker):
                 await self._move(engine, game_type, game_id, seat, seats[seat], version)
 
     async def _move(
-        self, engine: EngineClient, game_type: str, game_id: str, seat: int,
-        spec: dict[str, Any], version: int,
-    ) -> None:  # fmt: skip
+        self,
+        engine: EngineClient,
+        game_type: str,
+        game_id: str,
+        seat: int,
+        spec: dict[str, Any],
+        version: int,
+    ) -> None:
         _, view, _ = await engine.view(game_id, seat)
         _, legal = await engine.commands(game_id, seat)
         if not legal.get("to_act"):

@@ -138,9 +138,14 @@ class EngineService(common_pb2_grpc.EngineServicer):
             COMMANDS.labels(game, "duplicate" if r.duplicate else "ok").inc()
             log.info(
                 "command",
-                extra={"game_id": c.game_id, "version": r.version, "seat": c.seat,
-                       "command_id": c.command_id, "duplicate": r.duplicate},
-            )  # fmt: skip
+                extra={
+                    "game_id": c.game_id,
+                    "version": r.version,
+                    "seat": c.seat,
+                    "command_id": c.command_id,
+                    "duplicate": r.duplicate,
+                },
+            )
             return common_pb2.ExecuteResponse(
                 version=r.version,
                 partition=r.partition,

@@ -83,15 +83,23 @@ class RedisServer:
     def args(self) -> list[str]:
         args = [
             self.binary,
-            "--port", str(self.port),
-            "--bind", "127.0.0.1",
-            "--dir", self.directory,
-            "--save", "",
-            "--appendonly", "yes" if self.appendonly else "no",
-            "--appendfsync", self.appendfsync,
-            "--protected-mode", "no",
-            "--logfile", "redis.log",
-        ]  # fmt: skip
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            self.directory,
+            "--save",
+            "",
+            "--appendonly",
+            "yes" if self.appendonly else "no",
+            "--appendfsync",
+            self.appendfsync,
+            "--protected-mode",
+            "no",
+            "--logfile",
+            "redis.log",
+        ]
         if self.cluster:
             args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
         return args

@@ -140,10 +140,21 @@ class GameRuntime(Generic[S]):
         now = now_ms() if time_ms is None else time_ms
         events = self.game.decide(loaded.state, seat, command, rng, now)
         stored = [
-            StoredEvent(game_id, self.game.name, loaded.version + i, e.id, e.type,
-                        e.schema_version, e.payload, e.actor, "", 0, self.game.engine_version)
+            StoredEvent(
+                game_id,
+                self.game.name,
+                loaded.version + i,
+                e.id,
+                e.type,
+                e.schema_version,
+                e.payload,
+                e.actor,
+                "",
+                0,
+                self.game.engine_version,
+            )
             for i, e in enumerate((to_new(ev) for ev in events), start=1)
-        ]  # fmt: skip
+        ]
         result = AppendResult(loaded.version + len(events), self.store.partition_of(game_id), 0, 0)
         state = loaded.state
         for event in events:

@@ -218,6 +218,17 @@ def test_openapi_documents_every_command_with_examples(http: httpx.Client, path:
     assert response.status_code == 200
     if path.endswith(".json"):
         text = response.text
-        for command in ("Play", "ReturnApple", "ChooseRobotPlay", "Vote", "CloseRound"):
+        for command in (
+            "Play",
+            "ReturnApple",
+            "ChooseRobotPlay",
+            "Vote",
+            "CloseRound",
+            "ChooseCard",
+            "LoadCargo",
+            "Catch",
+            "Report",
+            "Review",
+        ):
             assert f'"{command}"' in text
-        assert len(re.findall(r'"command_id":\s*"c-\d"', text)) == 5
+        assert len(re.findall(r'"command_id":\s*"c-\d"', text)) == 8

@@ -71,8 +71,11 @@ def test_a_rebuild_from_zero_equals_the_live_read_models(
     live = {k: redis.hgetall(k) for k in redis.scan_iter(match=f"raffe:*:rm:{before}:game:*")}
     done = subprocess.run(
         [sys.executable, "-m", "services.projection", "rebuild"],
-        env=system.env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        env=system.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     after = int(redis.get(keys.generation))
     assert after == before + 1 and "switched" in done.stderr

@@ -76,8 +76,12 @@ def test_every_object_renders_and_validates(target: str) -> None:
 
 
 def test_the_validator_rejects_a_broken_object() -> None:
-    broken = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"},
-              "spec": {"replicas": "two", "selector": {}, "template": {}}}  # fmt: skip
+    broken = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "x"},
+        "spec": {"replicas": "two", "selector": {}, "template": {}},
+    }
     with pytest.raises(kubernetes_validate.ValidationError):
         kubernetes_validate.validate(broken, K8S_VERSION, strict=True)
 
@@ -115,7 +119,7 @@ def test_every_setting_a_service_reads_has_a_value(target: str) -> None:
 @pytest.mark.parametrize("target", TARGETS)
 def test_images_and_ports_agree_with_the_services(target: str) -> None:
     objects = render(target)
-    ports = {s.module: s.port for s in SERVICES if s.module != "services.riff_raff"}
+    ports = {s.module: s.port for s in SERVICES}
     services = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Service"}
     images = set()
     for w in workloads(objects):
@@ -142,10 +146,12 @@ def test_images_and_ports_agree_with_the_services(target: str) -> None:
 def test_engine_entry_points_use_the_launcher_ports() -> None:
     from services.giraffe_raffe.__main__ import DEFAULT_PORT as GIRAFFE_RAFFE
     from services.giraffometer.__main__ import DEFAULT_PORT as GIRAFFOMETER
+    from services.riff_raff.__main__ import DEFAULT_PORT as RIFF_RAFF
 
     ports = {s.module: s.port for s in SERVICES}
     assert ports["services.giraffe_raffe"] == GIRAFFE_RAFFE
     assert ports["services.giraffometer"] == GIRAFFOMETER
+    assert ports["services.riff_raff"] == RIFF_RAFF
 
 
 def test_the_dockerfile_is_multi_stage_non_root_and_lints_clean() -> None:

@@ -10,10 +10,10 @@ from services.core.settings import StoreSettings
 
 
 async def redis_client(settings: StoreSettings) -> RedisClient:
-    password = {"password": settings.redis_password} if settings.redis_password else {}
+    password = settings.redis_password or None  # None keeps a password given in the URL
     if not settings.cluster:
-        return Redis.from_url(settings.redis_url, **password)
-    client = RedisCluster.from_url(settings.redis_url, **password)
+        return Redis.from_url(settings.redis_url, password=password)
+    client = RedisCluster.from_url(settings.redis_url, password=password)
     # redis-py's async cluster client breaks (a connection with no writer) when many
     # tasks trigger its lazy initialisation at once; initialise it before sharing it.
     await client.initialize()

@@ -31,8 +31,13 @@ def test_the_round_loser_takes_a_rotten_apple_and_deals_the_next_round() -> None
     history += when(given(*history), 0, **play("single", "R5"))
     events = when(given(*history), 1, **play("single", "B9"))
     assert types(events) == [
-        "CardsPlayed", "TurnStarted", "PlayerLost", "RottenAppleTaken", "CardsDealt", "TurnStarted",
-    ]  # fmt: skip
+        "CardsPlayed",
+        "TurnStarted",
+        "PlayerLost",
+        "RottenAppleTaken",
+        "CardsDealt",
+        "TurnStarted",
+    ]
     assert events[2].data == {"seat": 0, "round": 1}
     assert events[4].data["round"] == 2 and events[4].data["dealer"] == 0
     assert events[5].data["seat"] == 0
@@ -144,8 +149,12 @@ def test_the_robot_draws_beyond_5_until_it_can_play_then_returns_an_apple_then_l
     ]
     events = when(given(*history), 0, **play("single", "G15"))
     assert types(events) == [
-        "CardsPlayed", "TurnStarted", "RobotCardsDrawn", "AppleReturned", "TurnStarted",
-    ]  # fmt: skip
+        "CardsPlayed",
+        "TurnStarted",
+        "RobotCardsDrawn",
+        "AppleReturned",
+        "TurnStarted",
+    ]
     history += events
     events = when(given(*history), 0, type="return_apple")
     assert types(events) == ["AppleReturned", "TurnStarted", "PlayerLost", "GameEnded"]

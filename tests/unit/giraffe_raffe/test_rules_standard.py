@@ -57,8 +57,13 @@ def test_single_trees_depend_on_the_player_count(players: int, singles: dict) ->
     trees = start(players).state.trees
     assert {t.id: t.colours for t in trees if t.kind == "single"} == singles
     assert [t.kind for t in trees if t.kind != "single"] == [
-        "four", "three", "pair", "straight", "color", "free",
-    ]  # fmt: skip
+        "four",
+        "three",
+        "pair",
+        "straight",
+        "color",
+        "free",
+    ]
 
 
 # ruling GR-3

@@ -21,11 +21,16 @@ def deck(answers: list[int] = ANSWERS, extra: int = 6) -> dict[str, Any]:
     return {
         "name": "test deck",
         "facts": [
-            {"id": f"f{i}", "question": f"How big is thing {i}?", "unit": "units",
-             "answer": a, "source": "made up for tests"}
+            {
+                "id": f"f{i}",
+                "question": f"How big is thing {i}?",
+                "unit": "units",
+                "answer": a,
+                "source": "made up for tests",
+            }
             for i, a in enumerate(values)
         ],
-    }  # fmt: skip
+    }
 
 
 def ordered(players: int = 3, **options: Any) -> State:

@@ -1,0 +1,124 @@
+"""Bot evaluation and calibration of the ship.
+
+    python -m services.riff_raff.evaluate --games 300            careful vs random, 2 players
+    python -m services.riff_raff.evaluate --calibrate --games 1000   fall rates, rounds, endings
+
+"Beats" means the careful bot wins and the random bot does not (ties win together)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from services.core.game import SeatSpec
+from services.core.playthrough import Playthrough
+from services.core.rng import SeededRng
+from services.riff_raff.bots import BOTS
+from services.riff_raff.game import GAME
+from services.riff_raff.rules import status
+from services.riff_raff.state import State
+from services.riff_raff.view import legal_commands, view
+
+MAX_MOVES = 5000
+
+
+@dataclass
+class Tally:
+    games: int = 0
+    loads: Counter[int] = field(default_factory=Counter)
+    falls: Counter[int] = field(
+        default_factory=Counter
+    )  # loads in an area after which something fell
+    rounds: Counter[int] = field(default_factory=Counter)
+    emptied: int = 0
+
+
+def play_game(bots: Sequence[str], seed: str, tally: Tally | None = None) -> State:
+    p = Playthrough.start(GAME, {}, [SeatSpec("bot")] * len(bots), seed)
+    rng = SeededRng(seed, "bots")
+    for _ in range(MAX_MOVES):
+        if p.state.over:
+            break
+        seat = status(p.state).to_act[0]
+        events = p.execute(
+            seat, BOTS[bots[seat]](view(p.state, seat), legal_commands(p.state, seat), rng)
+        )
+        if tally is not None:
+            for e in events:
+                if e.type == "PieceLoaded":
+                    tally.loads[e.data["area"]] += 1
+                    tally.falls[e.data["area"]] += bool(e.data["outcome"]["fell"])
+    if not p.state.over:
+        raise RuntimeError(f"game {seed} did not end")
+    if tally is not None:
+        tally.games += 1
+        tally.rounds[p.state.round] += 1
+        ended = next(e for e in reversed(p.events) if e.type == "GameEnded")
+        tally.emptied += ended.data.get("reason") == "emptied"
+    return p.state
+
+
+def careful_beats_random(games: int, progress: bool = False) -> float:
+    beaten = 0
+    for n in range(games):
+        seat = n % 2
+        bots = ["random", "random"]
+        bots[seat] = "careful"
+        final = play_game(bots, f"eval-{n}")
+        beaten += seat in final.winners and (1 - seat) not in final.winners
+        if progress and (n + 1) % 10 == 0:
+            print(f"\r{n + 1}/{games} games, careful beat random {beaten}", end="", file=sys.stderr)
+    if progress:
+        print(file=sys.stderr)
+    return beaten / games
+
+
+def calibrate(games: int, bot: str, players: int) -> Tally:
+    tally = Tally()
+    for n in range(games):
+        play_game([bot] * players, f"cal-{bot}-{n}", tally)
+        if (n + 1) % 10 == 0:
+            print(f"\r{bot}: {n + 1}/{games} games", end="", file=sys.stderr)
+    print(file=sys.stderr)
+    return tally
+
+
+def report(bot: str, players: int, t: Tally) -> str:
+    lines = [
+        f"### {bot} bots, {players} players, {t.games} games",
+        "",
+        "| area | loads | loads followed by a fall |",
+        "|---|---|---|",
+    ]
+    for area in range(1, 11):
+        rate = t.falls[area] / t.loads[area] if t.loads[area] else 0.0
+        lines.append(f"| {area} | {t.loads[area]} | {rate:.1%} |")
+    rounds = ", ".join(f"{r}: {n}" for r, n in sorted(t.rounds.items()))
+    lines += [
+        "",
+        f"Rounds per game (rounds: games): {rounds}",
+        f"Won by emptying a supply before the cards ran out: {t.emptied / t.games:.1%}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--calibrate", action="store_true")
+    parser.add_argument("--players", type=int, default=2)
+    args = parser.parse_args()
+    if args.calibrate:
+        for bot in ("random", "careful"):
+            print(report(bot, args.players, calibrate(args.games, bot, args.players)))
+        return
+    rate = careful_beats_random(args.games, progress=True)
+    print(f"careful bot beat the random bot in {rate:.1%} of {args.games} 2-player games")
+
+
+if __name__ == "__main__":
+    main()

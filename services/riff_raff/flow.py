@@ -1,0 +1,120 @@
+"""What follows by itself in Riff Raff: the reveal, the captain, the turn order, the next
+turn, the next round and the end (RR-3, RR-6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.core.game import ENGINE, Event
+from services.riff_raff.evolve import evolve
+from services.riff_raff.state import State
+
+ROUNDS = 10
+
+
+@dataclass
+class Flow:
+    state: State
+    actor: int = ENGINE
+    events: list[Event] = field(default_factory=list)
+
+    def emit(self, type_: str, **data: Any) -> None:
+        event = Event(type_, data, self.actor)
+        self.events.append(event)
+        self.state = evolve(self.state, event)
+
+
+def start_round(flow: Flow) -> None:
+    s = flow.state
+    if not any(s.hands):
+        if s.seat_count == 2 and s.passes == 1:
+            flow.emit("CardsReturned")
+        else:
+            return end_by_count(flow)
+    flow.emit("RoundStarted", round=flow.state.round + 1)
+
+
+def reveal(flow: Flow) -> None:
+    """All chose: show the cards, then the captain (RR-3)."""
+    s = flow.state
+    flow.emit(
+        "CardsRevealed",
+        cards={str(seat): c.card for seat, c in s.choices},
+        salts={str(seat): c.salt for seat, c in s.choices},
+    )
+    cards = flow.state.revealed
+    top = max(cards.values())
+    tied = sorted(seat for seat, card in cards.items() if card == top)
+    if len(tied) > 1:
+        flow.emit("DecisionPending", kind="choose_captain", by=s.captain, seats=tied)
+        return
+    flow.emit("CaptainChosen", seat=tied[0])
+    order_players(flow)
+
+
+def groups(s: State) -> list[list[int]]:
+    """Seats by card, highest first; the captain leads the group of the highest card."""
+    by_card: dict[int, list[int]] = {}
+    for seat, card in s.revealed.items():
+        by_card.setdefault(card, []).append(seat)
+    out = [sorted(by_card[c]) for c in sorted(by_card, reverse=True)]
+    first = out[0]
+    if s.captain in first:
+        first.remove(s.captain)
+        out[0] = [s.captain, *first]
+    return out
+
+
+def order_players(flow: Flow, decided: dict[str, list[int]] | None = None) -> None:
+    """Set the turn order, asking the captain to order each group of equal cards."""
+    decided = decided or {}
+    order: list[int] = []
+    for card_group in groups(flow.state):
+        lead = card_group[:1] if card_group[0] == flow.state.captain else []
+        rest = card_group[len(lead) :]
+        key = ",".join(map(str, sorted(rest)))
+        if len(rest) > 1 and key not in decided:
+            flow.emit(
+                "DecisionPending",
+                kind="order_players",
+                by=flow.state.captain,
+                seats=sorted(rest),
+                decided=decided,
+            )
+            return
+        order += lead + (decided.get(key) or rest)
+    flow.emit("TurnOrderSet", order=order)
+    begin_turn(flow, order[0])
+
+
+def begin_turn(flow: Flow, seat: int) -> None:
+    flow.emit("TurnStarted", seat=seat, area=flow.state.revealed[seat])
+
+
+def end_turn(flow: Flow) -> None:
+    s = flow.state
+    assert s.turn is not None
+    seat = s.turn.seat
+    flow.emit("TurnEnded", seat=seat)
+    if not flow.state.supplies[seat]:  # RR-6: no pieces left at the end of the turn
+        flow.emit("GameEnded", winners=[seat], reason="emptied", seed=s.seed)
+        return
+    nxt = s.turn_index + 1
+    if nxt < len(s.order):
+        begin_turn(flow, s.order[nxt])
+    else:
+        start_round(flow)
+
+
+def end_by_count(flow: Flow) -> None:
+    s = flow.state
+    counts = [len(p) for p in s.supplies]
+    fewest = min(counts)
+    winners = [seat for seat, n in enumerate(counts) if n == fewest]
+    flow.emit("GameEnded", winners=winners, reason="cards_out", pieces=counts, seed=s.seed)
+
+
+def catch_chance(height: float) -> float:
+    """The further a piece drops, the harder it is to catch (RR-7)."""
+    return max(0.05, min(0.9, 0.95 - 0.02 * height))

@@ -1,0 +1,403 @@
+"""Riff Raff as a decider (DESIGN §2): options, setup, decide, status. Pure functions.
+
+Cards are chosen secretly (AL-1): CardChosen carries the card, a salt and the commitment
+sha256("salt:card"), shown to others as the commitment only until CardsRevealed."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from services.core.errors import InvalidArgument, RuleViolation
+from services.core.game import Event, SeatSpec, Status
+from services.core.rng import SeededRng
+from services.riff_raff import ship as physics
+from services.riff_raff.flow import (
+    Flow,
+    catch_chance,
+    end_turn,
+    order_players,
+    reveal,
+    start_round,
+)
+from services.riff_raff.pieces import NAMES, shape_of
+from services.riff_raff.state import State
+
+MODES = ("simulated", "tabletop")
+FIELDS = {
+    "choose_card": {"type", "card"},
+    "choose_captain": {"type", "seat"},
+    "order_players": {"type", "order"},
+    "load": {"type", "pieces"},
+    "catch": {"type", "pieces"},
+    "report": {"type", "fell", "caught", "second_not_loaded"},
+    "accept": {"type"},
+    "dispute": {"type"},
+    "settle": {"type", "fell", "caught", "second_not_loaded"},
+}
+PHASE_COMMANDS = {
+    "choose": {"choose_card"},
+    "choose_captain": {"choose_captain"},
+    "order_players": {"order_players"},
+    "load": {"load"},
+    "catch": {"catch"},
+    "report": {"report"},
+    "review": {"accept", "dispute"},
+    "settle": {"settle"},
+}
+
+
+def commitment(salt: str, card: int) -> str:
+    return hashlib.sha256(f"{salt}:{card}".encode()).hexdigest()
+
+
+def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]:
+    unknown = sorted(set(raw) - {"mode", "captain"})
+    if unknown:
+        raise InvalidArgument(f"unknown option(s): {', '.join(unknown)}", "unknown_option")
+    if not 2 <= len(seats) <= 4:
+        raise InvalidArgument("Riff Raff is for 2 to 4 players", "bad_seat_count")
+    mode = raw.get("mode", "simulated")
+    if mode not in MODES:
+        raise InvalidArgument(f"option mode is one of {', '.join(MODES)}", "bad_option")
+    captain = raw.get("captain")
+    if captain is not None and (
+        isinstance(captain, bool) or not isinstance(captain, int) or not 0 <= captain < len(seats)
+    ):
+        raise InvalidArgument(f"option captain is a seat 0..{len(seats) - 1}", "bad_option")
+    if mode == "tabletop" and any(s.kind == "bot" for s in seats):
+        raise InvalidArgument("bots play only the simulated ship", "bad_seat")
+    return {"mode": mode, "captain": captain, "physics": physics.PHYSICS_VERSION}
+
+
+def setup(state: State, opts: Mapping[str, Any], rng: SeededRng, now_ms: int = 0) -> list[Event]:
+    flow = Flow(state)
+    captain = opts.get("captain")
+    flow.emit("CaptainNamed", seat=rng.below(state.seat_count) if captain is None else captain)
+    start_round(flow)
+    return flow.events
+
+
+def phase(s: State) -> str:
+    if s.over:
+        return "over"
+    if s.pending is not None:
+        return str(s.pending["kind"])
+    if s.turn is None:
+        return "choose"
+    t = s.turn
+    if s.simulated:
+        return "catch" if t.fallen else "load"
+    if not t.loaded:
+        return "load"
+    if t.report is None:
+        return "report"
+    return "settle" if t.disputed else "review"
+
+
+def status(s: State) -> Status:
+    p = phase(s)
+    detail: dict[str, Any] = {"phase": p, "round": s.round, "captain": s.captain}
+    if s.over:
+        losers = tuple(x for x in range(s.seat_count) if x not in s.winners)
+        return Status((), True, s.winners, losers, detail)
+    if p == "choose":
+        return Status(
+            tuple(x for x in range(s.seat_count) if s.choice_of(x) is None), detail=detail
+        )
+    if p in ("choose_captain", "order_players"):
+        assert s.pending is not None
+        return Status((int(s.pending["by"]),), detail=detail)
+    assert s.turn is not None
+    if p == "review":
+        waiting = tuple(
+            x for x in range(s.seat_count) if x != s.turn.seat and x not in s.turn.accepted
+        )
+        return Status(waiting, detail=detail)
+    if p == "settle":
+        return Status((s.captain,), detail=detail)
+    return Status((s.turn.seat,), detail=detail)
+
+
+def decide(
+    state: State, seat: int, command: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
+) -> list[Event]:
+    kind = _check(state, seat, command)
+    flow = Flow(state, actor=seat)
+    HANDLERS[kind](flow, seat, command, rng)
+    return flow.events
+
+
+def _check(s: State, seat: int, command: Mapping[str, Any]) -> str:
+    kind = command.get("type")
+    if not isinstance(kind, str) or kind not in FIELDS:
+        raise InvalidArgument(
+            f"unknown command {kind!r}; commands are {', '.join(FIELDS)}", "unknown_command"
+        )
+    extra = sorted(set(command) - FIELDS[kind])
+    if extra:
+        raise InvalidArgument(f"unknown field(s) for {kind}: {', '.join(extra)}", "unknown_field")
+    if s.over:
+        raise RuleViolation("the game is over", "game_over")
+    if not 0 <= seat < s.seat_count:
+        raise RuleViolation("only players at the table can act", "not_a_player")
+    p = phase(s)
+    if kind in ("report", "accept", "dispute", "settle") and s.simulated:
+        raise RuleViolation("in simulated mode the ship itself decides what falls", "not_tabletop")
+    if kind not in PHASE_COMMANDS.get(p, set()):
+        raise RuleViolation(f"now is not the time to {kind} (phase: {p})", "wrong_phase")
+    if seat not in status(s).to_act:
+        if kind == "dispute" and s.turn and seat == s.turn.seat:
+            raise RuleViolation("the active player cannot dispute their own report", "own_report")
+        raise RuleViolation("it is not your move", "not_your_turn")
+    return kind
+
+
+# -- cards, captain, order -----------------------------------------------------------
+
+
+def _choose_card(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
+    card = command.get("card")
+    if isinstance(card, bool) or not isinstance(card, int) or not 1 <= card <= 10:
+        raise InvalidArgument("card must be 1..10", "bad_card")
+    if card not in flow.state.hands[seat]:
+        raise RuleViolation(
+            f"card {card} is not in your hand (each card plays once)", "card_not_in_hand"
+        )
+    salt = f"{rng.below(1 << 62):016x}"
+    flow.emit("CardChosen", seat=seat, card=card, salt=salt, commitment=commitment(salt, card))
+    if len(flow.state.choices) == flow.state.seat_count:
+        reveal(flow)
+
+
+def _choose_captain(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
+    pending = flow.state.pending
+    assert pending is not None
+    chosen = command.get("seat")
+    if chosen not in pending["seats"]:
+        raise InvalidArgument(f"choose one of the tied seats {pending['seats']}", "bad_seat")
+    flow.emit("CaptainChosen", seat=chosen)
+    order_players(flow)
+
+
+def _order_players(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
+    pending = flow.state.pending
+    assert pending is not None
+    order = command.get("order")
+    if not isinstance(order, list) or sorted(order) != pending["seats"]:
+        raise InvalidArgument(
+            f"order must list the seats {pending['seats']} once each", "bad_order"
+        )
+    decided = {**pending.get("decided", {}), ",".join(map(str, pending["seats"])): order}
+    flow.emit("PlayersOrdered", seats=pending["seats"], order=order)
+    order_players(flow, decided)
+
+
+# -- loading (simulated and tabletop) --------------------------------------------------
+
+
+def _pieces_to_load(s: State, seat: int, raw: Any) -> list[dict[str, Any]]:
+    assert s.turn is not None
+    if not isinstance(raw, list) or not 1 <= len(raw) <= 2:
+        raise InvalidArgument(
+            "pieces lists one piece, or two for a declared double load", "bad_pieces"
+        )
+    if len(raw) == 2:
+        had_piece = any(physics.area_at(p.surface, p.x) == s.turn.area for p in s.ship)
+        if s.turn.area < 5 or (s.simulated and not had_piece):
+            raise RuleViolation(
+                "a double load needs an area 5-10 that held a piece before the turn",
+                "no_double_here",
+            )
+    supply = list(s.supplies[seat])
+    out = []
+    for item in raw:
+        if not isinstance(item, dict) or item.get("piece") not in NAMES:
+            raise InvalidArgument(
+                f"each piece is {{'piece': one of {', '.join(NAMES)}, ...}}", "bad_piece"
+            )
+        piece = next((p for p in supply if shape_of(p).name == item["piece"]), None)
+        if piece is None:
+            raise RuleViolation(f"you have no {item['piece']} left to load", "piece_not_in_supply")
+        supply.remove(piece)
+        out.append({"id": piece, **_placement(item, s.simulated)})
+    return out
+
+
+def _placement(item: dict[str, Any], simulated: bool) -> dict[str, float]:
+    if not simulated:
+        return {}
+    position, orientation = item.get("position", 0.5), item.get("orientation", 0)
+    for name, value, low, high in (
+        ("position", position, 0, 1),
+        ("orientation", orientation, 0, 360),
+    ):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not low <= value <= high
+        ):
+            raise InvalidArgument(
+                f"{name} must be {low}..{high} (position: across the area)", "bad_placement"
+            )
+    return {"position": float(position), "orientation": float(orientation)}
+
+
+def _load(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
+    s = flow.state
+    assert s.turn is not None
+    pieces = _pieces_to_load(s, seat, command.get("pieces"))
+    double = len(pieces) == 2
+    for item in pieces:
+        if not s.simulated:
+            flow.emit("PieceLoaded", seat=seat, piece=item["id"], area=s.turn.area, double=double)
+            continue
+        st = flow.state
+        load = physics.Load(item["id"], s.turn.area, item["position"], item["orientation"])
+        out = physics.simulate(st.tilt, st.ship, load)
+        flow.emit(
+            "PieceLoaded",
+            seat=seat,
+            piece=item["id"],
+            area=s.turn.area,
+            double=double,
+            position=load.position,
+            orientation=load.orientation,
+            outcome=outcome_json(out),
+            physics=physics.PHYSICS_VERSION,
+        )
+        if out.fell:
+            return  # RR-4: a fall ends the turn at once; no second load; the catch comes
+    if s.simulated:
+        end_turn(flow)
+
+
+def outcome_json(out: physics.Outcome) -> dict[str, Any]:
+    return {
+        "tilt": out.tilt,
+        "peak_tilt": out.peak_tilt,
+        "pieces": [p.__dict__ for p in out.pieces],
+        "fell": [{"id": f.id, "height": f.height} for f in out.fell],
+    }
+
+
+def _catch(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
+    s = flow.state
+    assert s.turn is not None
+    fallen = dict(s.turn.fallen)
+    tries = command.get("pieces")
+    if not isinstance(tries, list) or len(tries) > 2 or len(set(tries)) != len(tries):
+        raise InvalidArgument("catch up to two different fallen pieces (one per hand)", "bad_catch")
+    for piece in tries:
+        if piece not in fallen:
+            raise RuleViolation(f"{piece!r} did not fall", "not_fallen")
+    attempts = []
+    for piece in tries:
+        chance = catch_chance(fallen[piece])
+        roll = rng.random()
+        attempts.append(
+            {
+                "id": piece,
+                "height": fallen[piece],
+                "chance": round(chance, 4),
+                "roll": round(roll, 6),
+                "caught": roll < chance,
+            }
+        )
+    flow.emit("CatchAttempted", seat=seat, attempts=attempts)
+    caught = [a["id"] for a in attempts if a["caught"]]
+    resolve_fall(flow, list(fallen), caught)
+    end_turn(flow)
+
+
+def resolve_fall(
+    flow: Flow, fell: list[str], caught: list[str], back: list[str] | None = None
+) -> None:
+    """RR-5: caught pieces leave the game, the rest go to the active player; catching only
+    the piece just placed does not count: it goes back to the player."""
+    s = flow.state
+    assert s.turn is not None
+    placed = s.turn.loaded[-1] if s.turn.loaded else None
+    if caught == [placed]:
+        caught = []
+    removed = [p for p in fell if p in caught]
+    to_player = [p for p in fell if p not in caught] + (back or [])
+    flow.emit("FallResolved", seat=s.turn.seat, removed=removed, to_player=to_player)
+
+
+# -- tabletop: report, review, settle ----------------------------------------------------
+
+
+def _report_fields(s: State, command: Mapping[str, Any]) -> tuple[list[str], list[str], list[str]]:
+    assert s.turn is not None
+    fell, caught = command.get("fell", []), command.get("caught", [])
+    if not isinstance(fell, list) or not isinstance(caught, list):
+        raise InvalidArgument("fell and caught are lists of piece ids", "bad_report")
+    aboard = set(s.aboard)
+    if not set(fell) <= aboard:
+        raise RuleViolation("only pieces on the ship can fall", "not_aboard")
+    if not set(caught) <= set(fell) or len(caught) > 2:
+        raise RuleViolation("catch at most two of the pieces that fell", "bad_catch")
+    back = []
+    if command.get("second_not_loaded"):
+        if not s.turn.double or len(s.turn.loaded) < 2 or not fell:
+            raise RuleViolation(
+                "only a double load cut short by a fall skips its second piece", "bad_report"
+            )
+        back = [s.turn.loaded[1]]
+        if back[0] in fell:
+            raise RuleViolation(
+                "the second piece was not loaded, so it cannot have fallen", "bad_report"
+            )
+    return fell, caught, back
+
+
+def _report(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
+    fell, caught, back = _report_fields(flow.state, command)
+    flow.emit("FallReported", seat=seat, fell=fell, caught=caught, second_not_loaded=bool(back))
+
+
+def _apply_report(flow: Flow) -> None:
+    s = flow.state
+    assert s.turn is not None and s.turn.report is not None
+    r = s.turn.report
+    back = [s.turn.loaded[1]] if r.get("second_not_loaded") else []
+    resolve_fall(flow, list(r["fell"]), list(r["caught"]), back)
+    end_turn(flow)
+
+
+def _accept(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
+    flow.emit("ReportAccepted", seat=seat)
+    if not status(flow.state).to_act:
+        _apply_report(flow)
+
+
+def _dispute(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
+    flow.emit("ReportDisputed", seat=seat)
+
+
+def _settle(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
+    fell, caught, back = _report_fields(flow.state, command)
+    flow.emit(
+        "FallReported",
+        seat=seat,
+        fell=fell,
+        caught=caught,
+        second_not_loaded=bool(back),
+        settled=True,
+    )
+    _apply_report(flow)
+
+
+HANDLERS = {
+    "choose_card": _choose_card,
+    "choose_captain": _choose_captain,
+    "order_players": _order_players,
+    "load": _load,
+    "catch": _catch,
+    "report": _report,
+    "accept": _accept,
+    "dispute": _dispute,
+    "settle": _settle,
+}
