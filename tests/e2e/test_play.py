@@ -16,6 +16,11 @@ from tests.e2e.system import System, wait_over
 
 GAMES = [
     (
+        "riff-raff",
+        "careful",
+        [{"kind": "human"}, {"kind": "bot"}, {"kind": "bot", "bot_level": "random"}],
+    ),
+    (
         "giraffe-raffe",
         "heuristic",
         [{"kind": "human"}, {"kind": "bot"}, {"kind": "bot", "bot_level": "random"}],
@@ -46,7 +51,7 @@ def test_a_seat_played_through_rest_against_bots(
         assert replay.json()["view"] == view, f"version {version}"
 
 
-@pytest.mark.parametrize("game", ["giraffe-raffe", "giraffometer"])
+@pytest.mark.parametrize("game", ["giraffe-raffe", "giraffometer", "riff-raff"])
 def test_a_bot_only_game_ends(http: httpx.Client, game: str) -> None:
     created = create(
         http, game, [{"kind": "bot"}] * 3, options={"target": 3} if game == "giraffometer" else {}
