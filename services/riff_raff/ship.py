@@ -53,7 +53,7 @@ class Surface:
     grip: float = 1.0  # round yardarms hold cargo worse than the flat deck, higher ones worse
 
 
-# The hull's raised ends hold cargo on the deck until the ship heels past ~24 degrees.
+# The hull's raised ends hold cargo on the deck until the ship heels past ~29 degrees.
 DECK = Surface(0.0, -20.0, 20.0, bulwark=0.5)
 YARDARMS = {
     5: Surface(15.0, -14.0, -1.0, closed_inner=-1.0, grip=0.75),
