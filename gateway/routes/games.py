@@ -25,6 +25,7 @@ from services.bots.registry import BOTS
 from services.core.game import SeatSpec
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
+MAX_VERSION = 10**12  # far beyond any game; keeps numbers inside what gRPC carries
 GameId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="the game's id")]
 ClientsDep = Annotated[Clients, Depends(clients)]
 CallerDep = Annotated[Caller, Depends(caller)]
@@ -113,7 +114,7 @@ async def get_game(
     c: ClientsDep,
     who: CallerDep,
     response: Response,
-    min_version: Annotated[int, Query(ge=0)] = 0,
+    min_version: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0,
 ) -> GameView:
     """The caller's view (a spectator's without a token). ``min_version`` waits, bounded,
     until the read model has caught up with your own write."""
@@ -150,7 +151,7 @@ def _if_match(raw: str | None) -> int:
     if raw is None:
         return 0
     value = raw.strip().removeprefix("W/").strip('"')
-    if not value.isdigit() or int(value) < 1:
+    if not value.isdigit() or not 1 <= int(value) <= MAX_VERSION:
         raise Problem(422, "bad_if_match", 'If-Match carries the version you saw, e.g. "12"')
     return int(value)
 
@@ -185,7 +186,7 @@ async def events(
     game_id: GameId,
     c: ClientsDep,
     who: CallerDep,
-    after: Annotated[int, Query(ge=0)] = 0,
+    after: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0,
     limit: Annotated[int, Query(ge=1, le=500)] = 500,
 ) -> EventPage:
     """Events after version ``after``, redacted for the caller until the game ends."""
@@ -200,13 +201,14 @@ async def stream(
     request: Request,
     c: ClientsDep,
     who: CallerDep,
-    after: Annotated[int, Query(ge=0)] = 0,
+    after: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0,
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> Response:
     """The same events live (Server-Sent Events); reconnect with Last-Event-ID."""
     seat = seat_in(game_id, who)
     engine = await c.engine_for(game_id)
-    start = int(last_event_id) if last_event_id and last_event_id.isdigit() else after
+    resume = last_event_id if last_event_id and last_event_id.isdigit() else ""
+    start = min(int(resume), MAX_VERSION) if resume else after
     return event_stream(c, engine, request, game_id, seat, start)
 
 
@@ -215,7 +217,7 @@ async def replay(
     game_id: GameId,
     c: ClientsDep,
     who: CallerDep,
-    version: Annotated[int, Query(ge=1)],
+    version: Annotated[int, Query(ge=1, le=MAX_VERSION)],
     reveal: bool = False,
 ) -> dict[str, Any]:
     """The caller's view as it was at ``version``. ``reveal=true`` shows every card and

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -232,3 +233,35 @@ def test_openapi_documents_every_command_with_examples(http: httpx.Client, path:
         ):
             assert f'"{command}"' in text
         assert len(re.findall(r'"command_id":\s*"c-\d"', text)) == 8
+
+
+def test_schemathesis_finds_no_server_error(system: System, tmp_path: Path) -> None:
+    """Property-based requests from the live OpenAPI schema, bounded: no 5xx anywhere."""
+    token = httpx.post(
+        f"{system.base_url}/v1/games",
+        json={"game": "giraffe-raffe", "seats": [{"kind": "human"}] * 2},
+    ).json()["tokens"]["0"]
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "schemathesis"),
+            "run",
+            f"{system.base_url}/openapi.json",
+            "--checks",
+            "not_a_server_error",
+            "--max-examples",
+            "8",
+            "--seed",
+            "7",
+            "--exclude-path-regex",
+            "stream",
+            "--request-timeout",
+            "10",
+            "-H",
+            f"Authorization: Bearer {token}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
