@@ -151,6 +151,13 @@ class Review(Strict):
     type: Literal["accept", "dispute"]
 
 
+class Timeout(Strict):
+    """Any game with a turn timer: after the deadline, the engine plays the default move
+    (AL-3). The bot runner sends it by itself; clients may too."""
+
+    type: Literal["timeout"]
+
+
 Command = Annotated[
     Play
     | ReturnApple
@@ -163,7 +170,8 @@ Command = Annotated[
     | LoadCargo
     | Catch
     | Report
-    | Review,
+    | Review
+    | Timeout,
     Field(discriminator="type"),
 ]
 

@@ -112,7 +112,9 @@ def _ended(s: State, d: Data) -> State:
 FOLDS: dict[str, Callable[[State, Data], State]] = {
     "GameCreated": _created,
     "CardsDealt": _dealt,
-    "TurnStarted": lambda s, d: s.but(turn=int(d["seat"])),
+    "TurnStarted": lambda s, d: s.but(
+        turn=int(d["seat"]), deadline_ms=int(d.get("deadline_ms", 0))
+    ),
     "CardsPlayed": _played,
     "RedrawCardTaken": _redraw_taken,
     "ApplesTaken": _apples_taken,

@@ -17,6 +17,7 @@ DEFAULTS: dict[str, Any] = {
     "robot_deck": 15,
     "robot_ties": "player_chooses",
     "dealer": None,
+    "turn_timer": None,
 }
 MAX_ROBOT_DECK = 40  # 64 cards - your 15 - the Robot's 5 - Redraw pile 4
 
@@ -50,7 +51,13 @@ def validate(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any
         isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players
     ):
         raise InvalidArgument(f"option dealer must be a seat 0..{players - 1}", "bad_option")
+    timer = raw.get("turn_timer")
+    if timer is not None and (
+        isinstance(timer, bool) or not isinstance(timer, int) or not 5 <= timer <= 3600
+    ):
+        raise InvalidArgument("option turn_timer is 5..3600 seconds or null", "bad_option")
     return {
+        "turn_timer": timer,
         "mode": mode,
         "count_rule": _choice(raw, "count_rule", COUNT_RULES),
         "robot_deck": robot_deck,

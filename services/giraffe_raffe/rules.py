@@ -12,12 +12,13 @@ from services.giraffe_raffe import options as game_options
 from services.giraffe_raffe.plays import check, parse_play
 from services.giraffe_raffe.state import State
 from services.giraffe_raffe.trees import need
-from services.giraffe_raffe.turns import Flow, deal, next_turn, play
+from services.giraffe_raffe.turns import Flow, deal, lose, next_turn, play
 
 COMMAND_FIELDS = {
     "play": {"type", "tree", "cards", "copies"},
     "return_apple": {"type"},
     "choose_robot_play": {"type", "option"},
+    "timeout": {"type"},
 }
 
 
@@ -27,7 +28,7 @@ def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]
 
 def setup(state: State, options: Mapping[str, Any], rng: SeededRng, now_ms: int = 0) -> list[Event]:
     """The deal and the first turn, after the engine's GameCreated event (GR-2, GR-3)."""
-    flow = Flow(state)
+    flow = Flow(state, now_ms=now_ms)
     if state.solo:
         dealer = 0  # GR-11: you go first
     elif state.options.get("dealer") is not None:
@@ -42,8 +43,10 @@ def setup(state: State, options: Mapping[str, Any], rng: SeededRng, now_ms: int 
 def decide(
     state: State, seat: int, command: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
 ) -> list[Event]:
+    if command.get("type") == "timeout":
+        return _timeout(state, command, rng, now_ms)
     kind = _check_command(state, seat, command)
-    flow = Flow(state, actor=seat)
+    flow = Flow(state, actor=seat, now_ms=now_ms)
     if kind == "choose_robot_play":
         _choose_robot_play(flow, command)
         next_turn(flow, rng, (state.robot + 1) % state.players)
@@ -55,6 +58,34 @@ def decide(
             raise RuleViolation("you have no apple to return", "no_apple")
         flow.emit("AppleReturned", seat=seat)
     next_turn(flow, rng, (seat + 1) % state.players)
+    return flow.events
+
+
+def _timeout(state: State, command: Mapping[str, Any], rng: SeededRng, now_ms: int) -> list[Event]:
+    """AL-3: when the turn timer runs out, the player returns an apple if they hold one,
+    else loses (a pending Robot tie takes its first option). Anyone may send it, after
+    the deadline; the events' actor is the engine."""
+    if set(command) != {"type"}:
+        raise InvalidArgument("timeout has no fields", "unknown_field")
+    if state.over:
+        raise RuleViolation("the game is over", "game_over")
+    if not state.deadline_ms:
+        raise RuleViolation("this game has no turn timer", "no_turn_timer")
+    if now_ms < state.deadline_ms:
+        raise RuleViolation("the turn has time left", "turn_still_open")
+    flow = Flow(state, now_ms=now_ms)
+    player = state.turn
+    if state.robot_tie is not None:
+        chosen = state.robot_tie.options[0]
+        play(flow, state.robot, state.robot_tie.tree, chosen.cards, dict(chosen.copies))
+        next_turn(flow, rng, (state.robot + 1) % state.players)
+    elif state.apples[player] > 0:
+        flow.emit("AppleReturned", seat=player)
+        next_turn(flow, rng, (player + 1) % state.players)
+    else:
+        following = lose(flow, rng, player)
+        if following is not None:
+            next_turn(flow, rng, following)
     return flow.events
 
 
@@ -117,6 +148,9 @@ def status(state: State) -> Status:
     if state.over:
         detail = {"robot_won": bool(state.solo and state.losers)} if state.solo else {}
         return Status((), True, state.winners, state.losers, detail)
+    detail: dict[str, Any] = {}
+    if state.deadline_ms:
+        detail = {"deadline_ms": state.deadline_ms, "on_deadline": {"type": "timeout"}}
     if state.robot_tie is not None:
-        return Status((0,), detail={"waiting_for": "choose_robot_play"})
-    return Status((state.turn,) if 0 <= state.turn < state.seat_count else ())
+        return Status((0,), detail={"waiting_for": "choose_robot_play", **detail})
+    return Status((state.turn,) if 0 <= state.turn < state.seat_count else (), detail=detail)

@@ -41,6 +41,7 @@ class State:
     winners: tuple[int, ...] = ()
     losers: tuple[int, ...] = ()
     round_losers: tuple[int, ...] = ()  # longer game: who lost each round so far
+    deadline_ms: int = 0  # the current turn's deadline when the game has a turn timer
 
     @property
     def mode(self) -> str:

@@ -29,6 +29,7 @@ class Flow:
     state: State
     actor: int = ENGINE
     events: list[Event] = field(default_factory=list)
+    now_ms: int = 0  # the command's clock: turn deadlines count from it (AL-3)
 
     def emit(self, type_: str, **data: Any) -> None:
         event = Event(type_, data, self.actor)
@@ -96,7 +97,9 @@ def can_act(s: State, player: int) -> bool:
 def next_turn(flow: Flow, rng: SeededRng, player: int) -> None:
     """Start ``player``'s turn and play on until a human must act or the game ends."""
     while not flow.state.over:
-        flow.emit("TurnStarted", seat=player)
+        timer = flow.state.options.get("turn_timer")
+        deadline = flow.now_ms + timer * 1000 if timer and player != flow.state.robot else 0
+        flow.emit("TurnStarted", seat=player, deadline_ms=deadline)
         s = flow.state
         if player == s.robot:
             outcome = robot_turn(flow)

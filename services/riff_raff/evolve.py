@@ -132,4 +132,7 @@ FOLDS: dict[str, Callable[[State, Data], State]] = {
 
 def evolve(state: State, event: Event) -> State:
     fold = FOLDS.get(event.type)
-    return fold(state, event.data) if fold else state
+    state = fold(state, event.data) if fold else state
+    if "deadline_ms" in event.data:
+        state = state.but(deadline_ms=int(event.data["deadline_ms"]))
+    return state

@@ -13,13 +13,28 @@ from services.riff_raff.state import State
 ROUNDS = 10
 
 
+# Events after which someone new must act: with a turn timer they carry a deadline.
+DEADLINE_EVENTS = {
+    "RoundStarted",
+    "DecisionPending",
+    "TurnStarted",
+    "FallReported",
+    "ReportDisputed",
+}
+
+
 @dataclass
 class Flow:
     state: State
     actor: int = ENGINE
     events: list[Event] = field(default_factory=list)
+    now_ms: int = 0  # the command's clock: deadlines count from it (AL-3)
 
     def emit(self, type_: str, **data: Any) -> None:
+        timer = self.state.options.get("turn_timer")
+        falls = type_ == "PieceLoaded" and data.get("outcome", {}).get("fell")
+        if timer and (type_ in DEADLINE_EVENTS or falls):
+            data["deadline_ms"] = self.now_ms + timer * 1000
         event = Event(type_, data, self.actor)
         self.events.append(event)
         self.state = evolve(self.state, event)

@@ -35,6 +35,7 @@ FIELDS = {
     "accept": {"type"},
     "dispute": {"type"},
     "settle": {"type", "fell", "caught", "second_not_loaded"},
+    "timeout": {"type"},
 }
 PHASE_COMMANDS = {
     "choose": {"choose_card"},
@@ -53,7 +54,7 @@ def commitment(salt: str, card: int) -> str:
 
 
 def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]:
-    unknown = sorted(set(raw) - {"mode", "captain"})
+    unknown = sorted(set(raw) - {"mode", "captain", "turn_timer"})
     if unknown:
         raise InvalidArgument(f"unknown option(s): {', '.join(unknown)}", "unknown_option")
     if not 2 <= len(seats) <= 4:
@@ -68,11 +69,21 @@ def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]
         raise InvalidArgument(f"option captain is a seat 0..{len(seats) - 1}", "bad_option")
     if mode == "tabletop" and any(s.kind == "bot" for s in seats):
         raise InvalidArgument("bots play only the simulated ship", "bad_seat")
-    return {"mode": mode, "captain": captain, "physics": physics.PHYSICS_VERSION}
+    timer = raw.get("turn_timer")
+    if timer is not None and (
+        isinstance(timer, bool) or not isinstance(timer, int) or not 5 <= timer <= 3600
+    ):
+        raise InvalidArgument("option turn_timer is 5..3600 seconds or null", "bad_option")
+    return {
+        "mode": mode,
+        "captain": captain,
+        "turn_timer": timer,
+        "physics": physics.PHYSICS_VERSION,
+    }
 
 
 def setup(state: State, opts: Mapping[str, Any], rng: SeededRng, now_ms: int = 0) -> list[Event]:
-    flow = Flow(state)
+    flow = Flow(state, now_ms=now_ms)
     captain = opts.get("captain")
     flow.emit("CaptainNamed", seat=rng.below(state.seat_count) if captain is None else captain)
     start_round(flow)
@@ -99,6 +110,8 @@ def phase(s: State) -> str:
 def status(s: State) -> Status:
     p = phase(s)
     detail: dict[str, Any] = {"phase": p, "round": s.round, "captain": s.captain}
+    if s.deadline_ms and not s.over:
+        detail |= {"deadline_ms": s.deadline_ms, "on_deadline": {"type": "timeout"}}
     if s.over:
         losers = tuple(x for x in range(s.seat_count) if x not in s.winners)
         return Status((), True, s.winners, losers, detail)
@@ -123,10 +136,53 @@ def status(s: State) -> Status:
 def decide(
     state: State, seat: int, command: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
 ) -> list[Event]:
+    if command.get("type") == "timeout":
+        return _timeout(state, command, rng, now_ms)
     kind = _check(state, seat, command)
-    flow = Flow(state, actor=seat)
+    flow = Flow(state, actor=seat, now_ms=now_ms)
     HANDLERS[kind](flow, seat, command, rng)
     return flow.events
+
+
+def _timeout(state: State, command: Mapping[str, Any], rng: SeededRng, now_ms: int) -> list[Event]:
+    """AL-3: whoever must act and has not, does the default: the lowest card, the first
+    piece at the centre of the area, no catch, nothing reported fell, accept."""
+    if set(command) != {"type"}:
+        raise InvalidArgument("timeout has no fields", "unknown_field")
+    if state.over:
+        raise RuleViolation("the game is over", "game_over")
+    if not state.deadline_ms:
+        raise RuleViolation("this game has no turn timer", "no_turn_timer")
+    if now_ms < state.deadline_ms:
+        raise RuleViolation("there is time left", "turn_still_open")
+    flow = Flow(state, now_ms=now_ms)
+    p, waiting = phase(state), status(state).to_act
+    default = DEFAULTS[p]
+    for seat in waiting if p in ("choose", "review") else waiting[:1]:
+        HANDLERS[str(default(state, seat)["type"])](flow, seat, default(flow.state, seat), rng)
+    return flow.events
+
+
+def _default_load(s: State, seat: int) -> dict[str, Any]:
+    piece = s.supplies[seat][0].split("-")[1]
+    return {"type": "load", "pieces": [{"piece": piece, "position": 0.5, "orientation": 0}]}
+
+
+DEFAULTS: dict[str, Any] = {
+    "choose": lambda s, seat: {"type": "choose_card", "card": min(s.hands[seat])},
+    "choose_captain": lambda s, seat: {"type": "choose_captain", "seat": s.pending["seats"][0]},
+    "order_players": lambda s, seat: {"type": "order_players", "order": s.pending["seats"]},
+    "load": _default_load,
+    "catch": lambda s, seat: {"type": "catch", "pieces": []},
+    "report": lambda s, seat: {"type": "report", "fell": [], "caught": []},
+    "review": lambda s, seat: {"type": "accept"},
+    "settle": lambda s, seat: {
+        "type": "settle",
+        "fell": s.turn.report["fell"],
+        "caught": s.turn.report["caught"],
+        "second_not_loaded": s.turn.report.get("second_not_loaded", False),
+    },
+}
 
 
 def _check(s: State, seat: int, command: Mapping[str, Any]) -> str:

@@ -56,6 +56,7 @@ class State:
     aboard: tuple[str, ...] = ()  # tabletop mode: which pieces are on the ship
     over: bool = False
     winners: tuple[int, ...] = ()
+    deadline_ms: int = 0  # when whoever must act runs out of time (turn timer, AL-3)
 
     def but(self, **changes: Any) -> State:
         new = object.__new__(State)

@@ -1,0 +1,50 @@
+"""AL-3: turn timers. Time enters as the command's clock; after the deadline anyone (or
+the bot runner, as seat -1) sends "timeout" and the engine plays the default move."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.core.errors import RuleViolation
+from services.core.game import SeatSpec
+from services.core.playthrough import Playthrough
+from services.giraffe_raffe.game import GAME as GIRAFFE_RAFFE
+from services.riff_raff.game import GAME as RIFF_RAFF
+from services.riff_raff.rules import phase
+
+
+def test_giraffe_raffe_returns_an_apple_or_loses_when_the_turn_timer_runs_out() -> None:
+    p = Playthrough.start(
+        GIRAFFE_RAFFE, {"turn_timer": 30, "dealer": 0}, [SeatSpec("human")] * 2, "t", now_ms=1_000
+    )
+    status = GIRAFFE_RAFFE.status(p.state).to_json()
+    assert status["deadline_ms"] == 31_000 and status["on_deadline"] == {"type": "timeout"}
+    with pytest.raises(RuleViolation) as info:
+        p.execute(-1, {"type": "timeout"}, now_ms=30_999)
+    assert info.value.code == "turn_still_open"
+    events = p.execute(-1, {"type": "timeout"}, now_ms=31_000)
+    assert [e.type for e in events][:2] == ["PlayerLost", "GameEnded"]  # no apple: loses
+    assert p.state.losers == (0,)
+
+
+def test_giraffe_raffe_without_a_timer_refuses_timeouts() -> None:
+    p = Playthrough.start(GIRAFFE_RAFFE, {}, [SeatSpec("human")] * 2, "t")
+    with pytest.raises(RuleViolation) as info:
+        p.execute(-1, {"type": "timeout"}, now_ms=10**12)
+    assert info.value.code == "no_turn_timer"
+
+
+def test_riff_raff_plays_the_lowest_card_then_the_first_piece_at_the_centre() -> None:
+    p = Playthrough.start(
+        RIFF_RAFF, {"turn_timer": 20, "captain": 0}, [SeatSpec("human")] * 2, "t", now_ms=0
+    )
+    p.execute(1, {"type": "choose_card", "card": 9}, now_ms=5_000)
+    assert p.state.deadline_ms == 20_000  # set when the round began
+    p.execute(-1, {"type": "timeout"}, now_ms=20_000)  # seat 0 plays its lowest card
+    assert p.state.revealed == {0: 1, 1: 9}
+    assert phase(p.state) == "load" and p.state.turn.seat == 1
+    first = p.state.supplies[1][0]
+    events = p.execute(-1, {"type": "timeout"}, now_ms=p.state.deadline_ms)
+    loaded = next(e for e in events if e.type == "PieceLoaded")
+    assert loaded.data["piece"] == first and loaded.data["position"] == 0.5
+    assert loaded.actor == -1
