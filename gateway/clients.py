@@ -29,6 +29,8 @@ class Clients:
     read_models: ReadModels
     tokens: SeatTokens
     _gen: tuple[float, int] = field(default=(0.0, 1))
+    # A game's type never changes: remember it instead of asking Redis on every request.
+    _types: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     async def open(cls, settings: GatewaySettings) -> Clients:
@@ -53,9 +55,15 @@ class Clients:
         await self.store.redis.aclose()
 
     async def game_type(self, game_id: str) -> str:
+        known = self._types.get(game_id)
+        if known is not None:
+            return known
         meta = await self.store.meta(game_id)
         if meta is None:
             raise UnknownGame(f"no game {game_id}")
+        if len(self._types) >= 100_000:
+            self._types.clear()
+        self._types[game_id] = meta.game_type
         return meta.game_type
 
     async def engine_for(self, game_id: str) -> EngineClient:

@@ -27,6 +27,8 @@ class Caller:
 class SeatTokens:
     def __init__(self, store: EventStore) -> None:
         self.store = store
+        # Tokens are never reassigned, so a resolved token can be remembered.
+        self._known: dict[str, Caller] = {}
 
     def _seats_key(self, game_id: str) -> str:
         return self.store.keys.game(game_id) + ":seats"
@@ -68,8 +70,13 @@ class SeatTokens:
 
     async def resolve(self, token: str) -> Caller | None:
         digest = token_hash(token)
+        if digest in self._known:
+            return self._known[digest]
         raw = await self.store.redis.get(self._token_key(digest))
         if raw is None:
             return None
         game_id, seat = raw.decode().split(" ")
-        return Caller(int(seat), game_id, digest)
+        if len(self._known) >= 100_000:
+            self._known.clear()
+        self._known[digest] = Caller(int(seat), game_id, digest)
+        return self._known[digest]

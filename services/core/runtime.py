@@ -16,8 +16,14 @@ from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from services.core.codec import to_domain, to_new
-from services.core.errors import InvalidArgument, UnknownGame, VersionConflict
-from services.core.eventstore import AppendResult, EventStore, StoredEvent, check_game_id
+from services.core.errors import InvalidArgument, RaffeError, UnknownGame, VersionConflict
+from services.core.eventstore import (
+    AppendResult,
+    EventStore,
+    NewEvent,
+    StoredEvent,
+    check_game_id,
+)
 from services.core.game import SPECTATOR, Event, Game, SeatSpec
 from services.core.playthrough import opening
 from services.core.rng import SeededRng
@@ -74,7 +80,8 @@ class GameRuntime(Generic[S]):
             raise InvalidArgument("a seed is at most 128 characters", "bad_seed")
         time_ms = now_ms() if time_ms is None else time_ms
         events = opening(self.game, options, seats, seed, time_ms)
-        result = await self._append(game_id, 0, command_id or uuid.uuid4().hex, events, time_ms)
+        new = [to_new(e) for e in events]
+        result = await self._append(game_id, 0, command_id or uuid.uuid4().hex, new, time_ms)
         return await self._outcome(game_id, result, SPECTATOR)
 
     async def execute(
@@ -94,30 +101,42 @@ class GameRuntime(Generic[S]):
             raise InvalidArgument("a command is a JSON object", "bad_command")
         if not isinstance(command_id, str) or not 0 < len(command_id) <= 128:
             raise InvalidArgument("a command id is 1-128 characters", "bad_command_id")
-        known = await self.store.command_result(game_id, command_id)
-        if known is not None:
-            return await self._outcome(
-                game_id, known, seat, await self._state_at(game_id, known.version)
-            )
         time_ms = now_ms() if time_ms is None else time_ms
-        for attempt in range(RETRIES):
-            loaded = await self.load(game_id)
+        fresh = False
+        for _ in range(RETRIES + 1):
+            loaded = await self._current(game_id, expected_version, fresh)
             if expected_version not in (ANY_VERSION, loaded.version):
+                # A retry of a command that went through carries the version it saw then.
+                known = await self.store.command_result(game_id, command_id)
+                if known is not None:
+                    return await self._duplicate(game_id, known, seat)
                 raise VersionConflict(expected_version, loaded.version)
             rng = SeededRng(loaded.seed, loaded.version)
-            events = self.game.decide(loaded.state, seat, command, rng, time_ms)
+            try:
+                domain = self.game.decide(loaded.state, seat, command, rng, time_ms)
+            except RaffeError:
+                if not fresh:  # the cache may be behind: decide again on the stored state
+                    fresh = True
+                    continue
+                # A retried command may be refused by the very state it produced.
+                known = await self.store.command_result(game_id, command_id)
+                if known is None:
+                    raise
+                return await self._duplicate(game_id, known, seat)
+            events = [to_new(e) for e in domain]
             try:
                 result = await self._append(game_id, loaded.version, command_id, events, time_ms)
             except VersionConflict:
-                if expected_version != ANY_VERSION or attempt == RETRIES - 1:
+                if expected_version != ANY_VERSION:
                     raise
+                fresh = True
                 continue
-            if result.duplicate:  # the same command id won a race: answer its result
-                return await self._outcome(
-                    game_id, result, seat, await self._state_at(game_id, result.version)
-                )
-            return await self._outcome(
-                game_id, result, seat, self._fold_new(game_id, loaded, events, result)
+            if result.duplicate:  # the same command id was appended before
+                return await self._duplicate(game_id, result, seat)
+            state = self._fold_new(game_id, loaded, domain, result)
+            stored = self._as_stored(game_id, events, result, command_id, time_ms)
+            return Outcome(
+                game_id, result, self._redact(stored, seat, state), self.game.view(state, seat)
             )
         raise AssertionError("unreachable")
 
@@ -164,17 +183,62 @@ class GameRuntime(Generic[S]):
         )
 
     async def _append(
-        self, game_id: str, expected: int, command_id: str, events: list[Event], time_ms: int | None
+        self, game_id: str, expected: int, command_id: str, events: list[NewEvent], time_ms: int
     ) -> AppendResult:
         return await self.store.append(
             game_id,
             self.game.name,
             expected,
             command_id,
-            [to_new(e) for e in events],
-            time_ms=now_ms() if time_ms is None else time_ms,
+            events,
+            time_ms=time_ms,
             engine_version=self.game.engine_version,
         )
+
+    async def _current(self, game_id: str, expected: int, fresh: bool) -> Loaded[S]:
+        """The cached state, without I/O when it can be trusted to try an append: the
+        append itself checks the version. Read newer events when asked, when nothing is
+        cached, or when the client has seen a version the cache has not."""
+        cached = self._cache.get(game_id)
+        if cached is None or fresh or expected > cached.version:
+            return await self.load(game_id)
+        return cached
+
+    def _as_stored(
+        self, game_id: str, events: list[NewEvent], r: AppendResult, command_id: str, time_ms: int
+    ) -> list[StoredEvent]:
+        """The events just appended, as a read would return them (no round trip)."""
+        return [
+            StoredEvent(
+                game_id,
+                self.game.name,
+                r.first_version + i,
+                e.id,
+                e.type,
+                e.schema_version,
+                e.payload,
+                e.actor,
+                command_id,
+                time_ms,
+                self.game.engine_version,
+                r.first_position + i,
+            )
+            for i, e in enumerate(events)
+        ]
+
+    async def _duplicate(self, game_id: str, result: AppendResult, seat: int) -> Outcome:
+        """A known command id: its original result, events and the caller's view then."""
+        state = await self._state_at(game_id, result.version)
+        return await self._outcome(game_id, replace(result, duplicate=True), seat, state)
+
+    def _redact(self, stored: list[StoredEvent], seat: int, state: S) -> list[StoredEvent]:
+        if self.game.status(state).over:
+            return stored
+        out = []
+        for s in stored:
+            event = self.game.redact(state, to_domain(s), seat)
+            out.append(replace(s, payload=to_new(event).payload))
+        return out
 
     def _fold_new(self, game_id: str, loaded: Loaded[S], events: list[Event], r: AppendResult) -> S:
         state = loaded.state
@@ -246,13 +310,7 @@ class GameRuntime(Generic[S]):
     ) -> list[StoredEvent]:
         """Events as ``seat`` may see them; all of them, seed included, once the game is over."""
         loaded = await self.load(game_id)
-        if self.game.status(loaded.state).over:
-            return stored
-        out = []
-        for s in stored:
-            event = self.game.redact(loaded.state, to_domain(s), seat)
-            out.append(replace(s, payload=to_new(event).payload))
-        return out
+        return self._redact(stored, seat, loaded.state)
 
     async def replay(
         self, game_id: str, seat: int, version: int, reveal: bool = False
