@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-BENCHMARKS = ["bench.eventstore", "bench.giraffe_raffe", "bench.riff_raff"]
+BENCHMARKS = ["bench.eventstore", "bench.giraffe_raffe", "bench.riff_raff", "bench.fullstack"]
 
 
 def main() -> None:

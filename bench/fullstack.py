@@ -1,0 +1,223 @@
+"""Full-stack benchmark: the system started as `make run` starts it, loaded by a separate
+load-generator process, against three baselines started in the same run.
+
+    python -m bench.fullstack [--short]
+
+Measures moves/s and p50/p99 command latency at 1, 16 and 64 active games for each game;
+a bare FastAPI endpoint, the minimal chain (FastAPI -> gRPC -> one Lua append) and raw
+XADD round trips at the same concurrency; replay (events folded per second); a full
+projection rebuild of 10,000 finished games; Redis bytes per event; engine and gateway
+resident memory. Prints one table with ratios and writes bench/results/fullstack.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import redis as sync_redis
+
+from bench.common import Figure, print_table, write_json
+from bench.populate import populate, replay_rate
+from services.core.eventstore import open_store
+from services.core.local_redis import free_port
+from services.core.settings import StoreSettings
+from services.projection.rebuild import rebuild
+
+GAMES = ["giraffe-raffe", "giraffometer", "riff-raff"]
+
+
+def start(cmd: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+
+
+def start_system(state: str) -> tuple[subprocess.Popen[str], dict[str, str]]:
+    env = {**os.environ, "RAFFE_RATE_PER_ADDRESS": "1000000", "RAFFE_RATE_PER_TOKEN": "1000000"}
+    proc = start(
+        [sys.executable, "-m", "services.launcher", "--free-ports", "--state-dir", state], env
+    )
+    assert proc.stdout is not None
+    text = ""
+    for line in proc.stdout:
+        text += line
+        if "raffe is running" in line:
+            break
+    found = dict(re.findall(r"(gateway: http|redis \S+ \(embedded.*?\) at redis)://(\S+)", text))
+    urls = {
+        "gateway": "http://" + found["gateway: http"],
+        "redis": "redis://" + next(v for k, v in found.items() if k.startswith("redis")),
+    }
+    engines = dict(re.findall(r"([a-z-]+) engine at (\S+)", text))
+    return proc, {**urls, **{f"engine:{k}": v for k, v in engines.items()}}
+
+
+def start_baselines(redis_url: str) -> tuple[list[subprocess.Popen[str]], str]:
+    grpc_port, http_port = free_port(), free_port()
+    env = {**os.environ, "RAFFE_REDIS_URL": redis_url, "RAFFE_KEY_PREFIX": "baseline"}
+    g = start(
+        [sys.executable, "-m", "bench.baseline", "grpc"], {**env, "RAFFE_PORT": str(grpc_port)}
+    )
+    h = start(
+        [sys.executable, "-m", "bench.baseline", "http"],
+        {**env, "RAFFE_PORT": str(http_port), "BASELINE_GRPC": f"127.0.0.1:{grpc_port}"},
+    )
+    url = f"http://127.0.0.1:{http_port}"
+    for _ in range(100):
+        try:
+            import httpx
+
+            if httpx.get(f"{url}/ping", timeout=1).status_code == 200:
+                break
+        except Exception:
+            time.sleep(0.1)
+    return [g, h], url
+
+
+def load(
+    target: str, games: int, moves: int, seconds: float, url: str = "", redis: str = ""
+) -> dict[str, Any]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "bench.loadgen",
+        "--target",
+        target,
+        "--games",
+        str(games),
+        "--moves",
+        str(moves),
+        "--seconds",
+        str(seconds),
+        "--url",
+        url,
+        "--redis",
+        redis,
+    ]
+    print(f"  load: {target} x{games} ...", file=sys.stderr, flush=True)
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 120)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def rss_kb(port: str) -> int:
+    """Resident memory of the process listening on 127.0.0.1:port (from /proc)."""
+    out = subprocess.run(
+        ["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True
+    ).stdout
+    pid = re.search(r"pid=(\d+)", out)
+    if not pid:
+        return 0
+    status = Path(f"/proc/{pid.group(1)}/status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
+
+
+def run(short: bool) -> list[Figure]:
+    levels = [1, 16] if short else [1, 16, 64]
+    moves, seconds = (300, 8.0) if short else (3000, 30.0)
+    figures: list[Figure] = []
+    with tempfile.TemporaryDirectory() as state:
+        system, where = start_system(state)
+        baselines, base_url = start_baselines(where["redis"])
+        try:
+            for n in levels:
+                ping = load("ping", n, moves, seconds, url=base_url)
+                chain = load("append", n, moves, seconds, url=base_url)
+                raw = load("xadd", n, moves, seconds, redis=where["redis"])
+                figures += [
+                    Figure(f"bare FastAPI, {n} clients", ping["rate"], "req/s"),
+                    Figure(
+                        f"minimal chain, {n} clients",
+                        chain["rate"],
+                        "req/s",
+                        "bare FastAPI",
+                        chain["rate"] / ping["rate"],
+                    ),
+                    Figure(f"minimal chain p99, {n} clients", chain["p99_ms"], "ms"),
+                    Figure(f"raw XADD, {n} clients", raw["rate"], "ops/s"),
+                ]
+                for game in GAMES:
+                    got = load(game, n, moves, seconds, url=where["gateway"])
+                    figures += [
+                        Figure(
+                            f"{game} moves, {n} games",
+                            got["rate"],
+                            "moves/s",
+                            "minimal chain",
+                            got["rate"] / chain["rate"],
+                        ),
+                        Figure(
+                            f"{game} p50, {n} games",
+                            got["p50_ms"],
+                            "ms",
+                            "chain p50",
+                            got["p50_ms"] / max(chain["p50_ms"], 1e-9),
+                        ),
+                        Figure(
+                            f"{game} p99, {n} games",
+                            got["p99_ms"],
+                            "ms",
+                            "chain p99",
+                            got["p99_ms"] / max(chain["p99_ms"], 1e-9),
+                        ),
+                    ]
+            figures += memory_and_rebuild(where, short)
+        finally:
+            for p in [system, *baselines]:
+                p.send_signal(signal.SIGINT)
+            for p in [system, *baselines]:
+                try:
+                    p.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+    return figures
+
+
+def memory_and_rebuild(where: dict[str, str], short: bool) -> list[Figure]:
+    games = 1000 if short else 10_000
+    client = sync_redis.Redis.from_url(where["redis"])
+    before = int(client.info("memory")["used_memory"])
+    settings = StoreSettings(redis_url=where["redis"], key_prefix="rebuild")
+    events = asyncio.run(populate(settings, games))
+    after = int(client.info("memory")["used_memory"])
+    started = time.perf_counter()
+    asyncio.run(_rebuild(settings))
+    rebuild_rate = events / (time.perf_counter() - started)
+    engine_port = where["engine:giraffe-raffe"].rsplit(":", 1)[1]
+    gateway_port = where["gateway"].rsplit(":", 1)[1]
+    return [
+        Figure(f"projection rebuild, {games} games", rebuild_rate, "events/s"),
+        Figure("replay fold, long game", replay_rate(), "events/s"),
+        Figure("Redis bytes per event (game stream + log)", (after - before) / events, "bytes"),
+        Figure("engine resident memory (giraffe-raffe)", rss_kb(engine_port) / 1024, "MiB"),
+        Figure("gateway resident memory", rss_kb(gateway_port) / 1024, "MiB"),
+    ]
+
+
+async def _rebuild(settings: StoreSettings) -> None:
+    store = await open_store(settings)
+    await rebuild(store, progress=True)
+    await store.redis.aclose()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--short", action="store_true")
+    args = parser.parse_args(argv)
+    figures = run(args.short)
+    print_table("full stack (one machine, 2 cores)", figures)
+    print(f"written to {write_json('fullstack', figures)}")
+
+
+if __name__ == "__main__":
+    main()

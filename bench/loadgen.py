@@ -1,0 +1,125 @@
+"""The load generator of the full-stack benchmark: a process of its own, bounded in moves
+and in time, sending traffic only to 127.0.0.1. Prints one JSON line of results.
+
+    python -m bench.loadgen --url http://127.0.0.1:8000 --target giraffe-raffe --games 16
+    python -m bench.loadgen --url http://127.0.0.1:9000 --target ping --games 16
+    python -m bench.loadgen --url http://127.0.0.1:9000 --target append --games 16
+    python -m bench.loadgen --redis redis://127.0.0.1:6379/0 --target xadd --games 16
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+import uuid
+from typing import Any
+
+import httpx
+from redis.asyncio import Redis
+
+from services.bots.registry import bot_for
+from services.core.rng import SeededRng
+
+SEATS = {"giraffe-raffe": 3, "giraffometer": 3, "riff-raff": 2}
+BOT = {"giraffe-raffe": "random", "giraffometer": "random", "riff-raff": "random"}
+
+
+class Run:
+    def __init__(self, moves: int, seconds: float) -> None:
+        self.moves, self.deadline = moves, time.perf_counter() + seconds
+        self.latencies: list[float] = []
+
+    def more(self) -> bool:
+        return len(self.latencies) < self.moves and time.perf_counter() < self.deadline
+
+    async def timed(self, call: Any) -> Any:
+        start = time.perf_counter()
+        result = await call
+        self.latencies.append(time.perf_counter() - start)
+        return result
+
+
+async def play(http: httpx.AsyncClient, game: str, run: Run, worker: int) -> None:
+    while run.more():
+        seats = [{"kind": "human"}] * SEATS[game]
+        created = (await http.post("/v1/games", json={"game": game, "seats": seats})).json()
+        game_id, tokens = created["game_id"], created["tokens"]
+        rng, bot = SeededRng(game_id, worker), bot_for(game, BOT[game])
+        while run.more():
+            view = (await http.get(f"/v1/games/{game_id}", headers=_auth(tokens["0"]))).json()
+            if "view" not in view:  # an error (e.g. rate limited): try again
+                await asyncio.sleep(0.05)
+                continue
+            status = view["view"]["status"]
+            if status["over"]:
+                break
+            token = tokens[str(status["to_act"][0])]
+            legal = (await http.get(f"/v1/games/{game_id}/commands", headers=_auth(token))).json()
+            if not legal["to_act"]:
+                continue
+            seat_view = (await http.get(f"/v1/games/{game_id}", headers=_auth(token))).json()[
+                "view"
+            ]
+            body = {"command": bot(seat_view, legal, rng), "command_id": uuid.uuid4().hex}
+            headers = {**_auth(token), "If-Match": f'"{legal["version"]}"'}
+            await run.timed(http.post(f"/v1/games/{game_id}/commands", json=body, headers=headers))
+
+
+def _auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+async def ping(http: httpx.AsyncClient, path: str, method: str, run: Run) -> None:
+    while run.more():
+        await run.timed(http.request(method, path))
+
+
+async def xadd(redis: Redis, run: Run, worker: int) -> None:
+    while run.more():
+        await run.timed(redis.xadd(f"bench:xadd:{worker}", {"t": "CardsPlayed", "p": b"{}"}))
+
+
+async def main(args: argparse.Namespace) -> dict[str, Any]:
+    run = Run(args.moves, args.seconds)
+    started = time.perf_counter()
+    if args.target == "xadd":
+        redis = Redis.from_url(args.redis, max_connections=args.games + 4)
+        await asyncio.gather(*(xadd(redis, run, w) for w in range(args.games)))
+        await redis.aclose()
+    else:
+        limits = httpx.Limits(max_connections=args.games + 4)
+        async with httpx.AsyncClient(base_url=args.url, timeout=30, limits=limits) as http:
+            if args.target in SEATS:
+                work = [play(http, args.target, run, w) for w in range(args.games)]
+            elif args.target == "ping":
+                work = [ping(http, "/ping", "GET", run) for _ in range(args.games)]
+            else:
+                work = [
+                    ping(http, f"/append/g{w}-{uuid.uuid4().hex[:6]}", "POST", run)
+                    for w in range(args.games)
+                ]
+            await asyncio.gather(*work)
+    elapsed = time.perf_counter() - started
+    lat = sorted(run.latencies)
+    return {
+        "target": args.target,
+        "games": args.games,
+        "moves": len(lat),
+        "rate": len(lat) / elapsed,
+        "p50_ms": statistics.median(lat) * 1000 if lat else 0.0,
+        "p99_ms": lat[int(len(lat) * 0.99) - 1] * 1000 if lat else 0.0,
+    }
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--url", default="http://127.0.0.1:8000")
+    parser.add_argument("--redis", default="")
+    parser.add_argument("--target", required=True)
+    parser.add_argument("--games", type=int, default=1)
+    parser.add_argument("--moves", type=int, default=2000)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    print(json.dumps(asyncio.run(main(parser.parse_args()))))

@@ -1,0 +1,66 @@
+"""Finished games written straight into the event store (bot games played in memory),
+and a long game to measure replay by."""
+
+from __future__ import annotations
+
+import sys
+import time
+import uuid
+
+from services.core.codec import to_new
+from services.core.eventstore import open_store
+from services.core.game import SeatSpec
+from services.core.playthrough import Playthrough
+from services.core.rng import SeededRng
+from services.core.settings import StoreSettings
+from services.giraffe_raffe.bots import random_bot
+from services.giraffe_raffe.evolve import fold
+from services.giraffe_raffe.game import GAME
+from services.giraffe_raffe.rules import status
+from services.giraffe_raffe.view import legal_commands, view
+
+CHUNK = 200  # events per append, under the 256 limit
+
+
+def bot_game(seed: str, options: dict[str, object] | None = None) -> Playthrough:
+    p = Playthrough.start(GAME, options or {}, [SeatSpec("bot")] * 3, seed)
+    rng = SeededRng(seed, "bots")
+    while not p.state.over:
+        seat = status(p.state).to_act[0]
+        p.execute(seat, random_bot(view(p.state, seat), legal_commands(p.state, seat), rng))
+    return p
+
+
+async def populate(settings: StoreSettings, games: int) -> int:
+    """Append ``games`` finished games; returns the number of events written."""
+    store = await open_store(settings)
+    written = 0
+    for n in range(games):
+        p = bot_game(f"populate-{n}")
+        game_id = f"pop{n}"
+        events = [to_new(e) for e in p.events]
+        for i in range(0, len(events), CHUNK):
+            await store.append(
+                game_id,
+                GAME.name,
+                i,
+                uuid.uuid4().hex,
+                events[i : i + CHUNK],
+                time_ms=1,
+                engine_version=GAME.engine_version,
+            )
+        written += len(events)
+        if n % 250 == 0:
+            print(f"\r  populate: {n}/{games} games", end="", file=sys.stderr)
+    print(file=sys.stderr)
+    await store.redis.aclose()
+    return written
+
+
+def replay_rate() -> float:
+    """Events folded per second, over a long (multi-round) game."""
+    p = bot_game("long", {"mode": "longer"})
+    start = time.perf_counter()
+    for _ in range(20):
+        fold(p.events)
+    return 20 * len(p.events) / (time.perf_counter() - start)
