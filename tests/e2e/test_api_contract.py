@@ -35,9 +35,12 @@ def sse_frames(
 ) -> list[dict[str, Any]]:
     """Read ``count`` events from the live stream, then hang up."""
     frames: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 20  # the stream pings every second (RAFFE_SSE_HEARTBEAT_S)
     with http.stream("GET", f"/v1/games/{game_id}/events/stream", headers=headers) as stream:
         current: dict[str, Any] = {}
         for line in stream.iter_lines():
+            if time.monotonic() > deadline:
+                break
             if line.startswith("id:"):
                 current["id"] = int(line[3:].strip())
             elif line.startswith("data:"):
@@ -265,3 +268,36 @@ def test_schemathesis_finds_no_server_error(system: System, tmp_path: Path) -> N
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout[-3000:]
+
+
+def test_votes_and_chosen_cards_stay_out_of_other_seats_bodies_and_frames(
+    http: httpx.Client,
+) -> None:
+    gm = create(http, "giraffometer", [{"kind": "human"}] * 3, seed=SEED)
+    tokens = gm["tokens"]
+    url = f"/v1/games/{gm['game_id']}"
+    vote = {"command": {"type": "vote", "lowest": 5, "highest": 3}, "command_id": "v1"}
+    assert http.post(f"{url}/commands", json=vote, headers=auth(tokens["0"])).status_code == 200
+    secret = [b'"lowest":5', b'"lowest": 5', b'"highest":3', b'"highest": 3']
+    for token in (tokens["1"], tokens["2"], None):
+        headers = auth(token) if token else {}
+        bodies = [
+            http.get(f"{url}{path}", headers=headers).content
+            for path in ("", "/events", "/commands")
+        ]
+        frames = sse_frames(http, gm["game_id"], headers, 4)
+        assert [f["data"]["type"] for f in frames][-1] == "VoteCast"
+        bodies += [f["raw"].encode() for f in frames]
+        for raw in bodies:
+            assert not any(s in raw for s in secret) and SEED.encode() not in raw
+    rr = create(http, "riff-raff", [{"kind": "human"}] * 2)
+    rurl = f"/v1/games/{rr['game_id']}"
+    card = {"command": {"type": "choose_card", "card": 7}, "command_id": "c1"}
+    assert (
+        http.post(f"{rurl}/commands", json=card, headers=auth(rr["tokens"]["0"])).status_code == 200
+    )
+    for headers in (auth(rr["tokens"]["1"]), {}):
+        for path in ("", "/events"):
+            raw = http.get(f"{rurl}{path}", headers=headers).content
+            assert b'"card":7' not in raw and b'"card": 7' not in raw
+            assert b'"your_card":7' not in raw
