@@ -98,7 +98,7 @@ def careful_bot(view: dict[str, Any], legal: dict[str, Any], rng: SeededRng) -> 
                 best = (score, {"piece": kind, "position": position, "orientation": flat}, out)
     assert best is not None
     pieces = [best[1]]
-    steady = best[0][0] == 0 and abs(best[2].tilt) < 0.08
+    steady = best[0][0] == 0 and abs(best[2].tilt) < 0.3
     if c["max_pieces"] == 2 and steady and _count(view, best[1]["piece"]) >= 2:
         pieces.append(dict(best[1], position=1 - best[1]["position"]))
     return {"type": "load", "pieces": pieces}

@@ -37,7 +37,7 @@ K_RESTORE = (
     4200.0  # the hull's weight below the pivot: one 30 g piece at the deck's end tilts ~8 degrees
 )
 I_SHIP = 240.0
-DAMPING = 300.0  # about a tenth of critical damping: the ship wobbles
+DAMPING = 400.0  # about an eighth of critical damping: the ship wobbles
 DROP_HEIGHT = 3.0  # cm above its resting place a piece is let go
 WATER = -12.0  # y of the water, for fall heights
 SLIDE = 0.8  # sliding friction as a share of static friction
@@ -56,12 +56,12 @@ class Surface:
 # The hull's raised ends hold cargo on the deck until the ship heels past ~29 degrees.
 DECK = Surface(0.0, -20.0, 20.0, bulwark=0.5)
 YARDARMS = {
-    5: Surface(15.0, -14.0, -1.0, closed_inner=-1.0, grip=0.75),
-    6: Surface(15.0, 1.0, 14.0, closed_inner=1.0, grip=0.75),
-    7: Surface(25.0, -11.0, -1.0, closed_inner=-1.0, grip=0.55),
-    8: Surface(25.0, 1.0, 11.0, closed_inner=1.0, grip=0.55),
-    9: Surface(35.0, -8.0, -1.0, closed_inner=-1.0, grip=0.4),
-    10: Surface(35.0, 1.0, 8.0, closed_inner=1.0, grip=0.4),
+    5: Surface(15.0, -14.0, -1.0, closed_inner=-1.0, grip=0.9),
+    6: Surface(15.0, 1.0, 14.0, closed_inner=1.0, grip=0.9),
+    7: Surface(25.0, -11.0, -1.0, closed_inner=-1.0, grip=0.7),
+    8: Surface(25.0, 1.0, 11.0, closed_inner=1.0, grip=0.7),
+    9: Surface(35.0, -8.0, -1.0, closed_inner=-1.0, grip=0.55),
+    10: Surface(35.0, 1.0, 8.0, closed_inner=1.0, grip=0.55),
 }
 DECK_AREAS = {1: (-20.0, -10.0), 2: (-10.0, 0.0), 3: (0.0, 10.0), 4: (10.0, 20.0)}
 
