@@ -29,9 +29,9 @@ MAX_MOVES = 5000
 class Tally:
     games: int = 0
     loads: Counter[int] = field(default_factory=Counter)
-    falls: Counter[int] = field(
-        default_factory=Counter
-    )  # loads in an area after which something fell
+    # Per area: loads after which anything fell, and loads whose own piece fell.
+    falls: Counter[int] = field(default_factory=Counter)
+    own: Counter[int] = field(default_factory=Counter)
     rounds: Counter[int] = field(default_factory=Counter)
     emptied: int = 0
 
@@ -50,7 +50,9 @@ def play_game(bots: Sequence[str], seed: str, tally: Tally | None = None) -> Sta
             for e in events:
                 if e.type == "PieceLoaded":
                     tally.loads[e.data["area"]] += 1
-                    tally.falls[e.data["area"]] += bool(e.data["outcome"]["fell"])
+                    fell = {f["id"] for f in e.data["outcome"]["fell"]}
+                    tally.falls[e.data["area"]] += bool(fell)
+                    tally.own[e.data["area"]] += e.data["piece"] in fell
     if not p.state.over:
         raise RuntimeError(f"game {seed} did not end")
     if tally is not None:
@@ -94,8 +96,10 @@ def report(bot: str, players: int, t: Tally) -> str:
         "|---|---|---|",
     ]
     for area in range(1, 11):
-        rate = t.falls[area] / t.loads[area] if t.loads[area] else 0.0
-        lines.append(f"| {area} | {t.loads[area]} | {rate:.1%} |")
+        n = t.loads[area] or 1
+        lines.append(
+            f"| {area} | {t.loads[area]} | {t.own[area] / n:.1%} | {t.falls[area] / n:.1%} |"
+        )
     rounds = ", ".join(f"{r}: {n}" for r, n in sorted(t.rounds.items()))
     lines += [
         "",

@@ -33,14 +33,13 @@ DT = 0.01  # s
 MAX_STEPS = 250
 SETTLED_STEPS = 25  # this many quiet steps in a row end the simulation early
 # Units: kg, cm, s. Torques in kg*cm^2/s^2, moments of inertia in kg*cm^2.
-K_RESTORE = (
-    4200.0  # the hull's weight below the pivot: one 30 g piece at the deck's end tilts ~8 degrees
-)
+# The hull's weight below the pivot: one 30 g piece at the deck's end tilts it ~5.6 degrees.
+K_RESTORE = 6000.0
 I_SHIP = 240.0
 DAMPING = 400.0  # about an eighth of critical damping: the ship wobbles
-DROP_HEIGHT = 3.0  # cm above its resting place a piece is let go
+DROP_HEIGHT = 2.0  # cm above its resting place a piece is let go
 WATER = -12.0  # y of the water, for fall heights
-SLIDE = 0.8  # sliding friction as a share of static friction
+SLIDE = 0.9  # sliding friction as a share of static friction
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,6 @@ def test_top_yardarm_loads_fall_more_often_than_deck_loads() -> None:
     tally = Tally()
     for n in range(12):
         play_game(["random", "random"], f"tally-{n}", tally)
-    deck = sum(tally.falls[a] for a in (2, 3)) / sum(tally.loads[a] for a in (2, 3))
-    top = sum(tally.falls[a] for a in (9, 10)) / sum(tally.loads[a] for a in (9, 10))
+    deck = sum(tally.own[a] for a in (1, 2, 3, 4)) / sum(tally.loads[a] for a in (1, 2, 3, 4))
+    top = sum(tally.own[a] for a in (9, 10)) / sum(tally.loads[a] for a in (9, 10))
     assert top > 2 * deck
