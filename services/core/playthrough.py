@@ -3,7 +3,7 @@ bots, tests, benchmarks and evaluation scripts (no I/O)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -79,3 +79,29 @@ class Playthrough(Generic[S]):
         events = self.game.decide(self.state, seat, command, rng, now_ms)
         self.apply(events)
         return events
+
+
+Bot = Callable[[dict[str, Any], dict[str, Any], SeededRng], dict[str, Any]]
+
+
+def play_bots(
+    game: Game[S],
+    bots: Sequence[Bot],
+    seed: str,
+    options: Mapping[str, Any] | None = None,
+    max_moves: int = 10_000,
+    on_events: Callable[[list[Event]], None] | None = None,
+) -> Playthrough[S]:
+    """A whole game of bots in memory: whoever must act first moves, with the view and
+    legal commands only (DESIGN §2). Raises if it does not end within ``max_moves``."""
+    p = Playthrough.start(game, options or {}, [SeatSpec("bot")] * len(bots), seed)
+    rng = SeededRng(seed, "bots")
+    for _ in range(max_moves):
+        if game.status(p.state).over:
+            return p
+        seat = game.status(p.state).to_act[0]
+        command = bots[seat](game.view(p.state, seat), game.legal_commands(p.state, seat), rng)
+        events = p.execute(seat, command)
+        if on_events is not None:
+            on_events(events)
+    raise RuntimeError(f"game {seed} did not end in {max_moves} moves")

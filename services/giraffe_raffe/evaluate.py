@@ -11,29 +11,17 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from services.core.game import SeatSpec
-from services.core.playthrough import Playthrough
-from services.core.rng import SeededRng
+from services.core.playthrough import play_bots
 from services.giraffe_raffe.bots import BOTS
 from services.giraffe_raffe.game import GAME
-from services.giraffe_raffe.rules import status
 from services.giraffe_raffe.state import State
-from services.giraffe_raffe.view import legal_commands, view
 
 MAX_MOVES = 5000
 
 
 def play_game(bots: Sequence[str], seed: str, options: dict[str, object] | None = None) -> State:
     """One game of bots, in memory; the bot at seat i is ``bots[i]``."""
-    p = Playthrough.start(GAME, options or {}, [SeatSpec("bot")] * len(bots), seed)
-    rng = SeededRng(seed, "bots")
-    for _ in range(MAX_MOVES):
-        if p.state.over:
-            return p.state
-        seat = status(p.state).to_act[0]
-        bot = BOTS[bots[seat]]
-        p.execute(seat, bot(view(p.state, seat), legal_commands(p.state, seat), rng))
-    raise RuntimeError(f"game {seed} did not end in {MAX_MOVES} moves")
+    return play_bots(GAME, [BOTS[b] for b in bots], seed, options, MAX_MOVES).state
 
 
 def heuristic_win_rate(games: int, progress: bool = False) -> float:

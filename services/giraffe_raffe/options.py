@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from services.core.commands import seconds_option
 from services.core.errors import InvalidArgument
 from services.core.game import SeatSpec
 
@@ -51,11 +52,7 @@ def validate(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any
         isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players
     ):
         raise InvalidArgument(f"option dealer must be a seat 0..{players - 1}", "bad_option")
-    timer = raw.get("turn_timer")
-    if timer is not None and (
-        isinstance(timer, bool) or not isinstance(timer, int) or not 5 <= timer <= 3600
-    ):
-        raise InvalidArgument("option turn_timer is 5..3600 seconds or null", "bad_option")
+    timer = seconds_option(raw, "turn_timer")
     return {
         "turn_timer": timer,
         "mode": mode,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from services.core.commands import command_type
 from services.core.errors import InvalidArgument, RuleViolation
 from services.core.game import Event, SeatSpec, Status
 from services.core.rng import SeededRng
@@ -90,14 +91,7 @@ def _timeout(state: State, command: Mapping[str, Any], rng: SeededRng, now_ms: i
 
 
 def _check_command(state: State, seat: int, command: Mapping[str, Any]) -> str:
-    kind = command.get("type")
-    if not isinstance(kind, str) or kind not in COMMAND_FIELDS:
-        raise InvalidArgument(
-            f"unknown command {kind!r}; commands are {', '.join(COMMAND_FIELDS)}", "unknown_command"
-        )
-    extra = sorted(set(command) - COMMAND_FIELDS[kind])
-    if extra:
-        raise InvalidArgument(f"unknown field(s) for {kind}: {', '.join(extra)}", "unknown_field")
+    kind = command_type(command, COMMAND_FIELDS)
     if state.over:
         raise RuleViolation("the game is over", "game_over")
     if not 0 <= seat < state.seat_count:

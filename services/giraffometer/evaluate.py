@@ -11,27 +11,16 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from services.core.game import SeatSpec
-from services.core.playthrough import Playthrough
-from services.core.rng import SeededRng
+from services.core.playthrough import play_bots
 from services.giraffometer.bots import BOTS
 from services.giraffometer.game import GAME
-from services.giraffometer.rules import status
 from services.giraffometer.state import State
-from services.giraffometer.view import legal_commands, view
 
 MAX_MOVES = 10_000
 
 
 def play_game(bots: Sequence[str], seed: str, options: dict[str, object] | None = None) -> State:
-    p = Playthrough.start(GAME, options or {}, [SeatSpec("bot")] * len(bots), seed)
-    rng = SeededRng(seed, "bots")
-    for _ in range(MAX_MOVES):
-        if p.state.over:
-            return p.state
-        seat = status(p.state).to_act[0]
-        p.execute(seat, BOTS[bots[seat]](view(p.state, seat), legal_commands(p.state, seat), rng))
-    raise RuntimeError(f"game {seed} did not end")
+    return play_bots(GAME, [BOTS[b] for b in bots], seed, options, MAX_MOVES).state
 
 
 def expert_beats_random(games: int, progress: bool = False) -> float:

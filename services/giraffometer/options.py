@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from services.core.commands import seconds_option
 from services.core.errors import InvalidArgument
 from services.core.game import SeatSpec
 from services.giraffometer import decks
@@ -41,9 +42,7 @@ def validate(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any
         penalties = penalties == "on"
     if not isinstance(penalties, bool):
         raise InvalidArgument("option penalties must be true/false or on/off", "bad_option")
-    timer = raw.get("round_timer")
-    if timer is not None:
-        timer = _int(raw, "round_timer", 5, 3600)
+    timer = seconds_option(raw, "round_timer")
     return {
         "target": _int(raw, "target", 1, 100),
         "penalties": penalties,

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from services.core.commands import command_type
 from services.core.errors import InvalidArgument, RuleViolation
 from services.core.game import ENGINE, Event, SeatSpec, Status
 from services.core.rng import SeededRng
@@ -104,14 +105,7 @@ def decide(
 
 
 def _check_command(state: State, seat: int, command: Mapping[str, Any]) -> str:
-    kind = command.get("type")
-    if not isinstance(kind, str) or kind not in COMMAND_FIELDS:
-        raise InvalidArgument(
-            f"unknown command {kind!r}; commands are {', '.join(COMMAND_FIELDS)}", "unknown_command"
-        )
-    extra = sorted(set(command) - COMMAND_FIELDS[kind])
-    if extra:
-        raise InvalidArgument(f"unknown field(s) for {kind}: {', '.join(extra)}", "unknown_field")
+    kind = command_type(command, COMMAND_FIELDS)
     if state.over:
         raise RuleViolation("the game is over", "game_over")
     allowed = range(-1, state.seat_count) if kind == "close_round" else range(state.seat_count)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.core.frozen import Replaceable
 from services.giraffometer.decks import Fact
 
 POSITIONS = (1, 2, 3, 4, 5, 6)
@@ -19,7 +20,7 @@ class Vote:
 
 
 @dataclass(frozen=True)
-class State:
+class State(Replaceable):
     options: dict[str, Any] = field(default_factory=dict)
     seat_count: int = 0
     seed: str = ""
@@ -35,12 +36,6 @@ class State:
     last_reveal: dict[str, Any] | None = None
     over: bool = False
     winners: tuple[int, ...] = ()
-
-    def but(self, **changes: Any) -> State:
-        new = object.__new__(State)
-        new.__dict__.update(self.__dict__)
-        new.__dict__.update(changes)
-        return new
 
     def vote_of(self, seat: int) -> Vote | None:
         return next((v for s, v in self.votes if s == seat), None)

@@ -13,14 +13,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from services.core.game import SeatSpec
-from services.core.playthrough import Playthrough
-from services.core.rng import SeededRng
+from services.core.game import Event
+from services.core.playthrough import play_bots
 from services.riff_raff.bots import BOTS
 from services.riff_raff.game import GAME
-from services.riff_raff.rules import status
 from services.riff_raff.state import State
-from services.riff_raff.view import legal_commands, view
 
 MAX_MOVES = 5000
 
@@ -35,26 +32,18 @@ class Tally:
     rounds: Counter[int] = field(default_factory=Counter)
     emptied: int = 0
 
+    def count(self, events: list[Event]) -> None:
+        for e in events:
+            if e.type == "PieceLoaded":
+                fell = {f["id"] for f in e.data["outcome"]["fell"]}
+                self.loads[e.data["area"]] += 1
+                self.falls[e.data["area"]] += bool(fell)
+                self.own[e.data["area"]] += e.data["piece"] in fell
+
 
 def play_game(bots: Sequence[str], seed: str, tally: Tally | None = None) -> State:
-    p = Playthrough.start(GAME, {}, [SeatSpec("bot")] * len(bots), seed)
-    rng = SeededRng(seed, "bots")
-    for _ in range(MAX_MOVES):
-        if p.state.over:
-            break
-        seat = status(p.state).to_act[0]
-        events = p.execute(
-            seat, BOTS[bots[seat]](view(p.state, seat), legal_commands(p.state, seat), rng)
-        )
-        if tally is not None:
-            for e in events:
-                if e.type == "PieceLoaded":
-                    tally.loads[e.data["area"]] += 1
-                    fell = {f["id"] for f in e.data["outcome"]["fell"]}
-                    tally.falls[e.data["area"]] += bool(fell)
-                    tally.own[e.data["area"]] += e.data["piece"] in fell
-    if not p.state.over:
-        raise RuntimeError(f"game {seed} did not end")
+    count = tally.count if tally is not None else None
+    p = play_bots(GAME, [BOTS[b] for b in bots], seed, max_moves=MAX_MOVES, on_events=count)
     if tally is not None:
         tally.games += 1
         tally.rounds[p.state.round] += 1

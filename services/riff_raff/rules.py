@@ -9,6 +9,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from services.core.commands import command_type, seconds_option
 from services.core.errors import InvalidArgument, RuleViolation
 from services.core.game import Event, SeatSpec, Status
 from services.core.rng import SeededRng
@@ -69,11 +70,7 @@ def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]
         raise InvalidArgument(f"option captain is a seat 0..{len(seats) - 1}", "bad_option")
     if mode == "tabletop" and any(s.kind == "bot" for s in seats):
         raise InvalidArgument("bots play only the simulated ship", "bad_seat")
-    timer = raw.get("turn_timer")
-    if timer is not None and (
-        isinstance(timer, bool) or not isinstance(timer, int) or not 5 <= timer <= 3600
-    ):
-        raise InvalidArgument("option turn_timer is 5..3600 seconds or null", "bad_option")
+    timer = seconds_option(raw, "turn_timer")
     return {
         "mode": mode,
         "captain": captain,
@@ -186,14 +183,7 @@ DEFAULTS: dict[str, Any] = {
 
 
 def _check(s: State, seat: int, command: Mapping[str, Any]) -> str:
-    kind = command.get("type")
-    if not isinstance(kind, str) or kind not in FIELDS:
-        raise InvalidArgument(
-            f"unknown command {kind!r}; commands are {', '.join(FIELDS)}", "unknown_command"
-        )
-    extra = sorted(set(command) - FIELDS[kind])
-    if extra:
-        raise InvalidArgument(f"unknown field(s) for {kind}: {', '.join(extra)}", "unknown_field")
+    kind = command_type(command, FIELDS)
     if s.over:
         raise RuleViolation("the game is over", "game_over")
     if not 0 <= seat < s.seat_count:

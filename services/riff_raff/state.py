@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.core.frozen import Replaceable
 from services.riff_raff.ship import Placed
 
 NO_ONE = -1
@@ -33,7 +34,7 @@ class Turn:
 
 
 @dataclass(frozen=True)
-class State:
+class State(Replaceable):
     options: dict[str, Any] = field(default_factory=dict)
     seat_count: int = 0
     seed: str = ""
@@ -57,12 +58,6 @@ class State:
     over: bool = False
     winners: tuple[int, ...] = ()
     deadline_ms: int = 0  # when whoever must act runs out of time (turn timer, AL-3)
-
-    def but(self, **changes: Any) -> State:
-        new = object.__new__(State)
-        new.__dict__.update(self.__dict__)
-        new.__dict__.update(changes)
-        return new
 
     @property
     def simulated(self) -> bool:
