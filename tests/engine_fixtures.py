@@ -26,3 +26,11 @@ async def running_engine(
     finally:
         await client.close()
         await engine.stop(grace=1)
+
+
+async def engine_for_test(
+    game: Game[Any], redis_url: str, store: StoreSettings
+) -> AsyncIterator[EngineClient]:
+    """The body of a per-test `engine` fixture: the game's engine on the test Redis."""
+    async with running_engine(game, replace(store, redis_url=redis_url)) as (client, _):
+        yield client

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import replace
 
 import grpc
 import pytest
@@ -24,12 +23,12 @@ from services.core.rng import SeededRng
 from services.core.settings import StoreSettings
 from services.giraffe_raffe.bots import BOTS
 from services.giraffe_raffe.game import GAME
-from tests.engine_fixtures import running_engine
+from tests.engine_fixtures import engine_for_test
 
 
 @pytest.fixture
 async def engine(redis_url: str, store_settings: StoreSettings) -> AsyncIterator[EngineClient]:
-    async with running_engine(GAME, replace(store_settings, redis_url=redis_url)) as (client, _):
+    async for client in engine_for_test(GAME, redis_url, store_settings):
         yield client
 
 
