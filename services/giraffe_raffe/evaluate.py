@@ -8,9 +8,9 @@ A player "wins" a Giraffe Raffe game when it is not the one who loses (GR-9).
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 
+from services.core.evaluation import win_rate
 from services.core.playthrough import play_bots
 from services.giraffe_raffe.bots import BOTS
 from services.giraffe_raffe.game import GAME
@@ -26,18 +26,7 @@ def play_game(bots: Sequence[str], seed: str, options: dict[str, object] | None 
 
 def heuristic_win_rate(games: int, progress: bool = False) -> float:
     """Share of games the heuristic bot wins; it sits at every seat in turn."""
-    wins = 0
-    for n in range(games):
-        seat = n % 3
-        bots = ["random"] * 3
-        bots[seat] = "heuristic"
-        final = play_game(bots, f"eval-{n}")
-        wins += seat in final.winners
-        if progress and (n + 1) % 25 == 0:
-            print(f"\r{n + 1}/{games} games, heuristic won {wins}", end="", file=sys.stderr)
-    if progress:
-        print(file=sys.stderr)
-    return wins / games
+    return win_rate(play_game, "heuristic", "random", 3, games, progress=progress)
 
 
 def main() -> None:

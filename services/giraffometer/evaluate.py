@@ -8,9 +8,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 
+from services.core.evaluation import win_rate
 from services.core.playthrough import play_bots
 from services.giraffometer.bots import BOTS
 from services.giraffometer.game import GAME
@@ -24,18 +24,7 @@ def play_game(bots: Sequence[str], seed: str, options: dict[str, object] | None 
 
 
 def expert_beats_random(games: int, progress: bool = False) -> float:
-    beaten = 0
-    for n in range(games):
-        seat = n % 2
-        bots = ["random", "random"]
-        bots[seat] = "expert"
-        final = play_game(bots, f"eval-{n}")
-        beaten += seat in final.winners and (1 - seat) not in final.winners
-        if progress and (n + 1) % 25 == 0:
-            print(f"\r{n + 1}/{games} games, expert beat random {beaten}", end="", file=sys.stderr)
-    if progress:
-        print(file=sys.stderr)
-    return beaten / games
+    return win_rate(play_game, "expert", "random", 2, games, alone=True, progress=progress)
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from services.core.evaluation import win_rate
 from services.core.game import Event
 from services.core.playthrough import play_bots
 from services.riff_raff.bots import BOTS
@@ -53,18 +54,7 @@ def play_game(bots: Sequence[str], seed: str, tally: Tally | None = None) -> Sta
 
 
 def careful_beats_random(games: int, progress: bool = False) -> float:
-    beaten = 0
-    for n in range(games):
-        seat = n % 2
-        bots = ["random", "random"]
-        bots[seat] = "careful"
-        final = play_game(bots, f"eval-{n}")
-        beaten += seat in final.winners and (1 - seat) not in final.winners
-        if progress and (n + 1) % 10 == 0:
-            print(f"\r{n + 1}/{games} games, careful beat random {beaten}", end="", file=sys.stderr)
-    if progress:
-        print(file=sys.stderr)
-    return beaten / games
+    return win_rate(play_game, "careful", "random", 2, games, alone=True, progress=progress)
 
 
 def calibrate(games: int, bot: str, players: int) -> Tally:
