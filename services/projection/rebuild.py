@@ -6,6 +6,7 @@ generation, then switch readers and workers over to it (DESIGN §4).
 
 from __future__ import annotations
 
+import asyncio
 import sys
 
 from services.core.eventstore import EventStore
@@ -14,6 +15,7 @@ from services.projection.folding import Folder, model
 from services.projection.readmodels import NO_FENCE, ReadModels
 
 BATCH = 1000
+SWITCH_GRACE = 1.0  # seconds between switching generations and deleting the old one
 
 
 async def rebuild(store: EventStore, progress: bool = False) -> int:
@@ -33,7 +35,32 @@ async def rebuild(store: EventStore, progress: bool = False) -> int:
     await store.redis.set(models.keys.generation, gen)
     if progress:
         print(f"\rrebuild: {done} events into generation {gen}, switched", file=sys.stderr)
+    await asyncio.sleep(SWITCH_GRACE)  # workers notice the switch within half a second
+    removed = await drop_generation(store, gen - 1)
+    if progress:
+        print(f"rebuild: removed {removed} keys of generation {gen - 1}", file=sys.stderr)
     return gen
+
+
+async def drop_generation(store: EventStore, gen: int) -> int:
+    """Delete the read models of an old generation (every partition, every node)."""
+    pattern = f"{store.settings.key_prefix}:{{p:*}}:rm:{gen}:*"
+    removed = 0
+    batch: list[bytes] = []
+    async for key in store.redis.scan_iter(match=pattern, count=1000):
+        batch.append(key)
+        if len(batch) >= 500:
+            removed += await _unlink(store, batch)
+            batch = []
+    return removed + (await _unlink(store, batch) if batch else 0)
+
+
+async def _unlink(store: EventStore, keys: list[bytes]) -> int:
+    # One key per call: on a cluster the keys of a batch live in many slots.
+    pipe = store.redis.pipeline(transaction=False)
+    for key in keys:
+        pipe.unlink(key)
+    return sum(await pipe.execute())
 
 
 async def _catch_up(store: EventStore, models: ReadModels, folder: Folder, gen: int, p: int) -> int:

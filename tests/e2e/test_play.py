@@ -84,6 +84,7 @@ def test_a_rebuild_from_zero_equals_the_live_read_models(
     assert done.returncode == 0, done.stderr
     after = int(redis.get(keys.generation))
     assert after == before + 1 and "switched" in done.stderr
+    assert not list(redis.scan_iter(match=f"raffe:*:rm:{before}:*"))  # the old one is gone
     for key, fields in live.items():
         rebuilt = redis.hgetall(key.replace(f":rm:{before}:".encode(), f":rm:{after}:".encode()))
         if rebuilt.get(b"v") == fields[b"v"]:  # not moved on since
