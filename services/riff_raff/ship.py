@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from services.riff_raff.pieces import shape_of
 
-PHYSICS_VERSION = "raffe-ship/1"
+PHYSICS_VERSION = "raffe-ship/1"  # bump when the model or a parameter changes
 G = 981.0  # cm/s^2
 DT = 0.01  # s
 MAX_STEPS = 250
