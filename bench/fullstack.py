@@ -107,7 +107,10 @@ def load(
     ]
     print(f"  load: {target} x{games} ...", file=sys.stderr, flush=True)
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 120)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    lines = out.stdout.strip().splitlines()
+    if not lines:
+        raise RuntimeError(f"the load generator failed:\n{out.stderr[-2000:]}")
+    return dict(json.loads(lines[-1]))
 
 
 def rss_kb(port: str) -> int:
@@ -124,7 +127,7 @@ def rss_kb(port: str) -> int:
 
 def run(short: bool) -> list[Figure]:
     levels = [1, 16] if short else [1, 16, 64]
-    moves, seconds = (300, 8.0) if short else (3000, 30.0)
+    moves, seconds = (300, 8.0) if short else (3000, 20.0)
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory() as state:
         system, where = start_system(state)

@@ -31,6 +31,7 @@ class Run:
     def __init__(self, moves: int, seconds: float) -> None:
         self.moves, self.deadline = moves, time.perf_counter() + seconds
         self.latencies: list[float] = []
+        self.errors = 0
 
     def more(self) -> bool:
         return len(self.latencies) < self.moves and time.perf_counter() < self.deadline
@@ -43,7 +44,17 @@ class Run:
 
 
 async def play(http: httpx.AsyncClient, game: str, run: Run, worker: int) -> None:
+    """Keep one game going (a new one when it ends); errors are counted, not fatal."""
     while run.more():
+        try:
+            await play_one(http, game, run, worker)
+        except (httpx.HTTPError, KeyError, IndexError, ValueError):
+            run.errors += 1
+            await asyncio.sleep(0.1)
+
+
+async def play_one(http: httpx.AsyncClient, game: str, run: Run, worker: int) -> None:
+    if run.more():
         seats = [{"kind": "human"}] * SEATS[game]
         created = (await http.post("/v1/games", json={"game": game, "seats": seats})).json()
         game_id, tokens = created["game_id"], created["tokens"]
@@ -111,6 +122,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         "rate": len(lat) / elapsed,
         "p50_ms": statistics.median(lat) * 1000 if lat else 0.0,
         "p99_ms": lat[int(len(lat) * 0.99) - 1] * 1000 if lat else 0.0,
+        "errors": run.errors,
     }
 
 
