@@ -213,3 +213,49 @@ def test_options_and_bad_input() -> None:
         with pytest.raises((InvalidArgument, RuleViolation)) as info:
             p.execute(seat, bad)
         assert info.value.code == code
+
+
+# ruling RR-6
+def test_two_players_take_their_cards_back_once_after_ten_rounds() -> None:
+    p = start(2, captain=0)
+    for _ in range(200):
+        if p.state.round > 10 or p.state.over:
+            break
+        ph = phase(p.state)
+        seat = active(p)
+        if ph == "choose":
+            p.execute(seat, {"type": "choose_card", "card": min(p.state.hands[seat])})
+        elif ph in ("choose_captain", "order_players"):
+            seats = p.state.pending["seats"]
+            p.execute(
+                seat,
+                {
+                    "type": ph,
+                    ("seat" if ph == "choose_captain" else "order"): seats[0]
+                    if ph == "choose_captain"
+                    else seats,
+                },
+            )
+        elif ph == "load":
+            load(p, p.state.supplies[seat][0].split("-")[1], 0.5)
+        else:
+            p.execute(seat, {"type": "catch", "pieces": []})
+    assert p.state.round == 11 and not p.state.over  # 10 single loads cannot empty 16 pieces
+    assert any(e.type == "CardsReturned" for e in p.events)
+    assert p.state.passes == 2 and p.state.hands == (tuple(range(1, 11)),) * 2
+
+
+def test_loading_a_piece_the_player_no_longer_has_is_refused() -> None:
+    p = start(2, captain=0)
+    choose(p, {0: 3, 1: 2})
+    seat = active(p)
+    boats = [x for x in p.state.supplies[seat] if "-boat-" in x]
+    p.state = p.state.but(
+        supplies=tuple(
+            tuple(x for x in sup if x not in boats) if i == seat else sup
+            for i, sup in enumerate(p.state.supplies)
+        )
+    )
+    with pytest.raises(RuleViolation) as info:
+        p.execute(seat, {"type": "load", "pieces": [{"piece": "boat"}]})
+    assert info.value.code == "piece_not_in_supply"
