@@ -96,7 +96,10 @@ def start_service(service: Service, env: dict[str, str]) -> subprocess.Popen[byt
     # The bot runner serves only metrics: its metrics port is the one to wait for.
     metrics = service.port if service.module == "services.bots" else service.port + 1000
     child_env = {**env, "RAFFE_PORT": str(service.port), "RAFFE_METRICS_PORT": str(metrics)}
-    process = subprocess.Popen([sys.executable, "-m", service.module], env=child_env)
+    # Own session, so Ctrl-C reaches only the launcher, which stops services in order.
+    process = subprocess.Popen(
+        [sys.executable, "-m", service.module], env=child_env, start_new_session=True
+    )
     if not wait_port(service.port, process):
         raise RuntimeError(f"{service.name} did not start on port {service.port}")
     return process

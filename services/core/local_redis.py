@@ -109,8 +109,13 @@ class RedisServer:
             self.directory = tempfile.mkdtemp(prefix="raffe-redis-")
         if not self.port:
             self.port = free_port(cluster_bus=self.cluster)
+        # Its own session: a Ctrl-C at the terminal reaches whoever started it, which
+        # then stops Redis last, after the services that still write to it.
         self.process = subprocess.Popen(
-            self.args(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            self.args(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         self.wait_ready(timeout)
         return self
