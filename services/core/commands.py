@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from services.core.errors import InvalidArgument
+from services.core.errors import InvalidArgument, RuleViolation
 
 
 def command_type(command: Mapping[str, Any], fields: Mapping[str, set[str]]) -> str:
@@ -29,3 +29,21 @@ def seconds_option(raw: Mapping[str, Any], name: str, low: int = 5, high: int = 
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise InvalidArgument(f"option {name} is {low}..{high} seconds or null", "bad_option")
     return value
+
+
+def deadline_passed(deadline_ms: int, now_ms: int, what: str) -> None:
+    """A clock command (AL-3) is valid only once the deadline has passed."""
+    if not deadline_ms:
+        raise RuleViolation(f"this game has no {what} timer", f"no_{what}_timer")
+    if now_ms < deadline_ms:
+        left = (deadline_ms - now_ms + 999) // 1000
+        raise RuleViolation(f"the {what} has {left} s left", f"{what}_still_open")
+
+
+def check_timeout(command: Mapping[str, Any], over: bool, deadline_ms: int, now_ms: int) -> None:
+    """The checks of a `timeout` command, the same in every game with a turn timer."""
+    if set(command) != {"type"}:
+        raise InvalidArgument("timeout has no fields", "unknown_field")
+    if over:
+        raise RuleViolation("the game is over", "game_over")
+    deadline_passed(deadline_ms, now_ms, "turn")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.core.commands import command_type
+from services.core.commands import check_timeout, command_type
 from services.core.errors import InvalidArgument, RuleViolation
 from services.core.game import Event, SeatSpec, Status
 from services.core.rng import SeededRng
@@ -66,14 +66,7 @@ def _timeout(state: State, command: Mapping[str, Any], rng: SeededRng, now_ms: i
     """AL-3: when the turn timer runs out, the player returns an apple if they hold one,
     else loses (a pending Robot tie takes its first option). Anyone may send it, after
     the deadline; the events' actor is the engine."""
-    if set(command) != {"type"}:
-        raise InvalidArgument("timeout has no fields", "unknown_field")
-    if state.over:
-        raise RuleViolation("the game is over", "game_over")
-    if not state.deadline_ms:
-        raise RuleViolation("this game has no turn timer", "no_turn_timer")
-    if now_ms < state.deadline_ms:
-        raise RuleViolation("the turn has time left", "turn_still_open")
+    check_timeout(command, state.over, state.deadline_ms, now_ms)
     flow = Flow(state, now_ms=now_ms)
     player = state.turn
     if state.robot_tie is not None:

@@ -7,12 +7,12 @@ commitment until RoundRevealed opens every vote, so anyone can check none was ch
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from services.core.commands import command_type
+from services.core.commands import command_type, deadline_passed
+from services.core.commitment import commitment, new_salt
 from services.core.errors import InvalidArgument, RuleViolation
 from services.core.game import ENGINE, Event, SeatSpec, Status
 from services.core.rng import SeededRng
@@ -22,10 +22,6 @@ from services.giraffometer.state import POSITIONS, State, Vote
 
 COMMAND_FIELDS = {"vote": {"type", "lowest", "highest"}, "close_round": {"type"}}
 Data = Mapping[str, Any]
-
-
-def commitment(salt: str, lowest: int, highest: int) -> str:
-    return hashlib.sha256(f"{salt}:{lowest}:{highest}".encode()).hexdigest()
 
 
 def score_change(vote: Vote | None, lowest: int, highest: int, penalties: bool) -> int:
@@ -95,11 +91,7 @@ def decide(
         if len(flow.state.votes) == state.seat_count:
             reveal(flow, rng, now_ms, closed=False)
     else:
-        if not state.deadline_ms:
-            raise RuleViolation("this game has no round timer", "no_round_timer")
-        if now_ms < state.deadline_ms:
-            left = (state.deadline_ms - now_ms + 999) // 1000
-            raise RuleViolation(f"the round can be closed in {left} s", "round_still_open")
+        deadline_passed(state.deadline_ms, now_ms, "round")
         reveal(flow, rng, now_ms, closed=True)
     return flow.events
 
@@ -123,7 +115,7 @@ def _vote(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> 
         raise InvalidArgument("lowest and highest must be different positions", "same_position")
     if flow.state.vote_of(seat) is not None:
         raise RuleViolation("you have voted this round; votes are final", "already_voted")
-    salt = f"{rng.below(1 << 62):016x}"
+    salt = new_salt(rng)
     flow.emit(
         "VoteCast",
         seat=seat,

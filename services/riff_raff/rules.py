@@ -5,11 +5,11 @@ sha256("salt:card"), shown to others as the commitment only until CardsRevealed.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.core.commands import command_type, seconds_option
+from services.core.commands import check_timeout, command_type, seconds_option
+from services.core.commitment import commitment, new_salt
 from services.core.errors import InvalidArgument, RuleViolation
 from services.core.game import Event, SeatSpec, Status
 from services.core.rng import SeededRng
@@ -48,10 +48,6 @@ PHASE_COMMANDS = {
     "review": {"accept", "dispute"},
     "settle": {"settle"},
 }
-
-
-def commitment(salt: str, card: int) -> str:
-    return hashlib.sha256(f"{salt}:{card}".encode()).hexdigest()
 
 
 def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]:
@@ -144,14 +140,7 @@ def decide(
 def _timeout(state: State, command: Mapping[str, Any], rng: SeededRng, now_ms: int) -> list[Event]:
     """AL-3: whoever must act and has not, does the default: the lowest card, the first
     piece at the centre of the area, no catch, nothing reported fell, accept."""
-    if set(command) != {"type"}:
-        raise InvalidArgument("timeout has no fields", "unknown_field")
-    if state.over:
-        raise RuleViolation("the game is over", "game_over")
-    if not state.deadline_ms:
-        raise RuleViolation("this game has no turn timer", "no_turn_timer")
-    if now_ms < state.deadline_ms:
-        raise RuleViolation("there is time left", "turn_still_open")
+    check_timeout(command, state.over, state.deadline_ms, now_ms)
     flow = Flow(state, now_ms=now_ms)
     p, waiting = phase(state), status(state).to_act
     default = DEFAULTS[p]
@@ -211,7 +200,7 @@ def _choose_card(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededR
         raise RuleViolation(
             f"card {card} is not in your hand (each card plays once)", "card_not_in_hand"
         )
-    salt = f"{rng.below(1 << 62):016x}"
+    salt = new_salt(rng)
     flow.emit("CardChosen", seat=seat, card=card, salt=salt, commitment=commitment(salt, card))
     if len(flow.state.choices) == flow.state.seat_count:
         reveal(flow)
