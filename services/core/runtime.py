@@ -26,6 +26,7 @@ from services.core.eventstore import (
 )
 from services.core.game import SPECTATOR, Event, Game, SeatSpec
 from services.core.playthrough import opening
+from services.core.redaction import redact_event
 from services.core.rng import SeededRng
 
 S = TypeVar("S")
@@ -236,7 +237,7 @@ class GameRuntime(Generic[S]):
             return stored
         out = []
         for s in stored:
-            event = self.game.redact(state, to_domain(s), seat)
+            event = redact_event(self.game, state, to_domain(s), seat)
             out.append(replace(s, payload=to_new(event).payload))
         return out
 

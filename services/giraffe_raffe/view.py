@@ -88,8 +88,6 @@ def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
 def redact(state: State, event: Event, seat: int) -> Event:
     """The event as ``seat`` may see it while the game runs."""
     d = event.data
-    if event.type == "GameCreated":
-        return Event(event.type, {k: v for k, v in d.items() if k != "seed"}, event.actor)
     if event.type == "CardsDealt":
         hands = d["hands"]
         visible = {p: list(h) for p, h in enumerate(hands) if p == seat or (state.solo and p == 1)}

@@ -42,8 +42,6 @@ def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
 
 def redact(state: State, event: Event, seat: int) -> Event:
     d = event.data
-    if event.type == "GameCreated":
-        return Event(event.type, {k: v for k, v in d.items() if k != "seed"}, event.actor)
     if event.type == "DeckLoaded":
         facts = [{k: v for k, v in f.items() if k != "answer"} for f in d["facts"]]
         return Event(event.type, {**d, "facts": facts}, event.actor)

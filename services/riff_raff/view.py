@@ -88,8 +88,6 @@ def view(s: State, seat: int, reveal: bool = False) -> dict[str, Any]:
 
 def redact(s: State, event: Event, seat: int) -> Event:
     d = event.data
-    if event.type == "GameCreated":
-        return Event(event.type, {k: v for k, v in d.items() if k != "seed"}, event.actor)
     if event.type == "CardChosen" and d["seat"] != seat:
         return Event(event.type, {"seat": d["seat"], "commitment": d["commitment"]}, event.actor)
     return event

@@ -7,6 +7,7 @@ import hashlib
 
 from services.core.game import SeatSpec
 from services.core.playthrough import Playthrough
+from services.core.redaction import redact_event
 from services.core.rng import SeededRng
 from services.giraffe_raffe.bots import random_bot
 from services.giraffe_raffe.game import GAME
@@ -200,7 +201,7 @@ def test_the_seed_hash_is_public_and_the_seed_secret_until_the_end() -> None:
     v = view(p.state, 0)
     assert v["seed_hash"] == hashlib.sha256(b"my-secret-seed").hexdigest()
     assert "my-secret-seed" not in str(v)
-    assert "seed" not in redact(p.state, p.events[0], 0).data
+    assert "seed" not in redact_event(GAME, p.state, p.events[0], 0).data
     while not p.state.over:
         seat = p.state.turn
         p.execute(seat, {"type": "return_apple"} if p.state.apples[seat] else _any_play(p, seat))
