@@ -3,6 +3,7 @@ the test Redis (own key prefix), and a client connected to it."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -26,6 +27,11 @@ async def running_engine(
     finally:
         await client.close()
         await engine.stop(grace=1)
+
+
+def cid() -> str:
+    """A fresh command id."""
+    return uuid.uuid4().hex
 
 
 async def engine_for_test(

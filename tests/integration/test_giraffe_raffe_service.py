@@ -7,8 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import uuid
-from collections.abc import AsyncIterator
 
 import grpc
 import pytest
@@ -20,26 +18,24 @@ from services.core.errors import InvalidArgument, RuleViolation, UnknownGame, Ve
 from services.core.game import SeatSpec
 from services.core.local_redis import free_port
 from services.core.rng import SeededRng
-from services.core.settings import StoreSettings
 from services.giraffe_raffe.bots import BOTS
-from services.giraffe_raffe.game import GAME
-from tests.engine_fixtures import engine_for_test
-
-
-@pytest.fixture
-async def engine(redis_url: str, store_settings: StoreSettings) -> AsyncIterator[EngineClient]:
-    async for client in engine_for_test(GAME, redis_url, store_settings):
-        yield client
-
-
-def cid() -> str:
-    return uuid.uuid4().hex
+from services.giraffe_raffe.game import GAME  # noqa: F401 - the engine fixture (conftest) serves it
+from tests.engine_fixtures import cid
 
 
 async def new_game(engine: EngineClient, players: int = 3, **options: object) -> str:
     created = await engine.create([SeatSpec("human")] * players, options, seed="svc-seed")
     assert created.version >= 3 and len(created.seed_hash) == 64
     return created.game_id
+
+
+async def a_legal_play(engine: EngineClient, game_id: str) -> tuple[int, int, dict]:
+    """The version, the seat to act and a play it may make (on a Single/Pair/... tree)."""
+    version, _, status = await engine.view(game_id, -1)
+    seat = status["to_act"][0]
+    _, legal = await engine.commands(game_id, seat)
+    entry = next(c for c in legal["commands"] if c.get("options"))
+    return version, seat, {"type": "play", "tree": entry["tree"], "cards": entry["options"][0]}
 
 
 async def play_out(engine: EngineClient, game_id: str, bots: list[str]) -> int:
@@ -97,11 +93,7 @@ async def test_two_commands_on_one_version_give_one_success_and_one_conflict(
 
 async def test_a_retried_command_id_returns_the_same_result(engine: EngineClient) -> None:
     game_id = await new_game(engine, 2)
-    version, _, status = await engine.view(game_id, -1)
-    seat = status["to_act"][0]
-    _, legal = await engine.commands(game_id, seat)
-    entry = next(c for c in legal["commands"] if c.get("options"))
-    command = {"type": "play", "tree": entry["tree"], "cards": entry["options"][0]}
+    version, seat, command = await a_legal_play(engine, game_id)
     command_id = cid()
     first = await engine.execute(game_id, seat, command, command_id, expected_version=version)
     again = await engine.execute(game_id, seat, command, command_id, expected_version=version)
@@ -199,11 +191,7 @@ def test_the_engine_process_serves_health_and_reflection_and_stops_on_sigterm(
 
 async def test_a_dry_run_validates_without_appending(engine: EngineClient) -> None:
     game_id = await new_game(engine, 2)
-    version, _, status = await engine.view(game_id, -1)
-    seat = status["to_act"][0]
-    _, legal = await engine.commands(game_id, seat)
-    entry = next(c for c in legal["commands"] if c.get("options"))
-    command = {"type": "play", "tree": entry["tree"], "cards": entry["options"][0]}
+    version, seat, command = await a_legal_play(engine, game_id)
     checked = await engine.execute(game_id, seat, command, cid(), version, dry_run=True)
     assert checked.events[0]["type"] == "CardsPlayed" and checked.version > version
     with pytest.raises(RuleViolation):

@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncIterator
-
 import pytest
 
 from services.core.engine_client import EngineClient
 from services.core.errors import InvalidArgument, RuleViolation
 from services.core.game import SeatSpec
 from services.core.rng import SeededRng
-from services.core.settings import StoreSettings
 from services.riff_raff.bots import BOTS
-from services.riff_raff.game import GAME
-from tests.engine_fixtures import engine_for_test
-
-
-@pytest.fixture
-async def engine(redis_url: str, store_settings: StoreSettings) -> AsyncIterator[EngineClient]:
-    async for client in engine_for_test(GAME, redis_url, store_settings):
-        yield client
-
-
-def cid() -> str:
-    return uuid.uuid4().hex
+from services.riff_raff.game import GAME  # noqa: F401 - the engine fixture (conftest) serves it
+from tests.engine_fixtures import cid
 
 
 async def test_a_full_4_player_bot_game(engine: EngineClient) -> None:
