@@ -18,7 +18,6 @@ import pytest
 from services.core.local_redis import free_port
 from services.core.rng import SeededRng
 from services.giraffe_raffe.bots import random_bot
-from services.giraffe_raffe.cards import DECK
 from tests.e2e.players import auth, create
 from tests.e2e.system import System
 
@@ -97,6 +96,7 @@ def test_no_body_or_frame_of_a_running_game_leaks_hidden_cards(http: httpx.Clien
     # Finish the game so the whole log is public, then learn what was hidden when.
     while move(http, game_id, tokens, rng) is not None:
         pass
+    seen_own = 0
     for seat, version, raw in captured:
         truth = http.get(
             f"/v1/games/{game_id}/replay", params={"version": version, "reveal": "true"}
@@ -109,6 +109,7 @@ def test_no_body_or_frame_of_a_running_game_leaks_hidden_cards(http: httpx.Clien
         assert SEED.encode() not in raw
         leaks = [c for c in quoted(hidden) if c in raw]
         assert not leaks, f"seat {seat} at version {version} saw {leaks}"
+        seen_own += any(c in raw for c in quoted(own))
     dealt = {
         seat: next(f for f in fs if f["data"]["type"] == "CardsDealt")
         for seat, fs in frames.items()
@@ -116,7 +117,8 @@ def test_no_body_or_frame_of_a_running_game_leaks_hidden_cards(http: httpx.Clien
     for seat, frame in dealt.items():
         assert set(frame["data"]["data"]["hands"]) == ({str(seat)} if seat >= 0 else set())
         assert SEED not in frame["raw"] and "redraw" not in frame["data"]["data"]
-    assert set(DECK)  # the card ids searched for are the real ones
+    # The search finds cards where they may be: each seat's own bodies show its hand.
+    assert seen_own >= len(tokens)
 
 
 def test_authorisation(http: httpx.Client) -> None:

@@ -90,6 +90,10 @@ def test_a_rebuild_from_zero_equals_the_live_read_models(
         if rebuilt.get(b"v") == fields[b"v"]:  # not moved on since
             assert rebuilt == fields, key
     assert live
-    # Readers switched too: views are served from the new generation.
+    # Readers switched too: the old generation is gone, so a view the projection serves
+    # now comes from the new one.
     game_id = create(http, "giraffe-raffe", [{"kind": "bot"}] * 2)["game_id"]
-    assert wait_over(http, game_id)["source"] in ("projection", "engine")
+    final = wait_over(http, game_id)
+    served = http.get(f"/v1/games/{game_id}", params={"min_version": final["version"]}).json()
+    assert served["source"] == "projection" and served["version"] == final["version"]
+    assert redis.exists(keys.game(after, game_id))
