@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
-from typing import cast
 
 from services.core.eventstore import EventStore
 
@@ -58,15 +57,16 @@ class SeatTokens:
         await self.store.redis.set(self._token_key(digest), f"{game_id} {seat}")
         return token
 
-    async def seats(self, game_id: str) -> dict[int, tuple[str, bool]]:
-        """Seat -> (kind, taken)."""
-        raw = cast(dict[bytes, bytes], await self.store.redis.hgetall(self._seats_key(game_id)))
-        out: dict[int, tuple[str, bool]] = {}
-        for key, value in raw.items():
-            name, _, index = key.decode().partition(":")
-            if name == "kind":
-                out[int(index)] = (value.decode(), f"token:{index}".encode() in raw)
-        return out
+    async def open_seats(self, game_ids: list[str]) -> dict[str, list[int]]:
+        """Each game's open seats nobody has claimed yet, in one round trip."""
+        pipe = self.store.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hgetall(self._seats_key(game_id))
+        replies = await pipe.execute()
+        return {
+            game_id: sorted(s for s, (kind, free) in _seats(raw).items() if kind == "open" and free)
+            for game_id, raw in zip(game_ids, replies, strict=True)
+        }
 
     async def resolve(self, token: str) -> Caller | None:
         digest = token_hash(token)
@@ -80,3 +80,13 @@ class SeatTokens:
             self._known.clear()
         self._known[digest] = Caller(int(seat), game_id, digest)
         return self._known[digest]
+
+
+def _seats(raw: dict[bytes, bytes]) -> dict[int, tuple[str, bool]]:
+    """Seat -> (kind, still unclaimed), from a game's seats hash."""
+    out: dict[int, tuple[str, bool]] = {}
+    for key, value in raw.items():
+        name, _, index = key.decode().partition(":")
+        if name == "kind":
+            out[int(index)] = (value.decode(), f"token:{index}".encode() not in raw)
+    return out

@@ -78,12 +78,10 @@ async def lobby(
 ) -> dict[str, Any]:
     """Games, newest first. ``status=open``: games with a seat anyone may claim."""
     games = await c.read_models.lobby(await c.generation(), limit * 4)
+    unclaimed = await c.tokens.open_seats([g["game_id"] for g in games])
     out = []
     for summary in games:
-        seats = await c.tokens.seats(summary["game_id"])
-        summary["open_seats"] = sorted(
-            s for s, (kind, taken) in seats.items() if kind == "open" and not taken
-        )
+        summary["open_seats"] = unclaimed[summary["game_id"]]
         over = summary["status"]["over"]
         wanted = (
             (game is None or summary["game"] == game)

@@ -303,3 +303,21 @@ def test_votes_and_chosen_cards_stay_out_of_other_seats_bodies_and_frames(
             raw = http.get(f"{rurl}{path}", headers=headers).content
             assert b'"card":7' not in raw and b'"card": 7' not in raw
             assert b'"your_card":7' not in raw
+
+
+def test_the_lobby_lists_games_with_an_open_seat_until_it_is_claimed(http: httpx.Client) -> None:
+    game_id = create(http, "giraffometer", [{"kind": "human"}, {"kind": "open"}, {"kind": "open"}])[
+        "game_id"
+    ]
+    version = http.get(f"/v1/games/{game_id}").json()["version"]
+    http.get(f"/v1/games/{game_id}", params={"min_version": version})  # the projection has it
+
+    def listed() -> list[int] | None:
+        games = http.get("/v1/games", params={"status": "open", "limit": 200}).json()["games"]
+        return next((g["open_seats"] for g in games if g["game_id"] == game_id), None)
+
+    assert listed() == [1, 2]
+    assert http.post(f"/v1/games/{game_id}/seats/1").status_code == 201
+    assert listed() == [2]
+    assert http.post(f"/v1/games/{game_id}/seats/2").status_code == 201
+    assert listed() is None
