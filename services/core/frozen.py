@@ -15,3 +15,8 @@ class Replaceable:
         new.__dict__.update(self.__dict__)
         new.__dict__.update(changes)
         return new
+
+
+def set_at(items: tuple[Any, ...], index: int, item: Any) -> tuple[Any, ...]:
+    """A copy of a tuple with one item replaced."""
+    return (*items[:index], item, *items[index + 1 :])

@@ -154,10 +154,6 @@ class RedisServer:
                 self.process.wait()
             self.process = None
 
-    def restart(self, timeout: float = 10.0) -> None:
-        self.stop()
-        self.start(timeout)
-
 
 @dataclass
 class RedisCluster:

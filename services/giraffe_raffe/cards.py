@@ -23,14 +23,6 @@ def is_copy(card: str) -> bool:
     return card in COPIES
 
 
-def colour(card: str) -> str:
-    return FACE[card][0]
-
-
-def value(card: str) -> int:
-    return FACE[card][1]
-
-
 def sort_key(card: str) -> tuple[int, int]:
     """Hand order: by value, then colour; Copies last."""
     if card in FACE:

@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from services.core.frozen import set_at
 from services.core.game import Event
-from services.giraffe_raffe.state import APPLES, NO_ONE, RobotTie, State, set_at
+from services.giraffe_raffe.state import APPLES, NO_ONE, RobotTie, State
 from services.giraffe_raffe.trees import Play, Tree, layout
 
 Data = Mapping[str, Any]
@@ -91,7 +92,7 @@ def _tie_offered(s: State, d: Data) -> State:
 
 
 def _lost(s: State, d: Data) -> State:
-    return s.but(turn=NO_ONE, round_losers=(*s.round_losers, int(d["seat"])))
+    return s.but(turn=NO_ONE)
 
 
 def _rotten(s: State, d: Data) -> State:

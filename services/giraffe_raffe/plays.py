@@ -15,7 +15,7 @@ from itertools import combinations, product
 from typing import Any
 
 from services.core.errors import InvalidArgument, RuleViolation
-from services.giraffe_raffe.cards import FACE, KNOWN, is_copy, sort_key, sorted_cards
+from services.giraffe_raffe.cards import FACE, KNOWN, is_copy, sort_key
 from services.giraffe_raffe.trees import VALUE_KINDS, Need, shape_error
 
 MESSAGES = {
@@ -206,10 +206,6 @@ def _longest_run(values: Mapping[int, list[str]]) -> int:
         run = run + 1 if v in values else 0
         longest = max(longest, run)
     return longest
-
-
-def canonical(cards: Sequence[str]) -> tuple[str, ...]:
-    return sorted_cards(cards)
 
 
 def clear_caches() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.core.frozen import Replaceable
+from services.core.frozen import Replaceable, set_at
 from services.giraffe_raffe.trees import Play, Tree
 
 APPLES = 16  # GR-2
@@ -41,7 +41,6 @@ class State(Replaceable):
     over: bool = False
     winners: tuple[int, ...] = ()
     losers: tuple[int, ...] = ()
-    round_losers: tuple[int, ...] = ()  # longer game: who lost each round so far
     deadline_ms: int = 0  # the current turn's deadline when the game has a turn timer
 
     @property
@@ -66,15 +65,4 @@ class State(Replaceable):
         return next((t for t in self.trees if t.id == tree_id), None)
 
     def with_hand(self, player: int, hand: tuple[str, ...]) -> State:
-        return self.but(hands=_set(self.hands, player, hand))
-
-    def with_apples(self, player: int, apples: int) -> State:
-        return self.but(apples=_set(self.apples, player, apples))
-
-
-def _set(items: tuple[Any, ...], index: int, item: Any) -> tuple[Any, ...]:
-    return (*items[:index], item, *items[index + 1 :])
-
-
-def set_at(items: tuple[Any, ...], index: int, item: Any) -> tuple[Any, ...]:
-    return _set(items, index, item)
+        return self.but(hands=set_at(self.hands, player, hand))

@@ -16,7 +16,6 @@ from functools import lru_cache
 from services.giraffe_raffe.cards import COLOURS, FACE
 
 VALUE_KINDS = {"single": 1, "pair": 2, "three": 3, "four": 4}
-COUNT_KINDS = ("straight", "color", "free")
 # Display order of the tiles (GR-2): Singles, Four, Three, Pair, Straight, Color, Free.
 ORDER = ("four", "three", "pair", "straight", "color", "free")
 

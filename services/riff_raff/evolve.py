@@ -6,16 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from services.core.frozen import set_at
 from services.core.game import Event
 from services.riff_raff.pieces import piece_ids
 from services.riff_raff.ship import Placed
 from services.riff_raff.state import CARDS, Choice, State, Turn
 
 Data = Mapping[str, Any]
-
-
-def _set(items: tuple[Any, ...], i: int, item: Any) -> tuple[Any, ...]:
-    return (*items[:i], item, *items[i + 1 :])
 
 
 def _created(s: State, d: Data) -> State:
@@ -33,7 +30,7 @@ def _created(s: State, d: Data) -> State:
 
 
 def _without(s: State, seat: int, piece: str) -> tuple[tuple[str, ...], ...]:
-    return _set(s.supplies, seat, tuple(p for p in s.supplies[seat] if p != piece))
+    return set_at(s.supplies, seat, tuple(p for p in s.supplies[seat] if p != piece))
 
 
 def _loaded(s: State, d: Data) -> State:
@@ -58,7 +55,7 @@ def _fall_resolved(s: State, d: Data) -> State:
     back = tuple(d["to_player"])
     gone = set(d["removed"]) | set(back)
     return s.but(
-        supplies=_set(s.supplies, seat, (*s.supplies[seat], *back)),
+        supplies=set_at(s.supplies, seat, (*s.supplies[seat], *back)),
         removed=(*s.removed, *d["removed"]),
         aboard=tuple(p for p in s.aboard if p not in gone),
         turn=Turn(seat, s.turn.area, s.turn.loaded, s.turn.double),

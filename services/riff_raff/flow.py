@@ -10,9 +10,6 @@ from services.core.game import ENGINE, Event
 from services.riff_raff.evolve import evolve
 from services.riff_raff.state import State
 
-ROUNDS = 10
-
-
 # Events after which someone new must act: with a turn timer they carry a deadline.
 DEADLINE_EVENTS = {
     "RoundStarted",
