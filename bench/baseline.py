@@ -9,7 +9,6 @@ Together with the gateway they form the comparison: bare HTTP, the minimal chain
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 import uuid
@@ -22,6 +21,7 @@ from fastapi import FastAPI
 
 from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.eventstore import NewEvent, open_store
+from services.core.loop import run
 from services.core.settings import StoreSettings
 
 PAYLOAD = b'{"tree":"pair","cards":["R7","B7"]}'
@@ -85,7 +85,7 @@ def http_app(grpc_target: str) -> FastAPI:
 if __name__ == "__main__":
     port = int(os.environ["RAFFE_PORT"])
     if sys.argv[1] == "grpc":
-        asyncio.run(serve_grpc(port))
+        run(serve_grpc(port))
     else:
         uvicorn.run(
             http_app(os.environ["BASELINE_GRPC"]), host="127.0.0.1", port=port, log_level="warning"

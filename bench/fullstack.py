@@ -86,7 +86,13 @@ def start_baselines(redis_url: str) -> tuple[list[subprocess.Popen[str]], str]:
 
 
 def load(
-    target: str, games: int, moves: int, seconds: float, url: str = "", redis: str = ""
+    target: str,
+    games: int,
+    moves: int,
+    seconds: float,
+    url: str = "",
+    redis: str = "",
+    scripted: bool = False,
 ) -> dict[str, Any]:
     cmd = [
         sys.executable,
@@ -104,8 +110,10 @@ def load(
         url,
         "--redis",
         redis,
+        *(["--scripted"] if scripted else []),
     ]
-    print(f"  load: {target} x{games} ...", file=sys.stderr, flush=True)
+    kind = " (scripted)" if scripted else ""
+    print(f"  load: {target}{kind} x{games} ...", file=sys.stderr, flush=True)
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 120)
     lines = out.stdout.strip().splitlines()
     if not lines:
@@ -125,8 +133,7 @@ def rss_kb(port: str) -> int:
     return int(re.search(r"VmRSS:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
 
 
-def run(short: bool) -> list[Figure]:
-    levels = [1, 16] if short else [1, 16, 64]
+def run(short: bool, levels: list[int], games: list[str], memory: bool) -> list[Figure]:
     moves, seconds = (300, 8.0) if short else (3000, 20.0)
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory() as state:
@@ -149,32 +156,13 @@ def run(short: bool) -> list[Figure]:
                     Figure(f"minimal chain p99, {n} clients", chain["p99_ms"], "ms"),
                     Figure(f"raw XADD, {n} clients", raw["rate"], "ops/s"),
                 ]
-                for game in GAMES:
+                for game in games:
+                    got = load(game, n, moves, seconds, url=where["gateway"], scripted=True)
+                    figures += game_figures(f"{game} moves, {n} games", got, chain)
                     got = load(game, n, moves, seconds, url=where["gateway"])
-                    figures += [
-                        Figure(
-                            f"{game} moves, {n} games",
-                            got["rate"],
-                            "moves/s",
-                            "minimal chain",
-                            got["rate"] / chain["rate"],
-                        ),
-                        Figure(
-                            f"{game} p50, {n} games",
-                            got["p50_ms"],
-                            "ms",
-                            "chain p50",
-                            got["p50_ms"] / max(chain["p50_ms"], 1e-9),
-                        ),
-                        Figure(
-                            f"{game} p99, {n} games",
-                            got["p99_ms"],
-                            "ms",
-                            "chain p99",
-                            got["p99_ms"] / max(chain["p99_ms"], 1e-9),
-                        ),
-                    ]
-            figures += memory_and_rebuild(where, short)
+                    figures += game_figures(f"{game} interactive, {n} games", got, chain)
+            if memory:
+                figures += memory_and_rebuild(where, short)
         finally:
             for p in [system, *baselines]:
                 p.send_signal(signal.SIGINT)
@@ -184,6 +172,27 @@ def run(short: bool) -> list[Figure]:
                 except subprocess.TimeoutExpired:
                     p.kill()
     return figures
+
+
+def game_figures(label: str, got: dict[str, Any], chain: dict[str, Any]) -> list[Figure]:
+    """Throughput and command latency of one load, each against the minimal chain."""
+    return [
+        Figure(label, got["rate"], "moves/s", "minimal chain", got["rate"] / chain["rate"]),
+        Figure(
+            f"{label}: p50",
+            got["p50_ms"],
+            "ms",
+            "chain p50",
+            got["p50_ms"] / max(chain["p50_ms"], 1e-9),
+        ),
+        Figure(
+            f"{label}: p99",
+            got["p99_ms"],
+            "ms",
+            "chain p99",
+            got["p99_ms"] / max(chain["p99_ms"], 1e-9),
+        ),
+    ]
 
 
 def memory_and_rebuild(where: dict[str, str], short: bool) -> list[Figure]:
@@ -216,8 +225,14 @@ async def _rebuild(settings: StoreSettings) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--short", action="store_true")
+    parser.add_argument("--levels", default="", help="active games, e.g. 16 or 1,16,64")
+    parser.add_argument("--games", default=",".join(GAMES), help="which games to load")
+    parser.add_argument("--no-memory", action="store_true", help="skip rebuild and memory")
     args = parser.parse_args(argv)
-    figures = run(args.short)
+    levels = [int(n) for n in args.levels.split(",") if n] or (
+        [1, 16] if args.short else [1, 16, 64]
+    )
+    figures = run(args.short, levels, args.games.split(","), not args.no_memory)
     print_table("full stack (one machine, 2 cores)", figures)
     print(f"written to {write_json('fullstack', figures)}")
 

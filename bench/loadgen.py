@@ -2,6 +2,7 @@
 and in time, sending traffic only to 127.0.0.1. Prints one JSON line of results.
 
     python -m bench.loadgen --url http://127.0.0.1:8000 --target giraffe-raffe --games 16
+    python -m bench.loadgen --url http://127.0.0.1:8000 --target giraffe-raffe --scripted
     python -m bench.loadgen --url http://127.0.0.1:9000 --target ping --games 16
     python -m bench.loadgen --url http://127.0.0.1:9000 --target append --games 16
     python -m bench.loadgen --redis redis://127.0.0.1:6379/0 --target xadd --games 16
@@ -21,7 +22,10 @@ import httpx
 from redis.asyncio import Redis
 
 from services.bots.registry import bot_for
+from services.core.game import SeatSpec
+from services.core.playthrough import Playthrough
 from services.core.rng import SeededRng
+from services.games import GAMES
 
 SEATS = {"giraffe-raffe": 3, "giraffometer": 3, "riff-raff": 2}
 BOT = {"giraffe-raffe": "random", "giraffometer": "random", "riff-raff": "random"}
@@ -79,6 +83,51 @@ async def play_one(http: httpx.AsyncClient, game: str, run: Run, worker: int) ->
             await run.timed(http.post(f"/v1/games/{game_id}/commands", json=body, headers=headers))
 
 
+Move = tuple[int, int, dict[str, Any]]  # seat, version before, command
+
+
+def script(game: str, seed: str) -> list[Move]:
+    """A whole game of bots played in memory from a seed the client chose: the engine,
+    given the same seed, deals the same cards and rolls the same dice, so these
+    commands are exactly the ones the bots would send after reading their views."""
+    rules, bot = GAMES[game], bot_for(game, BOT[game])
+    p = Playthrough.start(rules, {}, [SeatSpec("human")] * SEATS[game], seed)
+    rng, moves = SeededRng(seed, "bots"), []
+    while not rules.status(p.state).over:
+        seat = rules.status(p.state).to_act[0]
+        command = bot(rules.view(p.state, seat), rules.legal_commands(p.state, seat), rng)
+        moves.append((seat, p.version, command))
+        p.execute(seat, command)
+    return moves
+
+
+async def scripted(http: httpx.AsyncClient, game: str, worker: int, moves: int) -> list[Any]:
+    """Games created (untimed) with scripts long enough for ``moves`` commands."""
+    games: list[Any] = []
+    while sum(len(g[2]) for g in games) < moves:
+        seed = f"bench-{worker}-{len(games)}-{uuid.uuid4().hex[:8]}"
+        seats = [{"kind": "human"}] * SEATS[game]
+        body = {"game": game, "seats": seats, "seed": seed}
+        created = (await http.post("/v1/games", json=body)).json()
+        games.append((created["game_id"], created["tokens"], script(game, seed)))
+    return games
+
+
+async def replay_script(http: httpx.AsyncClient, games: list[Any], run: Run) -> None:
+    """One command POST per move and nothing else: the command path alone."""
+    for game_id, tokens, moves in games:
+        for seat, version, command in moves:
+            if not run.more():
+                return
+            body = {"command": command, "command_id": uuid.uuid4().hex}
+            headers = {**_auth(tokens[str(seat)]), "If-Match": f'"{version}"'}
+            url = f"/v1/games/{game_id}/commands"
+            response = await run.timed(http.post(url, json=body, headers=headers))
+            if response.status_code != 200:
+                run.errors += 1
+                break
+
+
 def _auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
@@ -103,7 +152,15 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     else:
         limits = httpx.Limits(max_connections=args.games + 4)
         async with httpx.AsyncClient(base_url=args.url, timeout=30, limits=limits) as http:
-            if args.target in SEATS:
+            if args.target in SEATS and args.scripted:
+                per_game = args.moves // args.games + 1
+                prepared = [
+                    await scripted(http, args.target, w, per_game) for w in range(args.games)
+                ]
+                run = Run(args.moves, args.seconds)
+                started = time.perf_counter()
+                work = [replay_script(http, games, run) for games in prepared]
+            elif args.target in SEATS:
                 work = [play(http, args.target, run, w) for w in range(args.games)]
             elif args.target == "ping":
                 work = [ping(http, "/ping", "GET", run) for _ in range(args.games)]
@@ -134,4 +191,7 @@ if __name__ == "__main__":
     parser.add_argument("--games", type=int, default=1)
     parser.add_argument("--moves", type=int, default=2000)
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument(
+        "--scripted", action="store_true", help="seeded games, commands only (no reads)"
+    )
     print(json.dumps(asyncio.run(main(parser.parse_args()))))

@@ -9,7 +9,8 @@ from gateway.problems import Problem
 from gateway.tokens import Caller
 
 
-def clients(request: Request) -> Clients:
+async def clients(request: Request) -> Clients:
+    """Async on purpose: FastAPI runs a plain ``def`` dependency in a worker thread."""
     found: Clients = request.app.state.clients
     return found
 
@@ -21,7 +22,7 @@ async def caller(request: Request) -> Caller:
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token:
         raise Problem(401, "bad_token", "send a seat token as 'Authorization: Bearer <token>'")
-    found = await clients(request).tokens.resolve(token.strip())
+    found = await request.app.state.clients.tokens.resolve(token.strip())
     if found is None:
         raise Problem(401, "bad_token", "unknown seat token")
     request.state.token_hash = found.token_hash

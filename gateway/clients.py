@@ -3,7 +3,6 @@ engines and the projection over gRPC. Built once by the app's lifespan."""
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,6 +12,7 @@ import grpc
 from gateway.settings import GatewaySettings
 from gateway.tokens import SeatTokens
 from raffe.v1 import common_pb2, projection_pb2_grpc
+from services.core.codec import loads
 from services.core.engine_client import EngineClient, typed_error
 from services.core.errors import UnknownGame
 from services.core.eventstore import EventStore, open_store
@@ -90,4 +90,4 @@ class Clients:
             reply = await self.projection.Replay(request, timeout=10)
         except grpc.aio.AioRpcError as error:
             raise typed_error(error) from None
-        return dict(json.loads(reply.view_json))
+        return dict(loads(reply.view_json))

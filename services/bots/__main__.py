@@ -9,6 +9,7 @@ from services.bots.runner import BotRunner
 from services.core.engine_client import EngineClient
 from services.core.eventstore import open_store
 from services.core.logs import configure_logging
+from services.core.loop import run
 from services.core.metrics import start_metrics
 from services.core.settings import StoreSettings
 from services.core.targets import engine_targets
@@ -32,4 +33,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    run(main())

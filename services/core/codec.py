@@ -1,4 +1,8 @@
-"""Domain events <-> stored events: payloads are compact JSON."""
+"""Domain events <-> stored events: payloads are compact JSON.
+
+orjson rather than the standard library: JSON of views, events and commands was the
+largest single cost of the engine and the projection in the profile (docs/performance.md).
+Its output is the same compact UTF-8 JSON; integer keys become strings as with ``json``."""
 
 from __future__ import annotations
 
@@ -7,16 +11,22 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from services.core.eventstore import NewEvent, StoredEvent
 from services.core.game import Event
 
 
 def dumps(data: Any) -> bytes:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
+    try:
+        return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
+    except orjson.JSONEncodeError:  # integers past 64 bits in client options: as before
+        return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def loads(raw: bytes) -> Any:
-    return json.loads(raw)
+def loads(raw: bytes | str) -> Any:
+    """Raises ValueError (orjson.JSONDecodeError) on anything but valid JSON."""
+    return orjson.loads(raw)
 
 
 def to_new(event: Event) -> NewEvent:

@@ -31,6 +31,12 @@ def seconds_option(raw: Mapping[str, Any], name: str, low: int = 5, high: int = 
     return value
 
 
+def has_timer(options: Mapping[str, Any]) -> bool:
+    """Whether recorded options switch a timer on: every game names its timer options
+    ``*_timer`` (read by seconds_option), so the bot runner can skip untimed games."""
+    return any(name.endswith("_timer") and value for name, value in options.items())
+
+
 def deadline_passed(deadline_ms: int, now_ms: int, what: str) -> None:
     """A clock command (AL-3) is valid only once the deadline has passed."""
     if not deadline_ms:

@@ -6,7 +6,6 @@ the current version, RuleViolation with its code...), read from the status detai
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -14,7 +13,7 @@ from typing import Any, TypeVar
 import grpc
 
 from raffe.v1 import common_pb2, common_pb2_grpc
-from services.core.codec import dumps
+from services.core.codec import dumps, loads
 from services.core.errors import (
     InvalidArgument,
     RaffeError,
@@ -63,7 +62,7 @@ def event_json(e: common_pb2.Event) -> dict[str, Any]:
         "version": e.version,
         "type": e.type,
         "schema_version": e.schema_version,
-        "data": json.loads(e.payload_json),
+        "data": loads(e.payload_json),
         "actor": e.actor_seat,
         "command_id": e.command_id,
         "time_ms": e.time_ms,
@@ -139,18 +138,18 @@ class EngineClient:
             r.position,
             r.duplicate,
             [event_json(e) for e in r.events],
-            json.loads(r.view_json),
+            loads(r.view_json),
         )
 
     async def view(self, game_id: str, seat: int) -> tuple[int, dict[str, Any], dict[str, Any]]:
         request = common_pb2.ViewRequest(game_id=game_id, seat=seat)
         r = await self._call(lambda: self.stub.GetView(request, timeout=self.timeout))
-        return r.version, json.loads(r.view_json), json.loads(r.status_json)
+        return r.version, loads(r.view_json), loads(r.status_json)
 
     async def commands(self, game_id: str, seat: int) -> tuple[int, dict[str, Any]]:
         request = common_pb2.ListCommandsRequest(game_id=game_id, seat=seat)
         r = await self._call(lambda: self.stub.ListCommands(request, timeout=self.timeout))
-        return r.version, json.loads(r.commands_json)
+        return r.version, loads(r.commands_json)
 
     async def events(
         self, game_id: str, seat: int, after: int = 0, limit: int = 0
@@ -168,4 +167,4 @@ class EngineClient:
             game_id=game_id, seat=seat, version=version, reveal=reveal
         )
         r = await self._call(lambda: self.stub.Replay(request, timeout=self.timeout))
-        return dict(json.loads(r.view_json))
+        return dict(loads(r.view_json))

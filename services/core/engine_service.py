@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -11,7 +10,7 @@ import grpc
 from prometheus_client import Counter, Histogram
 
 from raffe.v1 import common_pb2, common_pb2_grpc
-from services.core.codec import dumps
+from services.core.codec import dumps, loads
 from services.core.errors import InvalidArgument, RaffeError
 from services.core.eventstore import StoredEvent
 from services.core.game import SeatSpec
@@ -30,7 +29,7 @@ def _json_object(raw: bytes, what: str) -> dict[str, Any]:
     if not raw:
         return {}
     try:
-        value = json.loads(raw)
+        value = loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise InvalidArgument(f"{what} is not valid JSON", "bad_json") from exc
     if not isinstance(value, dict):
@@ -92,7 +91,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 time_ms=request.time_ms or None,
             )
             r = outcome.result
-            created = json.loads(outcome.events[0].payload) if outcome.events else {}
+            created = loads(outcome.events[0].payload) if outcome.events else {}
             return common_pb2.CreateGameResponse(
                 game_id=outcome.game_id,
                 version=r.version,
@@ -136,7 +135,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 _, view, _ = await self.runtime.view(c.game_id, c.seat)
             r = outcome.result
             COMMANDS.labels(game, "duplicate" if r.duplicate else "ok").inc()
-            log.info(
+            log.debug(  # per command: metrics count them; refusals are logged at info
                 "command",
                 extra={
                     "game_id": c.game_id,

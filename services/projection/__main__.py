@@ -1,10 +1,10 @@
 """python -m services.projection           the projection worker and its replay service
 python -m services.projection rebuild   rebuild every read model into a new generation"""
 
-import asyncio
 import sys
 
 from services.core.eventstore import open_store
+from services.core.loop import run
 from services.core.settings import StoreSettings
 from services.projection.rebuild import rebuild
 from services.projection.service import serve
@@ -17,4 +17,4 @@ async def _rebuild() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(_rebuild() if sys.argv[1:] == ["rebuild"] else serve())
+    run(_rebuild() if sys.argv[1:] == ["rebuild"] else serve())

@@ -19,6 +19,8 @@ LAG = Gauge("raffe_projection_lag_events", "Partition-log events not yet project
 
 
 class Projector(PartitionWorker):
+    coalesce_s = 0.01  # read models lag up to 10 ms more; readers fall back to the engine
+
     def __init__(self, store: EventStore, ttl_ms: int = 5000) -> None:
         super().__init__(store, "proj", ttl_ms)
         self.models = ReadModels(store)

@@ -5,11 +5,10 @@ its checkpoint land together or not at all, and a redelivered event changes noth
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, cast
 
-from services.core.codec import dumps
+from services.core.codec import dumps, loads
 from services.core.eventstore import EventStore
 from services.projection.keys import ReadModelKeys
 
@@ -97,11 +96,11 @@ class ReadModels:
         )
         if raw[0] is None or raw[1] is None:
             return None
-        return int(raw[0]), json.loads(raw[1])
+        return int(raw[0]), loads(raw[1])
 
     async def summary(self, gen: int, game_id: str) -> dict[str, Any] | None:
         raw = await self.store.redis.hget(self.keys.game(gen, game_id), "summary")
-        return json.loads(raw) if raw else None
+        return loads(raw) if raw else None
 
     async def lobby(self, gen: int, limit: int) -> list[dict[str, Any]]:
         """The most recently updated games of every partition, newest first."""
@@ -115,4 +114,4 @@ class ReadModels:
         pipe = self.store.redis.pipeline(transaction=False)
         for _, game_id in entries[:limit]:
             pipe.hget(self.keys.game(gen, game_id), "summary")
-        return [json.loads(raw) for raw in await pipe.execute() if raw]
+        return [loads(raw) for raw in await pipe.execute() if raw]

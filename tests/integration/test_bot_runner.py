@@ -9,10 +9,12 @@ from collections import Counter
 from contextlib import AsyncExitStack
 from dataclasses import replace
 
+from services.bots.registry import bot_for
 from services.bots.runner import BotRunner
 from services.core.engine_client import EngineClient
 from services.core.eventstore import open_store
 from services.core.game import SeatSpec
+from services.core.rng import SeededRng
 from services.core.settings import StoreSettings
 from services.giraffe_raffe.game import GAME as GIRAFFE_RAFFE
 from services.giraffometer.game import GAME as GIRAFFOMETER
@@ -82,3 +84,51 @@ async def test_the_runner_closes_a_round_when_its_timer_runs_out(
         await store.redis.aclose()
     assert revealed is not None and revealed["data"]["closed_by_timer"]
     assert revealed["actor"] == -1 and revealed["data"]["changes"][0] == 0
+
+
+class Looking:
+    """The real engine client, noting which games the runner asks about."""
+
+    def __init__(self, engine: EngineClient) -> None:
+        self.engine, self.viewed = engine, set[str]()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.engine, name)
+
+    async def view(self, game_id: str, seat: int) -> tuple:
+        self.viewed.add(game_id)
+        return await self.engine.view(game_id, seat)
+
+
+async def test_the_runner_leaves_human_games_without_a_clock_alone(
+    redis_url: str, store_settings: StoreSettings
+) -> None:
+    """No engine call per move for games with no bot seat and no timer, and every game
+    is forgotten once it ends (the runner's memory stays bounded)."""
+    settings = replace(store_settings, redis_url=redis_url, partitions=2)
+    async with AsyncExitStack() as stack:
+        gr, _ = await stack.enter_async_context(running_engine(GIRAFFE_RAFFE, settings))
+        looking = Looking(gr)
+        store = await open_store(settings)
+        runner = BotRunner(store, {"giraffe-raffe": looking}, ttl_ms=400)  # type: ignore[dict-item]
+        task = asyncio.create_task(runner.run())
+        humans = (await gr.create([SeatSpec("human")] * 2, {}, seed="humans")).game_id
+        bots = (await gr.create([SeatSpec("bot")] * 2, {}, seed="bots")).game_id
+        play, rng = bot_for("giraffe-raffe", "random"), SeededRng("humans")
+        while not (status := (await gr.view(humans, -1))[2])["over"]:
+            seat = status["to_act"][0]
+            (_, view, _), (version, legal) = (
+                await gr.view(humans, seat),
+                await gr.commands(humans, seat),
+            )
+            await gr.execute(humans, seat, play(view, legal, rng), f"h{version}", version)
+        await wait_over(gr, bots)
+        for _ in range(200):  # the runner sees GameEnded shortly after
+            if not runner.watched:
+                break
+            await asyncio.sleep(0.05)
+        assert runner.watched == {}
+        assert bots in looking.viewed and humans not in looking.viewed
+        runner.stopping.set()
+        await asyncio.gather(task, return_exceptions=True)
+        await store.redis.aclose()

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from services.bots.runner import Watch
+from services.core.commands import has_timer
 from services.core.errors import RuleViolation
 from services.core.game import SeatSpec
 from services.core.playthrough import Playthrough
+from services.games import GAMES
 from services.giraffe_raffe.game import GAME as GIRAFFE_RAFFE
 from services.riff_raff.game import GAME as RIFF_RAFF
 from services.riff_raff.rules import phase
@@ -48,3 +51,25 @@ def test_riff_raff_plays_the_lowest_card_then_the_first_piece_at_the_centre() ->
     loaded = next(e for e in events if e.type == "PieceLoaded")
     assert loaded.data["piece"] == first and loaded.data["position"] == 0.5
     assert loaded.actor == -1
+
+
+@pytest.mark.parametrize(
+    ("game", "timer", "players"),
+    [
+        ("giraffe-raffe", "turn_timer", 3),
+        ("giraffometer", "round_timer", 3),
+        ("riff-raff", "turn_timer", 2),
+    ],
+)
+def test_the_bot_runner_sees_every_games_timer_in_its_recorded_options(
+    game: str, timer: str, players: int
+) -> None:
+    """The runner skips games with no bot seat and no timer (no engine call per move);
+    it finds timers by the ``*_timer`` convention, so each game's timer must follow it."""
+    rules, seats = GAMES[game], [SeatSpec("human")] * players
+    timed = rules.recorded_options(rules.options({timer: 30}, seats))
+    untimed = rules.recorded_options(rules.options({}, seats))
+    assert has_timer(timed) and not has_timer(untimed)
+    assert not Watch.of({"seats": [{"kind": "human"}], "options": untimed}).timed
+    assert Watch.of({"seats": [{"kind": "human"}], "options": timed}).timed
+    assert not Watch.of({"seats": [{"kind": "bot"}], "options": untimed}).idle

@@ -1,0 +1,118 @@
+"""The gateway's gate, in front of every route: rate limits, body caps, the JSON media
+type, and request metrics.
+
+A plain ASGI middleware rather than ``@app.middleware("http")``: Starlette's
+BaseHTTPMiddleware runs the app in a task of its own behind memory streams, which cost
+about a fifth of the gateway's CPU per command in the profile (docs/performance.md)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from prometheus_client import Counter, Histogram
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gateway.problems import problem_response
+from gateway.ratelimit import Buckets
+from gateway.settings import GatewaySettings
+from gateway.tokens import token_hash
+
+REQUESTS = Counter("raffe_gateway_requests_total", "HTTP requests", ["method", "route", "status"])
+LATENCY = Histogram("raffe_gateway_request_seconds", "HTTP latency", ["method", "route"])
+
+
+class Guard:
+    def __init__(self, app: ASGIApp, settings: GatewaySettings) -> None:
+        self.app, self.settings = app, settings
+        self.per_token = Buckets(settings.rate_per_token, settings.rate_per_token * 2)
+        self.per_address = Buckets(settings.rate_per_address, settings.rate_per_address * 2)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started, status = time.perf_counter(), [500]
+
+        async def send_noting_status(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        try:
+            await self._checked(scope, receive, send_noting_status)
+        finally:
+            route = getattr(scope.get("route"), "path", "unmatched")
+            REQUESTS.labels(scope["method"], route, str(status[0])).inc()
+            LATENCY.labels(scope["method"], route).observe(time.perf_counter() - started)
+
+    async def _checked(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = Headers(scope=scope)
+        wait = self._rate_wait(scope, headers)
+        if wait:
+            refusal = problem_response(
+                429, "too_many_requests", "slow down", retry_after=max(1, round(wait))
+            )
+            await refusal(scope, receive, send)
+            return
+        if scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        body = await self._body(headers, receive)
+        refused = self._body_refusal(headers, body)
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
+        await self.app(scope, _replaying(body or b"", receive), send)
+
+    def _rate_wait(self, scope: Scope, headers: Headers) -> float:
+        client = scope.get("client")
+        wait = self.per_address.take(client[0] if client else "unknown")
+        auth = headers.get("authorization", "")
+        if not wait and auth:
+            wait = self.per_token.take(token_hash(auth))
+        return wait
+
+    async def _body(self, headers: Headers, receive: Receive) -> bytes | None:
+        """The whole body, or None once it passes the cap (the rest is not read)."""
+        cap = self.settings.max_body_bytes
+        length = headers.get("content-length", "")
+        if length.isdigit() and int(length) > cap:
+            return None
+        chunks: list[bytes] = []
+        size, more = 0, True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break  # the client went away; the app sees an empty body and no one reads
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > cap:
+                return None
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        return b"".join(chunks)
+
+    def _body_refusal(self, headers: Headers, body: bytes | None) -> Any:
+        cap = self.settings.max_body_bytes
+        if body is None:
+            return problem_response(413, "too_large", f"bodies are at most {cap} bytes")
+        kind = headers.get("content-type", "").split(";")[0].strip().lower()
+        if body and kind != "application/json":
+            return problem_response(415, "unsupported_media_type", "send application/json")
+        return None
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """A receive that hands the app the body already read, then the real channel."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
