@@ -122,7 +122,11 @@ async def replay_script(http: httpx.AsyncClient, games: list[Any], run: Run) -> 
             body = {"command": command, "command_id": uuid.uuid4().hex}
             headers = {**_auth(tokens[str(seat)]), "If-Match": f'"{version}"'}
             url = f"/v1/games/{game_id}/commands"
-            response = await run.timed(http.post(url, json=body, headers=headers))
+            try:
+                response = await run.timed(http.post(url, json=body, headers=headers))
+            except httpx.HTTPError:  # the same command id again is safe: resend it
+                run.errors += 1
+                response = await run.timed(http.post(url, json=body, headers=headers))
             if response.status_code != 200:
                 run.errors += 1
                 break
@@ -134,7 +138,10 @@ def _auth(token: str) -> dict[str, str]:
 
 async def ping(http: httpx.AsyncClient, path: str, method: str, run: Run) -> None:
     while run.more():
-        await run.timed(http.request(method, path))
+        try:
+            await run.timed(http.request(method, path))
+        except httpx.HTTPError:  # e.g. a keep-alive connection the server just closed
+            run.errors += 1
 
 
 async def xadd(redis: Redis, run: Run, worker: int) -> None:

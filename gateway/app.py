@@ -12,7 +12,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from gateway.clients import Clients
 from gateway.guard import Guard
 from gateway.problems import HANDLERS
-from gateway.routes import games
+from gateway.routes import games, tournaments
 from gateway.settings import GatewaySettings
 
 DESCRIPTION = """Raffe plays Giraffe Raffe, Giraffometer and Riff Raff online.
@@ -35,6 +35,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     for exc, handler in HANDLERS.items():
         app.add_exception_handler(exc, handler)
     app.include_router(games.router)
+    app.include_router(tournaments.router)
     # the guard sits inside CORS (added later = outermost), so its refusals carry CORS headers
     app.add_middleware(Guard, settings=settings)
     app.add_middleware(

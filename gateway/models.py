@@ -236,3 +236,52 @@ class CommandResult(BaseModel):
 class EventPage(BaseModel):
     version: int
     events: list[dict[str, Any]]
+
+
+# -- tournaments -----------------------------------------------------------------------
+
+
+class CreateTournament(Strict):
+    name: str = Field("", max_length=80)
+    games: list[GameName] = Field(default_factory=lambda: ["giraffe-raffe"], min_length=1)
+    format: Literal["round_robin", "swiss", "elimination", "duplicate"] = "swiss"
+    table_size: int | None = Field(None, ge=2, le=8, description="default 2 (round robin), 3")
+    rounds: int = Field(3, ge=1, le=50, description="swiss and duplicate")
+    advance: int = Field(1, ge=1, le=7, description="elimination: the top N of each table")
+    game_options: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description='per game, e.g. {"giraffe-raffe": {"turn_timer": 60}}'
+    )
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"name": "Sunday Swiss", "games": ["giraffe-raffe"], "format": "swiss"},
+                {
+                    "name": "Three games",
+                    "games": ["giraffe-raffe", "giraffometer", "riff-raff"],
+                    "format": "duplicate",
+                    "table_size": 3,
+                    "rounds": 4,
+                },
+            ]
+        },
+    )
+
+
+class TournamentCreated(BaseModel):
+    tournament_id: str
+    organiser_token: str = Field(description="bearer token for register and start")
+    version: int
+
+
+class RegisterPlayer(Strict):
+    name: str = Field(min_length=1, max_length=64)
+    kind: Literal["human", "bot"] = "bot"
+    bot_level: str = Field("", max_length=32)
+
+
+class PlayerRegistered(BaseModel):
+    player: int
+    version: int
+    token: str | None = Field(None, description="humans: the player's bearer token")

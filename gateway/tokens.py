@@ -45,6 +45,16 @@ class SeatTokens:
             await self.store.redis.set(self._token_key(token_hash(token)), f"{game_id} {seat}")
         return tokens
 
+    async def issue(self, game_id: str, seat: int) -> str:
+        """A new token for (game, seat), e.g. a tournament player's."""
+        token = secrets.token_urlsafe(32)
+        await self.bind(token, game_id, seat)
+        return token
+
+    async def bind(self, token: str, game_id: str, seat: int) -> None:
+        """Make ``token`` resolve to (game, seat); binding it again changes nothing."""
+        await self.store.redis.set(self._token_key(token_hash(token)), f"{game_id} {seat}")
+
     async def claim(self, game_id: str, seat: int) -> str | None:
         """A token for an open seat, or None if the seat is not open or already taken."""
         kind = await self.store.redis.hget(self._seats_key(game_id), f"kind:{seat}")

@@ -18,7 +18,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.core.local_redis import RedisServer, find_binary, free_port, server_version
+from services.core.local_redis import (
+    RedisCluster,
+    RedisServer,
+    find_binary,
+    free_port,
+    server_version,
+)
 
 
 @dataclass(frozen=True)
@@ -33,6 +39,7 @@ SERVICES = [
     Service("giraffe-raffe engine", "services.giraffe_raffe", 50061),
     Service("giraffometer engine", "services.giraffometer", 50062),
     Service("riff-raff engine", "services.riff_raff", 50063),
+    Service("tournament engine", "services.tournament", 50064),
     Service("projection", "services.projection", 50070),
     Service("bot runner", "services.bots", 50071),
     Service("gateway", "gateway", 8000),
@@ -60,6 +67,21 @@ def start_redis(state_dir: Path, port: int | None) -> RedisServer:
     return server.start()
 
 
+def start_store(args: argparse.Namespace) -> tuple[RedisServer | RedisCluster, dict[str, str]]:
+    """The embedded Redis (or, with --cluster, a 3-primary cluster) and how to reach it."""
+    if args.cluster:
+        cluster = RedisCluster().start()
+        print(f"redis cluster of 3 primaries at {cluster.url}", flush=True)
+        return cluster, {"RAFFE_REDIS_URL": cluster.url, "RAFFE_REDIS_CLUSTER": "1"}
+    redis = start_redis(Path(args.state_dir), args.redis_port)
+    print(
+        f"redis {server_version(redis.binary)} (embedded, AOF appendfsync="
+        f"{redis.appendfsync}) at {redis.url}",
+        flush=True,
+    )
+    return redis, {"RAFFE_REDIS_URL": redis.url}
+
+
 def wait_port(port: int, process: subprocess.Popen[bytes], timeout: float = 30.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -73,20 +95,32 @@ def wait_port(port: int, process: subprocess.Popen[bytes], timeout: float = 30.0
     return False
 
 
+def replicated(services: list[Service], replicas: int) -> list[Service]:
+    """``replicas`` of every service but the gateway, each on the next port."""
+    if replicas <= 1:
+        return services
+    return [
+        Service(f"{s.name} #{i + 1}", s.module, s.port + 100 * i)
+        for s in services
+        for i in range(1 if s.module == "gateway" else replicas)
+    ]
+
+
 def with_free_ports(services: list[Service]) -> list[Service]:
     """The same services on free ports (tests, or a machine where the defaults are taken)."""
     return [Service(s.name, s.module, free_port()) for s in services]
 
 
 def wiring(services: list[Service]) -> dict[str, str]:
-    """Tell every process where the engines and the projection listen."""
-    engines = {
-        s.module.removeprefix("services.").replace("_", "-"): f"127.0.0.1:{s.port}"
-        for s in services
-        if s.name.endswith("engine")
-    }
-    env = {"RAFFE_ENGINES": ",".join(f"{k}={v}" for k, v in engines.items())}
-    projection = next((s for s in services if s.name == "projection"), None)
+    """Tell every process where the engines and the projection listen (replicas of an
+    engine as one "a+b" target, balanced per call)."""
+    engines: dict[str, list[str]] = {}
+    for s in services:
+        if s.name.split(" #")[0].endswith("engine"):
+            name = s.module.removeprefix("services.").replace("_", "-")
+            engines.setdefault(name, []).append(f"127.0.0.1:{s.port}")
+    env = {"RAFFE_ENGINES": ",".join(f"{k}={'+'.join(v)}" for k, v in engines.items())}
+    projection = next((s for s in services if s.name.startswith("projection")), None)
     if projection:
         env["RAFFE_PROJECTION"] = f"127.0.0.1:{projection.port}"
     return env
@@ -110,8 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--state-dir", default=".run", help="where Redis keeps its AOF")
     parser.add_argument("--redis-port", type=int, default=None, help="default: a free port")
     parser.add_argument("--free-ports", action="store_true", help="every service on a free port")
+    parser.add_argument("--replicas", type=int, default=1, help="of every service but the gateway")
+    parser.add_argument("--cluster", action="store_true", help="a local 3-primary Redis Cluster")
     args = parser.parse_args(argv)
-    services = [s for s in SERVICES if available(s)]
+    services = replicated([s for s in SERVICES if available(s)], args.replicas)
     if args.free_ports:
         services = with_free_ports(services)
 
@@ -124,27 +160,26 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
 
-    redis = start_redis(Path(args.state_dir), args.redis_port)
-    print(
-        f"redis {server_version(redis.binary)} (embedded, AOF appendfsync="
-        f"{redis.appendfsync}) at {redis.url}",
-        flush=True,
-    )
-    env = {**os.environ, "RAFFE_REDIS_URL": redis.url, **wiring(services)}
+    redis, redis_env = start_store(args)
+    env = {**os.environ, **redis_env, **wiring(services)}
     children: list[tuple[Service, subprocess.Popen[bytes]]] = []
     try:
         for service in services:
             children.append((service, start_service(service, env)))
-            print(f"{service.name} at 127.0.0.1:{service.port}", flush=True)
+            pid = children[-1][1].pid
+            print(f"{service.name} at 127.0.0.1:{service.port} (pid {pid})", flush=True)
         gateway = next((s for s, _ in children if s.module == "gateway"), None)
         if gateway:
             print(f"gateway: http://127.0.0.1:{gateway.port}  docs: /docs", flush=True)
         print("raffe is running; Ctrl-C stops it", flush=True)
         while not stop:
-            for service, process in children:
+            for service, process in list(children):
                 if process.poll() is not None:
                     print(f"{service.name} exited with {process.returncode}", flush=True)
-                    stop = True
+                    children.remove((service, process))
+                    # With replicas the others carry on (as behind a Deployment); a lone
+                    # service gone means the system is down.
+                    stop = stop or args.replicas <= 1 or service.module == "gateway"
             time.sleep(0.2)
     finally:
         for _, process in reversed(children):

@@ -27,6 +27,25 @@ from services.core.grpc_errors import from_call_error
 R = TypeVar("R")
 
 
+SERVICE_CONFIG = dumps(
+    {
+        "loadBalancingConfig": [{"round_robin": {}}],
+        "methodConfig": [
+            {
+                "name": [{"service": "raffe.v1.Engine"}],
+                "retryPolicy": {
+                    "maxAttempts": 5,
+                    "initialBackoff": "0.05s",
+                    "maxBackoff": "1s",
+                    "backoffMultiplier": 2,
+                    "retryableStatusCodes": ["UNAVAILABLE"],
+                },
+            }
+        ],
+    }
+).decode()
+
+
 class EngineUnavailable(RaffeError):
     code = "engine_unavailable"
 
@@ -78,8 +97,14 @@ class EngineClient:
 
     @classmethod
     def connect(cls, target: str) -> EngineClient:
-        # round_robin over every address a dns:/// target resolves to (headless Services).
-        options = [("grpc.lb_policy_name", "round_robin")]
+        # round_robin over every address a dns:/// target resolves to (headless Services);
+        # a call that finds its replica gone (UNAVAILABLE) is retried on another one. Safe:
+        # commands carry ids the engine deduplicates.
+        options = [
+            ("grpc.lb_policy_name", "round_robin"),
+            ("grpc.enable_retries", 1),
+            ("grpc.service_config", SERVICE_CONFIG),
+        ]
         return cls(grpc.aio.insecure_channel(target, options=options))
 
     async def close(self) -> None:

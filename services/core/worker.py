@@ -17,6 +17,7 @@ import time
 from abc import ABC, abstractmethod
 from typing import Any, cast
 
+from services.core.errors import RaffeError
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.eventstore.store import parse_log_entry
 from services.core.partitions import PartitionLeases
@@ -29,6 +30,7 @@ class PartitionWorker(ABC):
     idle_sleep = 0.02
     block_ms = 500  # bounded, so leases are renewed and ticks (timers) run meanwhile
     coalesce_s = 0.0
+    retry_sleep = 0.5  # after a failed step; nothing was checkpointed, the batch comes again
 
     def __init__(self, store: EventStore, group: str, ttl_ms: int = 5000) -> None:
         self.store = store
@@ -56,8 +58,13 @@ class PartitionWorker(ABC):
     async def run(self) -> None:
         try:
             while not self.stopping.is_set():
-                worked = await self.step()
-                await self.tick()
+                try:
+                    worked = await self.step()
+                    await self.tick()
+                except RaffeError as error:  # e.g. no engine replica answers: try again
+                    log.warning("step failed", extra={"code": error.code, "error": str(error)})
+                    await asyncio.sleep(self.retry_sleep)
+                    continue
                 if not worked and (self.store.settings.cluster or not self.leases.owned):
                     await asyncio.sleep(self.idle_sleep)
                 elif worked and self.pause_after_work():

@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
 TARGETS = ["base", "overlays/local", "overlays/production"]
 K8S_VERSION = "1.32"
-# Settings only the local launcher or the local redis helpers read.
-LOCAL_ONLY = {"RAFFE_APPENDFSYNC", "RAFFE_REDIS_SERVER", "RAFFE_REDIS_CLI"}
+# Settings only the local launcher, the local redis helpers or the `raffe` CLI read.
+LOCAL_ONLY = {"RAFFE_APPENDFSYNC", "RAFFE_REDIS_SERVER", "RAFFE_REDIS_CLI", "RAFFE_URL"}
 
 needs_kubectl = pytest.mark.skipif(
     shutil.which("kubectl") is None and not os.environ.get("CI"),
@@ -147,11 +147,13 @@ def test_engine_entry_points_use_the_launcher_ports() -> None:
     from services.giraffe_raffe.__main__ import DEFAULT_PORT as GIRAFFE_RAFFE
     from services.giraffometer.__main__ import DEFAULT_PORT as GIRAFFOMETER
     from services.riff_raff.__main__ import DEFAULT_PORT as RIFF_RAFF
+    from services.tournament.__main__ import DEFAULT_PORT as TOURNAMENT
 
     ports = {s.module: s.port for s in SERVICES}
     assert ports["services.giraffe_raffe"] == GIRAFFE_RAFFE
     assert ports["services.giraffometer"] == GIRAFFOMETER
     assert ports["services.riff_raff"] == RIFF_RAFF
+    assert ports["services.tournament"] == TOURNAMENT
 
 
 def test_the_dockerfile_is_multi_stage_non_root_and_lints_clean() -> None:

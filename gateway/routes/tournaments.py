@@ -1,0 +1,185 @@
+"""The tournaments API: an organiser creates a tournament, registers players and bots
+and starts it; anyone follows rounds, tables, standings and ratings (and live, by SSE);
+a human player finds their table and seat token with their player token."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
+
+from gateway.auth import caller, clients
+from gateway.clients import Clients
+from gateway.live import event_stream
+from gateway.models import CreateTournament, PlayerRegistered, RegisterPlayer, TournamentCreated
+from gateway.problems import Problem
+from gateway.routes.games import MAX_VERSION, PROBLEMS
+from gateway.tokens import Caller
+from services.bots.registry import BOTS
+from services.core.engine_client import EngineClient
+from services.core.game import SeatSpec
+from services.tournament.ids import table_game_id
+
+router = APIRouter(prefix="/v1/tournaments", tags=["tournaments"])
+TournamentId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_]{1,40}$")]
+ClientsDep = Annotated[Clients, Depends(clients)]
+CallerDep = Annotated[Caller, Depends(caller)]
+ORGANISER = 0
+PLAYER_SEATS = 1000  # a player's token resolves to seat PLAYER_SEATS + player
+
+
+def _engine(c: Clients) -> EngineClient:
+    engine = c.engines.get("tournament")
+    if engine is None:
+        raise Problem(503, "no_tournaments", "this gateway has no tournament service")
+    return engine
+
+
+def _organiser(tournament_id: str, who: Caller) -> None:
+    if not who.game_id:
+        raise Problem(401, "token_required", "send the organiser's bearer token")
+    if who.game_id != tournament_id or who.seat != ORGANISER:
+        raise Problem(403, "not_organiser", "only this tournament's organiser may do that")
+
+
+@router.post("", status_code=201, response_model=TournamentCreated, responses=PROBLEMS)
+async def create(body: CreateTournament, c: ClientsDep, response: Response) -> TournamentCreated:
+    """Create a tournament; keep the organiser token it returns."""
+    options = body.model_dump(exclude_none=True)
+    created = await _engine(c).create([SeatSpec("human", "organiser")], options)
+    tokens = await c.tokens.register(created.game_id, ["human"])
+    response.headers["Location"] = f"/v1/tournaments/{created.game_id}"
+    return TournamentCreated(
+        tournament_id=created.game_id, organiser_token=tokens[0], version=created.version
+    )
+
+
+@router.post(
+    "/{tournament_id}/players",
+    status_code=201,
+    response_model=PlayerRegistered,
+    responses=PROBLEMS,
+)
+async def register(
+    tournament_id: TournamentId, body: RegisterPlayer, c: ClientsDep, who: CallerDep
+) -> PlayerRegistered:
+    """Register a bot or a human (organiser only, before the start). A human gets a
+    player token: with it, GET /me shows their table and the seat token to play it."""
+    _organiser(tournament_id, who)
+    if body.kind == "bot" and body.bot_level and body.bot_level not in _levels():
+        raise Problem(422, "bad_bot_level", f"bot levels are {', '.join(sorted(_levels()))}")
+    command = {"type": "register", **body.model_dump()}
+    done = await _engine(c).execute(tournament_id, ORGANISER, command, _cid(), 0)
+    player = next(e["data"]["player"] for e in done.events if e["type"] == "PlayerRegistered")
+    token = None
+    if body.kind == "human":
+        token = await c.tokens.issue(tournament_id, PLAYER_SEATS + player)
+    return PlayerRegistered(player=player, version=done.version, token=token)
+
+
+@router.post("/{tournament_id}/start", responses=PROBLEMS)
+async def start(tournament_id: TournamentId, c: ClientsDep, who: CallerDep) -> dict[str, Any]:
+    """Start (organiser only): the first round's tables are paired and their games made."""
+    _organiser(tournament_id, who)
+    done = await _engine(c).execute(tournament_id, ORGANISER, {"type": "start"}, _cid(), 0)
+    return {"version": done.version}
+
+
+@router.get("/{tournament_id}", responses=PROBLEMS)
+async def get(tournament_id: TournamentId, c: ClientsDep) -> dict[str, Any]:
+    """Everything: options, players, rounds with their tables and game ids, standings,
+    ratings after each round, and progress in games."""
+    version, view, _ = await _engine(c).view(tournament_id, -1)
+    return {"tournament_id": tournament_id, "version": version, **_with_games(tournament_id, view)}
+
+
+@router.get("/{tournament_id}/standings", responses=PROBLEMS)
+async def standings(tournament_id: TournamentId, c: ClientsDep) -> dict[str, Any]:
+    _, view, status = await _engine(c).view(tournament_id, -1)
+    return {
+        "standings": view["standings"],
+        "rating_history": view["rating_history"],
+        "over": status["over"],
+        "champions": status.get("champions", []),
+    }
+
+
+@router.get("/{tournament_id}/me", responses=PROBLEMS)
+async def me(
+    tournament_id: TournamentId, request: Request, c: ClientsDep, who: CallerDep
+) -> dict[str, Any]:
+    """A human player's tables: each game's id, their seat, and a seat token for it."""
+    if who.game_id != tournament_id or who.seat < PLAYER_SEATS:
+        raise Problem(401, "token_required", "send your player token")
+    player = who.seat - PLAYER_SEATS
+    _, view, _ = await _engine(c).view(tournament_id, -1)
+    tables = []
+    for r in view["rounds"]:
+        for t in r["tables"]:
+            if player in t["players"]:
+                game_id = table_game_id(tournament_id, r["round"], t["table"])
+                seat = t["players"].index(player)
+                token = _seat_token(_bearer(request), game_id, seat)
+                await c.tokens.bind(token, game_id, seat)
+                tables.append(
+                    {
+                        "round": r["round"],
+                        "game": r["game"],
+                        "game_id": game_id,
+                        "seat": seat,
+                        "token": token,
+                        "finished": t["keys"] is not None,
+                    }
+                )
+    return {"player": player, "tables": tables}
+
+
+@router.get("/{tournament_id}/events/stream", responses=PROBLEMS)
+async def stream(
+    tournament_id: TournamentId,
+    request: Request,
+    c: ClientsDep,
+    after: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0,
+) -> Response:
+    """The tournament's events live (SSE): rounds started, tables finished, ratings."""
+    resume = request.headers.get("last-event-id", "")
+    start_at = min(int(resume), MAX_VERSION) if resume.isdigit() else after
+    return event_stream(c, _engine(c), request, tournament_id, -1, start_at)
+
+
+def _with_games(tournament_id: str, view: dict[str, Any]) -> dict[str, Any]:
+    rounds = [
+        {
+            **r,
+            "tables": [
+                {**t, "game_id": table_game_id(tournament_id, r["round"], t["table"])}
+                for t in r["tables"]
+            ],
+        }
+        for r in view["rounds"]
+    ]
+    tables = [t for r in rounds for t in r["tables"]]
+    done = sum(1 for t in tables if t["keys"] is not None)
+    return {**view, "rounds": rounds, "progress": {"games": len(tables), "finished": done}}
+
+
+def _seat_token(player_token: str, game_id: str, seat: int) -> str:
+    """Derived from the player's own token, not stored: asking again gives the same one,
+    and nobody without the player token can compute it."""
+    digest = hmac.new(player_token.encode(), f"{game_id}:{seat}".encode(), hashlib.sha256)
+    return digest.hexdigest()
+
+
+def _bearer(request: Request) -> str:
+    return request.headers.get("authorization", "").partition(" ")[2].strip()
+
+
+def _levels() -> set[str]:
+    return {level for levels in BOTS.values() for level in levels}
+
+
+def _cid() -> str:
+    return uuid.uuid4().hex

@@ -1,0 +1,207 @@
+"""``raffe``: the command line for organisers.
+
+    raffe tournament create --game giraffe-raffe --format swiss --bots 9
+    raffe tournament run    --game giraffe-raffe,giraffometer,riff-raff --bots 12 --chart r.png
+    raffe tournament watch  <tournament id> --chart ratings.png
+
+Talks to a gateway's REST API (--url, default http://127.0.0.1:8000 or RAFFE_URL).
+``watch`` (and ``run``, which creates, registers, starts and then watches) shows a
+progress bar of games played and, at the end, the standings and a PNG chart of every
+player's rating after each round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+console = Console()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    with httpx.Client(base_url=args.url, timeout=30) as http:
+        try:
+            if args.action == "watch":
+                return watch(http, args.tournament_id, args.chart, args.timeout)
+            created = create(http, args)
+            if args.action == "run":
+                start(http, created)
+                return watch(http, created["tournament_id"], args.chart, args.timeout)
+        except httpx.HTTPStatusError as error:
+            console.print(f"[red]{error.response.status_code}[/red] {error.response.text}")
+            return 1
+        except httpx.HTTPError as error:
+            console.print(f"[red]cannot reach {args.url}[/red]: {error}")
+            return 1
+    return 0
+
+
+def create(http: httpx.Client, args: argparse.Namespace) -> dict[str, Any]:
+    """Create the tournament and register its bots and humans; prints the tokens."""
+    body: dict[str, Any] = {
+        "name": args.name,
+        "games": args.game.split(","),
+        "format": args.format,
+        "rounds": args.rounds,
+        "advance": args.advance,
+    }
+    if args.table_size:
+        body["table_size"] = args.table_size
+    created = _ok(http.post("/v1/tournaments", json=body))
+    tid, organiser = created["tournament_id"], created["organiser_token"]
+    auth = {"Authorization": f"Bearer {organiser}"}
+    for i in range(args.bots):
+        player = {"name": f"bot-{i + 1}", "kind": "bot", "bot_level": args.bot_level}
+        _ok(http.post(f"/v1/tournaments/{tid}/players", json=player, headers=auth))
+    for name in args.human:
+        got = _ok(
+            http.post(
+                f"/v1/tournaments/{tid}/players", json={"name": name, "kind": "human"}, headers=auth
+            )
+        )
+        console.print(f"player {name}: token {got['token']}")
+    console.print(f"tournament {tid}\norganiser token {organiser}")
+    return {"tournament_id": tid, "organiser_token": organiser}
+
+
+def start(http: httpx.Client, created: dict[str, Any]) -> None:
+    auth = {"Authorization": f"Bearer {created['organiser_token']}"}
+    _ok(http.post(f"/v1/tournaments/{created['tournament_id']}/start", headers=auth))
+
+
+def watch(http: httpx.Client, tid: str, chart: str, timeout: float) -> int:
+    """A progress bar of games until the tournament ends; then standings and chart."""
+    deadline = time.monotonic() + timeout
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console) as progress:
+        games = progress.add_task("games", total=None)
+        while True:
+            t = _ok(http.get(f"/v1/tournaments/{tid}"))
+            done, known = t["progress"]["finished"], t["progress"]["games"]
+            rounds = len(t["rounds"])
+            progress.update(
+                games,
+                completed=done,
+                total=max(known, expected_games(t)),
+                description=f"round {rounds}",
+            )
+            if t["status"]["over"] or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+    show_standings(t)
+    if chart:
+        draw_chart(t, Path(chart))
+        console.print(f"ratings chart: {chart}")
+    return 0 if t["status"]["over"] else 2
+
+
+def expected_games(t: dict[str, Any]) -> int:
+    """Games the whole tournament will have, where the format fixes it in advance."""
+    options, players = t["options"], len(t["players"])
+    per_round = players // options["table_size"]
+    if options["format"] == "round_robin":
+        return (players - 1 if players % 2 == 0 else players) * (players // 2)
+    if options["format"] in ("swiss", "duplicate"):
+        return options["rounds"] * per_round
+    return 0
+
+
+def show_standings(t: dict[str, Any]) -> None:
+    table = Table(title=f"{t['options'].get('name') or t['tournament_id']}: standings")
+    for column in ("#", "player", "points", "buchholz", "rating (mu - 3 sigma)"):
+        table.add_column(column, justify="left" if column == "player" else "right")
+    champions = set(t["status"].get("champions", []))
+    for s in t["standings"]:
+        mark = " *" if s["player"] in champions else ""
+        table.add_row(
+            str(s["rank"]),
+            s["name"] + mark,
+            f"{s['points']:g}",
+            f"{s['buchholz']:g}",
+            f"{s['rating']['ordinal']:.2f}",
+        )
+    console.print(table)
+
+
+def draw_chart(t: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")  # no screen needed
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    history = t["rating_history"]
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for p in t["players"]:
+        series = [0.0, *(after[p["player"]] for after in history)]
+        ax.plot(range(len(series)), series, marker="o", label=p["name"])
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("round")
+    ax.set_ylabel("rating (mu - 3 sigma)")
+    ax.set_title(f"{t['options'].get('name') or t['tournament_id']}: ratings by round")
+    if len(t["players"]) <= 16:
+        ax.legend(fontsize="small", ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _ok(response: httpx.Response) -> dict[str, Any]:
+    response.raise_for_status()
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="raffe", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--url", default=os.environ.get("RAFFE_URL", "http://127.0.0.1:8000"))
+    sub = parser.add_subparsers(dest="area", required=True)
+    tournament = sub.add_parser("tournament", help="create, run and watch tournaments")
+    actions = tournament.add_subparsers(dest="action", required=True)
+    for name in ("create", "run"):
+        p = actions.add_parser(name)
+        p.add_argument("--name", default="")
+        p.add_argument("--game", default="giraffe-raffe", help="one or several, comma-separated")
+        p.add_argument(
+            "--format",
+            default="swiss",
+            choices=["round_robin", "swiss", "elimination", "duplicate"],
+        )
+        p.add_argument("--table-size", type=int, default=0)
+        p.add_argument("--rounds", type=int, default=3)
+        p.add_argument("--advance", type=int, default=1)
+        p.add_argument("--bots", type=int, default=0)
+        p.add_argument("--bot-level", default="")
+        p.add_argument("--human", action="append", default=[], help="a human player's name")
+        if name == "run":
+            _watch_options(p)
+    w = actions.add_parser("watch")
+    w.add_argument("tournament_id")
+    _watch_options(w)
+    return parser
+
+
+def _watch_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--chart", default="", help="write a PNG of ratings by round here")
+    p.add_argument("--timeout", type=float, default=3600.0, help="stop watching after this")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,20 @@
+"""The tournament wired to the engine runtime's Game protocol, so a tournament gets what
+every game has: its own stream, expected versions, idempotent commands, replay."""
+
+from services.core.adapter import GameAdapter
+from services.tournament import options, rules, view
+from services.tournament.state import State
+
+GAME = GameAdapter(
+    name="tournament",
+    engine_version="tournament/1",
+    options=options.options,
+    initial=State,
+    setup=rules.setup,
+    decide=rules.decide,
+    evolve=rules.evolve,
+    status=rules.status,
+    view=view.view,
+    redact=view.redact,
+    legal_commands=view.legal_commands,
+)

@@ -1,0 +1,84 @@
+"""A tournament's options, checked when it is created."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from services.core.errors import InvalidArgument
+from services.core.game import SeatSpec
+from services.games import GAMES
+
+FORMATS = ("round_robin", "swiss", "elimination", "duplicate")
+PLAYERS_PER_TABLE = {"giraffe-raffe": (2, 5), "giraffometer": (2, 8), "riff-raff": (2, 4)}
+MAX_PLAYERS = 512
+
+
+def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]:
+    if len(seats) != 1:
+        raise InvalidArgument("a tournament has one seat: its organiser", "bad_seats")
+    known = {"name", "games", "format", "table_size", "rounds", "advance", "game_options"}
+    extra = sorted(set(raw) - known)
+    if extra:
+        raise InvalidArgument(f"unknown option(s): {', '.join(extra)}", "bad_option")
+    games = _games(raw.get("games", ["giraffe-raffe"]))
+    fmt = raw.get("format", "swiss")
+    if fmt not in FORMATS:
+        raise InvalidArgument(f"format is one of {', '.join(FORMATS)}", "bad_option")
+    size = _table_size(raw.get("table_size", 2 if fmt == "round_robin" else 3), games, fmt)
+    return {
+        "name": _name(raw.get("name", "")),
+        "games": games,
+        "format": fmt,
+        "table_size": size,
+        "rounds": _int(raw, "rounds", 3, 1, 50),
+        "advance": _int(raw, "advance", 1, 1, size - 1),
+        "game_options": _game_options(raw.get("game_options", {}), games),
+    }
+
+
+def _games(raw: Any) -> list[str]:
+    if isinstance(raw, str):
+        raw = [raw]
+    if (
+        not isinstance(raw, list)
+        or not 1 <= len(raw) <= 10
+        or any(g not in PLAYERS_PER_TABLE for g in raw)
+    ):
+        names = ", ".join(PLAYERS_PER_TABLE)
+        raise InvalidArgument(f"games is a list of 1-10 of {names}", "bad_option")
+    return list(raw)
+
+
+def _table_size(raw: Any, games: list[str], fmt: str) -> int:
+    if fmt == "round_robin" and raw != 2:
+        raise InvalidArgument("round robin is for two-player tables", "bad_option")
+    low = max(PLAYERS_PER_TABLE[g][0] for g in games)
+    high = min(PLAYERS_PER_TABLE[g][1] for g in games)
+    if isinstance(raw, bool) or not isinstance(raw, int) or not low <= raw <= high:
+        raise InvalidArgument(f"table_size is {low}..{high} for these games", "bad_option")
+    return raw
+
+
+def _int(raw: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
+    value = raw.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidArgument(f"{name} is {low}..{high}", "bad_option")
+    return value
+
+
+def _name(raw: Any) -> str:
+    if not isinstance(raw, str) or len(raw) > 80:
+        raise InvalidArgument("name is a string of at most 80 characters", "bad_option")
+    return raw
+
+
+def _game_options(raw: Any, games: list[str]) -> dict[str, dict[str, Any]]:
+    """Options passed to every game of that kind (checked by its engine when created)."""
+    if not isinstance(raw, dict) or any(
+        g not in games or not isinstance(o, dict) for g, o in raw.items()
+    ):
+        raise InvalidArgument("game_options maps a game of games to its options", "bad_option")
+    for g, o in raw.items():  # checked now, so no round can fail to create its games
+        GAMES[g].options(o, [SeatSpec("bot")] * PLAYERS_PER_TABLE[g][0])
+    return {g: dict(o) for g, o in raw.items()}

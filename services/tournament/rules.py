@@ -1,0 +1,287 @@
+"""A tournament as a game the engine runtime runs: its organiser (seat 0) registers
+players and starts it; the tournament runner (seat -1, the engine's own actor) reports
+each table's result. decide is pure: pairings come from the state and the seeded
+generator, ratings from openskill, and both are recorded in the events."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from services.core.commands import command_type
+from services.core.errors import InvalidArgument, RuleViolation
+from services.core.game import ENGINE, Event, Status
+from services.core.rng import SeededRng
+from services.tournament import pairing, ratings, scoring
+from services.tournament.options import MAX_PLAYERS
+from services.tournament.state import Player, Round, State, Table
+
+ORGANISER = 0
+COMMANDS = {
+    "register": {"type", "name", "kind", "bot_level"},
+    "start": {"type"},
+    "result": {"type", "round", "table", "keys"},
+}
+
+
+def setup(state: State, opts: Mapping[str, Any], rng: SeededRng, now_ms: int = 0) -> list[Event]:
+    return []
+
+
+def decide(
+    state: State, seat: int, command: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
+) -> list[Event]:
+    kind = command_type(command, COMMANDS)
+    if state.over:
+        raise RuleViolation("the tournament is over", "game_over")
+    if kind == "result":
+        if seat != ENGINE:
+            raise RuleViolation("results are reported by the tournament runner", "not_yours")
+        return _result(state, command, rng)
+    if seat != ORGANISER:
+        raise RuleViolation("only the organiser may do that", "not_organiser")
+    if state.started:
+        raise RuleViolation("the tournament has started", "already_started")
+    if kind == "register":
+        return [_register(state, command)]
+    return _start(state, rng)
+
+
+def _register(state: State, command: Mapping[str, Any]) -> Event:
+    name, kind = command.get("name"), command.get("kind", "bot")
+    level = command.get("bot_level", "") or ""
+    if not isinstance(name, str) or not 1 <= len(name) <= 64:
+        raise InvalidArgument("name is 1-64 characters", "bad_name")
+    if kind not in ("human", "bot") or not isinstance(level, str) or len(level) > 32:
+        raise InvalidArgument("kind is human or bot; bot_level a short string", "bad_player")
+    if len(state.players) >= MAX_PLAYERS:
+        raise RuleViolation(f"at most {MAX_PLAYERS} players", "tournament_full")
+    if any(p.name == name for p in state.players):
+        raise RuleViolation(f"{name!r} is registered already", "name_taken")
+    return Event(
+        "PlayerRegistered",
+        {"player": len(state.players), "name": name, "kind": kind, "bot_level": level},
+        ORGANISER,
+    )
+
+
+def _start(state: State, rng: SeededRng) -> list[Event]:
+    if len(state.players) < state.options["table_size"]:
+        need = state.options["table_size"]
+        raise RuleViolation(f"at least {need} players are needed", "too_few_players")
+    started = Event("TournamentStarted", {"players": len(state.players)}, ORGANISER)
+    after = evolve(state, started)
+    return [started, _round_started(after, rng)]
+
+
+def _result(state: State, command: Mapping[str, Any], rng: SeededRng) -> list[Event]:
+    current = state.current
+    number, index, keys = command.get("round"), command.get("table"), command.get("keys")
+    if current is None or number != current.round:
+        raise RuleViolation("not a table of the current round", "not_current")
+    table = next((t for t in current.tables if t.table == index), None)
+    if table is None or table.finished:
+        raise RuleViolation("no such unfinished table in this round", "not_current")
+    if (
+        not isinstance(keys, list)
+        or len(keys) != len(table.players)
+        or not all(isinstance(k, int | float) and not isinstance(k, bool) for k in keys)
+    ):
+        raise InvalidArgument("keys: one number per seat of the table", "bad_keys")
+    finished = Event(
+        "TableFinished", {"round": number, "table": index, "keys": [float(k) for k in keys]}
+    )
+    events = [finished]
+    after = evolve(state, finished)
+    if all(t.finished for t in after.current.tables):  # type: ignore[union-attr]
+        ended = _round_ended(after)
+        events.append(ended)
+        after = evolve(after, ended)
+        events.append(_next(after, rng))
+    return events
+
+
+def _round_ended(state: State) -> Event:
+    current = state.current
+    assert current is not None
+    points = [0.0] * len(state.players)
+    tables = current.tables
+    if state.options["format"] == "duplicate":
+        earned = scoring.matchpoints([t.keys or () for t in tables])
+    else:
+        earned = [scoring.table_points(t.keys or ()) for t in tables]
+    for table, table_points in zip(tables, earned, strict=True):
+        for player, got in zip(table.players, table_points, strict=True):
+            points[player] = got
+    bye_points = (
+        len(tables) - 1
+        if state.options["format"] == "duplicate"
+        else state.options["table_size"] - 1
+    ) / 2
+    for player in current.byes:
+        points[player] = bye_points
+    placings = [(t.players, scoring.ranks(t.keys or ())) for t in tables]
+    new = ratings.rate(state.ratings, placings)
+    alive = _survivors(state) if state.options["format"] == "elimination" else []
+    return Event(
+        "RoundEnded",
+        {
+            "round": current.round,
+            "points": points,
+            "ratings": [list(r) for r in new],
+            "alive": alive,
+        },
+    )
+
+
+def _survivors(state: State) -> list[int]:
+    current = state.current
+    assert current is not None
+    advance = state.options["advance"]
+    out = list(current.byes)
+    for t in current.tables:
+        order = sorted(
+            range(len(t.players)),
+            key=lambda i: (-(t.keys or ())[i], -ratings.ordinal(state.ratings[t.players[i]])),
+        )
+        out += [t.players[i] for i in order[: advance if len(current.tables) > 1 else 1]]
+    return sorted(out, key=lambda p: standing_key(state, p))
+
+
+def _next(state: State, rng: SeededRng) -> Event:
+    fmt, done = state.options["format"], len(state.rounds)
+    if fmt == "round_robin":
+        last = done >= pairing.round_robin_rounds(len(state.players))
+    elif fmt == "elimination":
+        final = len(state.rounds[-1].tables) == 1 and not state.rounds[-1].byes
+        last = final or len(state.alive) < 2
+    else:
+        last = done >= state.options["rounds"]
+    if not last:
+        return _round_started(state, rng)
+    champions = state.alive[:1] if fmt == "elimination" else (ranked(state)[0],)
+    return Event("GameEnded", {"champions": list(champions), "seed": state.seed})
+
+
+def _round_started(state: State, rng: SeededRng) -> Event:
+    number = len(state.rounds) + 1
+    games = state.options["games"]
+    fmt, size = state.options["format"], state.options["table_size"]
+    if fmt == "round_robin":
+        tables, byes = pairing.round_robin(range(len(state.players)), number - 1)
+    elif fmt == "elimination":
+        alive = list(state.alive) if state.rounds else ranked(state)
+        if len(alive) <= size:
+            tables, byes = [alive], []
+        else:
+            tables, byes = pairing.elimination(alive, size)
+    else:
+        met = pairing.pairs_of(t.players for r in state.rounds for t in r.tables)
+        bye_counts: dict[int, int] = {}
+        for r in state.rounds:
+            for p in r.byes:
+                bye_counts[p] = bye_counts.get(p, 0) + 1
+        order = ranked(state) if state.rounds else _shuffled(len(state.players), rng)
+        tables, byes = pairing.pods(order, size, lambda a, b: frozenset((a, b)) in met, bye_counts)
+    return Event(
+        "RoundStarted",
+        {
+            "round": number,
+            "game": games[(number - 1) % len(games)],
+            "tables": [{"table": i, "players": t} for i, t in enumerate(tables)],
+            "byes": byes,
+        },
+    )
+
+
+def _shuffled(n: int, rng: SeededRng) -> list[int]:
+    order = list(range(n))
+    rng.shuffle(order)
+    return order
+
+
+def buchholz(state: State, player: int) -> float:
+    """The sum of the points of everyone the player has met (a tie-break)."""
+    met = {q for r in state.rounds for t in r.tables if player in t.players for q in t.players}
+    met.discard(player)
+    return sum(state.points[q] for q in met)
+
+
+def standing_key(state: State, player: int) -> tuple[float, float, float, int]:
+    return (
+        -state.points[player],
+        -buchholz(state, player),
+        -ratings.ordinal(state.ratings[player]),
+        player,
+    )
+
+
+def ranked(state: State) -> list[int]:
+    """Players in standings order: points, then Buchholz, then rating, then seniority."""
+    return sorted(range(len(state.players)), key=lambda p: standing_key(state, p))
+
+
+# -- evolve -------------------------------------------------------------------------
+
+
+def evolve(state: State, event: Event) -> State:
+    d = event.data
+    t = event.type
+    if t == "GameCreated":
+        return State(options=dict(d["options"]), seed=d.get("seed", ""))
+    if t == "PlayerRegistered":
+        player = Player(d["name"], d["kind"], d.get("bot_level", ""))
+        return state.but(players=(*state.players, player))
+    if t == "TournamentStarted":
+        n = len(state.players)
+        return state.but(
+            started=True,
+            points=(0.0,) * n,
+            ratings=(ratings.INITIAL,) * n,
+            alive=tuple(range(n)),
+        )
+    if t == "RoundStarted":
+        tables = tuple(Table(x["table"], d["game"], tuple(x["players"])) for x in d["tables"])
+        return state.but(
+            rounds=(*state.rounds, Round(d["round"], d["game"], tables, tuple(d["byes"])))
+        )
+    if t == "TableFinished":
+        return _table_finished(state, d)
+    if t == "RoundEnded":
+        return _round_closed(state, d)
+    if t == "GameEnded":
+        return state.but(over=True, champions=tuple(d["champions"]), seed=d.get("seed", ""))
+    return state
+
+
+def _table_finished(state: State, d: Mapping[str, Any]) -> State:
+    current = state.current
+    assert current is not None
+    tables = tuple(
+        t.but(keys=tuple(d["keys"])) if t.table == d["table"] else t for t in current.tables
+    )
+    return state.but(
+        rounds=(*state.rounds[:-1], Round(current.round, current.game, tables, current.byes))
+    )
+
+
+def _round_closed(state: State, d: Mapping[str, Any]) -> State:
+    current = state.current
+    assert current is not None
+    new_ratings = tuple((r[0], r[1]) for r in d["ratings"])
+    closed = Round(current.round, current.game, current.tables, current.byes, tuple(d["points"]))
+    return state.but(
+        rounds=(*state.rounds[:-1], closed),
+        points=tuple(a + b for a, b in zip(state.points, d["points"], strict=True)),
+        ratings=new_ratings,
+        rating_history=(*state.rating_history, new_ratings),
+        alive=tuple(d["alive"]) if state.options["format"] == "elimination" else state.alive,
+    )
+
+
+def status(state: State) -> Status:
+    if state.over:
+        return Status((), True, (), (), {"champions": list(state.champions)})
+    if state.started:
+        return Status(())
+    return Status((ORGANISER,))

@@ -1,0 +1,124 @@
+"""The tournament runner: follows the partition logs it owns and plays tournaments out.
+
+- A tournament's RoundStarted: create each table's game through its engine. The game id
+  and the create's command id are fixed by the table, so a second runner (or this one
+  after a crash) creating it again gets the same game back.
+- A table game's GameEnded: read the game's final public view, reduce it to one key per
+  seat (services.tournament.scoring) and report it to the tournament as its ``result``
+  command, with the command id ``result:<game id>``; the tournament engine records it
+  once, and its decide pairs the next round when the last table of a round is in.
+
+Several runners share the partitions by leases (services.core.worker). A runner killed
+mid-batch has not checkpointed it; whoever owns the partition next does it again, and
+every step above is idempotent.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from prometheus_client import Counter
+
+from services.core.codec import loads
+from services.core.engine_client import EngineClient
+from services.core.errors import RuleViolation
+from services.core.eventstore import EventStore, StoredEvent
+from services.core.game import ENGINE, SeatSpec
+from services.core.worker import PartitionWorker
+from services.tournament.ids import table_game_id, table_of, table_seed
+from services.tournament.scoring import result_keys
+
+log = logging.getLogger(__name__)
+STEPS = Counter("raffe_tournament_steps_total", "Tournament runner steps", ["step"])
+FENCED_CHECKPOINT = """
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+"""
+
+
+class TournamentRunner(PartitionWorker):
+    def __init__(
+        self, store: EventStore, engines: dict[str, EngineClient], ttl_ms: int = 5000
+    ) -> None:
+        super().__init__(store, "tourn", ttl_ms)
+        self.engines = engines
+        self._seeds: dict[str, str] = {}
+        self._checkpoint = store.redis.register_script(FENCED_CHECKPOINT)
+
+    def _cp_key(self, p: int) -> str:
+        return f"{self.store.keys.tag(p)}:tourn:cp"
+
+    async def load_checkpoint(self, partition: int) -> int:
+        raw = await self.store.redis.get(self._cp_key(partition))
+        return int(raw) if raw else 0
+
+    async def handle(self, partition: int, fence: int, events: list[StoredEvent]) -> bool:
+        for e in events:
+            if e.game_type == "tournament" and e.type == "GameCreated":
+                self._seeds[e.game_id] = loads(e.payload).get("seed", "")
+            elif e.game_type == "tournament" and e.type == "RoundStarted":
+                await self.open_tables(e.game_id, loads(e.payload))
+            elif e.type == "GameEnded" and e.game_type != "tournament":
+                await self.report(e.game_type, e.game_id)
+        return bool(
+            await self._checkpoint(
+                keys=[self._cp_key(partition), self.leases.fence_key(partition)],
+                args=[fence, events[-1].position],
+            )
+        )
+
+    async def open_tables(self, tournament_id: str, started: dict[str, Any]) -> None:
+        """Create every table's game of a round (again, harmlessly, if it exists)."""
+        tournaments = self.engines["tournament"]
+        _, view, _ = await tournaments.view(tournament_id, -1)
+        players, options = view["players"], view["options"]
+        duplicate = options["format"] == "duplicate"
+        seed = await self._seed(tournament_id)
+        game, number = started["game"], started["round"]
+        for table in started["tables"]:
+            game_id = table_game_id(tournament_id, number, table["table"])
+            seats = [_seat(players[p]) for p in table["players"]]
+            await self.engines[game].create(
+                seats,
+                options["game_options"].get(game, {}),
+                game_id=game_id,
+                seed=table_seed(seed, number, table["table"], duplicate),
+                command_id=f"create:{game_id}",
+            )
+            STEPS.labels("game_created").inc()
+
+    async def report(self, game_type: str, game_id: str) -> None:
+        """Send a finished table game's result to its tournament (once, by command id)."""
+        where = table_of(game_id)
+        engine = self.engines.get(game_type)
+        if where is None or engine is None:
+            return
+        tournament_id, number, table = where
+        _, final, _ = await engine.view(game_id, -1)
+        command = {
+            "type": "result",
+            "round": number,
+            "table": table,
+            "keys": result_keys(game_type, final),
+        }
+        try:
+            await self.engines["tournament"].execute(
+                tournament_id, ENGINE, command, f"result:{game_id}", 0
+            )
+            STEPS.labels("result").inc()
+        except RuleViolation as error:  # recorded already under another command id
+            log.info("result refused", extra={"game_id": game_id, "code": error.code})
+
+    async def _seed(self, tournament_id: str) -> str:
+        if tournament_id not in self._seeds:
+            first = await self.store.read_game_range(tournament_id, 0, 1)
+            self._seeds[tournament_id] = loads(first[0].payload).get("seed", "") if first else ""
+        return self._seeds[tournament_id]
+
+
+def _seat(player: dict[str, Any]) -> SeatSpec:
+    if player["kind"] == "bot":
+        return SeatSpec("bot", player["name"], player.get("bot_level", ""))
+    return SeatSpec("human", player["name"])

@@ -1,0 +1,56 @@
+"""A tournament's state, folded from its events."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.core.frozen import Replaceable
+from services.tournament.ratings import Rating
+
+
+@dataclass(frozen=True)
+class Player:
+    name: str
+    kind: str  # "human" | "bot"
+    bot_level: str = ""
+
+
+@dataclass(frozen=True)
+class Table(Replaceable):
+    table: int
+    game: str
+    players: tuple[int, ...]
+    keys: tuple[float, ...] | None = None  # the game's result, once it is over
+
+    @property
+    def finished(self) -> bool:
+        return self.keys is not None
+
+
+@dataclass(frozen=True)
+class Round:
+    round: int
+    game: str
+    tables: tuple[Table, ...]
+    byes: tuple[int, ...]
+    points: tuple[float, ...] = ()  # every player's points from this round, at its end
+
+
+@dataclass(frozen=True)
+class State(Replaceable):
+    options: dict[str, Any] = field(default_factory=dict)
+    seed: str = ""
+    players: tuple[Player, ...] = ()
+    started: bool = False
+    rounds: tuple[Round, ...] = ()  # the current one last
+    points: tuple[float, ...] = ()
+    ratings: tuple[Rating, ...] = ()
+    rating_history: tuple[tuple[Rating, ...], ...] = ()  # after each round
+    alive: tuple[int, ...] = ()  # elimination: players still in
+    over: bool = False
+    champions: tuple[int, ...] = ()
+
+    @property
+    def current(self) -> Round | None:
+        return self.rounds[-1] if self.rounds else None

@@ -1,0 +1,73 @@
+"""What anyone may see of a tournament: everything but its seed (hidden by the engine's
+redaction until the end), which would reveal the deals of the games to come."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.core.game import Event
+from services.tournament import ratings
+from services.tournament.rules import ORGANISER, buchholz, ranked, status
+from services.tournament.state import State
+
+
+def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
+    return {
+        "game": "tournament",
+        "seat": seat,
+        "options": state.options,
+        "started": state.started,
+        "players": [
+            {"player": i, "name": p.name, "kind": p.kind, "bot_level": p.bot_level}
+            for i, p in enumerate(state.players)
+        ],
+        "rounds": [
+            {
+                "round": r.round,
+                "game": r.game,
+                "tables": [
+                    {"table": t.table, "players": list(t.players), "keys": t.keys} for t in r.tables
+                ],
+                "byes": list(r.byes),
+                "points": list(r.points),
+            }
+            for r in state.rounds
+        ],
+        "standings": standings(state) if state.started else [],
+        "rating_history": [[ratings.ordinal(r) for r in after] for after in state.rating_history],
+        "status": status(state).to_json(),
+        **({"seed": state.seed} if state.over or reveal else {}),
+    }
+
+
+def standings(state: State) -> list[dict[str, Any]]:
+    return [
+        {
+            "rank": rank,
+            "player": p,
+            "name": state.players[p].name,
+            "points": state.points[p],
+            "buchholz": buchholz(state, p),
+            "rating": {
+                "mu": state.ratings[p][0],
+                "sigma": state.ratings[p][1],
+                "ordinal": ratings.ordinal(state.ratings[p]),
+            },
+            **({"alive": p in state.alive} if state.options["format"] == "elimination" else {}),
+        }
+        for rank, p in enumerate(ranked(state), start=1)
+    ]
+
+
+def redact(state: State, event: Event, seat: int) -> Event:
+    return event
+
+
+def legal_commands(state: State, seat: int) -> dict[str, Any]:
+    commands: list[dict[str, Any]] = []
+    if seat == ORGANISER and not state.started and not state.over:
+        commands = [
+            {"type": "register", "name": "<1-64 characters>", "kind": "human|bot"},
+            {"type": "start"},
+        ]
+    return {"to_act": seat in status(state).to_act, "commands": commands}

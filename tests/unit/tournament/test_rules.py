@@ -1,0 +1,149 @@
+"""The tournament's rules in memory: every format runs to its end for any results,
+seats everyone once a round, hands out points and ratings, and folds back from its
+events to the same state; bad commands are refused with a code and change nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from services.core.errors import InvalidArgument, RuleViolation
+from services.core.game import ENGINE, SeatSpec
+from services.core.playthrough import Playthrough
+from services.tournament import pairing
+from services.tournament.game import GAME
+from services.tournament.rules import ORGANISER, evolve
+from services.tournament.state import State
+
+FORMATS = [
+    ({"format": "swiss", "table_size": 3, "rounds": 4}, range(3, 17)),
+    ({"format": "duplicate", "table_size": 3, "rounds": 3}, range(6, 17)),
+    ({"format": "elimination", "table_size": 3, "advance": 1}, range(3, 28)),
+    ({"format": "elimination", "table_size": 4, "advance": 2}, range(4, 28)),
+    ({"format": "round_robin"}, range(2, 11)),
+]
+
+
+def started(options: dict[str, Any], players: int) -> Playthrough[State]:
+    p = Playthrough.start(GAME, options, [SeatSpec("human")], "t-seed")
+    for i in range(players):
+        p.execute(ORGANISER, {"type": "register", "name": f"p{i}", "kind": "bot"})
+    p.execute(ORGANISER, {"type": "start"})
+    return p
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(FORMATS), st.data())
+def test_every_format_ends_seating_everyone_once_a_round(fmt: Any, data: st.DataObject) -> None:
+    options, sizes = fmt
+    n = data.draw(st.sampled_from(list(sizes)))
+    p = started(options, n)
+    for _ in range(500):
+        if p.state.over:
+            break
+        current = p.state.current
+        assert current is not None
+        seated = [q for t in current.tables for q in t.players] + list(current.byes)
+        pool = p.state.alive if options["format"] == "elimination" else range(n)
+        assert sorted(seated) == sorted(pool)
+        table = data.draw(st.sampled_from([t for t in current.tables if not t.finished]))
+        keys = data.draw(
+            st.lists(st.integers(0, 3), min_size=len(table.players), max_size=len(table.players))
+        )
+        p.execute(
+            ENGINE, {"type": "result", "round": current.round, "table": table.table, "keys": keys}
+        )
+    assert p.state.over and len(p.state.champions) == 1
+    view = GAME.view(p.state, -1)
+    assert [s["rank"] for s in view["standings"]] == list(range(1, n + 1))
+    assert len(view["rating_history"]) == len(p.state.rounds)
+    if options["format"] == "round_robin":
+        assert len(p.state.rounds) == pairing.round_robin_rounds(n)
+    if options["format"] in ("swiss", "duplicate"):
+        assert len(p.state.rounds) == options["rounds"]
+    folded = State()
+    for e in p.events:
+        folded = evolve(folded, e)
+    assert folded == p.state
+
+
+def test_winning_every_game_wins_the_swiss_and_rates_highest() -> None:
+    p = started({"format": "swiss", "table_size": 3, "rounds": 3}, 9)
+    while not p.state.over:
+        current = p.state.current
+        assert current is not None
+        table = next(t for t in current.tables if not t.finished)
+        keys = [10 if q == 0 else q for q in table.players]  # player 0 always best
+        p.execute(
+            ENGINE, {"type": "result", "round": current.round, "table": table.table, "keys": keys}
+        )
+    view = GAME.view(p.state, -1)
+    assert p.state.champions == (0,) and view["standings"][0]["player"] == 0
+    assert view["standings"][0]["points"] == 6.0  # beat two at each of three tables
+    best = max(view["standings"], key=lambda s: s["rating"]["ordinal"])
+    assert best["player"] == 0
+
+
+@pytest.mark.parametrize(
+    ("seat", "command", "code"),
+    [
+        (1, {"type": "register", "name": "x"}, "not_organiser"),
+        (ORGANISER, {"type": "register", "name": ""}, "bad_name"),
+        (ORGANISER, {"type": "register", "name": "p0"}, "name_taken"),
+        (ORGANISER, {"type": "register", "name": "x", "kind": "robot"}, "bad_player"),
+        (ORGANISER, {"type": "result", "round": 1, "table": 0, "keys": [1, 2]}, "not_yours"),
+        (ENGINE, {"type": "result", "round": 1, "table": 0, "keys": [1]}, "not_current"),
+        (ORGANISER, {"type": "start", "now": 1}, "unknown_field"),
+    ],
+)
+def test_bad_commands_before_the_start_are_refused_and_change_nothing(
+    seat: int, command: dict[str, Any], code: str
+) -> None:
+    p = Playthrough.start(GAME, {"table_size": 2}, [SeatSpec("human")], "s")
+    p.execute(ORGANISER, {"type": "register", "name": "p0"})
+    before = p.state
+    with pytest.raises((RuleViolation, InvalidArgument)) as info:
+        p.execute(seat, command)
+    assert info.value.code == code and p.state == before
+
+
+def test_results_are_checked_against_the_current_round() -> None:
+    p = started({"format": "swiss", "table_size": 3, "rounds": 2}, 6)
+    current = p.state.current
+    assert current is not None
+    refused = [
+        ({"round": 2, "table": 0, "keys": [1, 2, 3]}, "not_current"),
+        ({"round": 1, "table": 9, "keys": [1, 2, 3]}, "not_current"),
+        ({"round": 1, "table": 0, "keys": [1, 2]}, "bad_keys"),
+        ({"round": 1, "table": 0, "keys": [1, True, 3]}, "bad_keys"),
+    ]
+    for fields, code in refused:
+        with pytest.raises((RuleViolation, InvalidArgument)) as info:
+            p.execute(ENGINE, {"type": "result", **fields})
+        assert info.value.code == code
+    p.execute(ENGINE, {"type": "result", "round": 1, "table": 0, "keys": [1, 2, 3]})
+    with pytest.raises(RuleViolation) as again:
+        p.execute(ENGINE, {"type": "result", "round": 1, "table": 0, "keys": [1, 2, 3]})
+    assert again.value.code == "not_current"
+    with pytest.raises(RuleViolation):
+        p.execute(ORGANISER, {"type": "register", "name": "late"})
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"format": "round_robin", "table_size": 3},
+        {"format": "knockout"},
+        {"games": ["chess"]},
+        {"games": ["riff-raff"], "table_size": 5},
+        {"rounds": 0},
+        {"colour": "blue"},
+        {"game_options": {"giraffe-raffe": {"turn_timer": 1}}},
+    ],
+)
+def test_bad_options_are_refused_at_creation(options: dict[str, Any]) -> None:
+    with pytest.raises(InvalidArgument):
+        GAME.options(options, [SeatSpec("human")])
