@@ -98,7 +98,7 @@ def watch(http: httpx.Client, tid: str, chart: str, timeout: float) -> int:
                 games,
                 completed=done,
                 total=max(known, expected_games(t)),
-                description=f"round {rounds}",
+                description=f"games, round {rounds}",
             )
             if t["status"]["over"] or time.monotonic() > deadline:
                 break

@@ -1,0 +1,135 @@
+"""Tournaments over REST on the running system: an organiser creates one, registers bots
+and a human, starts it; the human finds their tables with their player token and plays
+them; the tournament pairs each round and ends with standings and ratings; only the
+organiser may register or start; the CLI runs a whole bot tournament with a chart."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.e2e.players import auth, play_seat
+from tests.e2e.system import System
+
+
+def create(http: httpx.Client, **options: Any) -> dict[str, Any]:
+    response = http.post("/v1/tournaments", json=options)
+    assert response.status_code == 201, response.text
+    return dict(response.json())
+
+
+def wait_finished(http: httpx.Client, tid: str, timeout: float = 120.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        t = http.get(f"/v1/tournaments/{tid}").json()
+        if t["status"]["over"]:
+            return dict(t)
+        time.sleep(0.1)
+    raise AssertionError(f"tournament {tid} did not end in {timeout}s")
+
+
+def test_a_human_plays_a_swiss_tournament_against_bots(http: httpx.Client) -> None:
+    created = create(http, name="e2e", games=["giraffe-raffe", "giraffometer"], rounds=2)
+    tid, organiser = created["tournament_id"], auth(created["organiser_token"])
+    human = http.post(
+        f"/v1/tournaments/{tid}/players", json={"name": "ada", "kind": "human"}, headers=organiser
+    ).json()
+    for i in range(5):
+        bot = {"name": f"bot{i}", "kind": "bot", "bot_level": "random"}
+        assert http.post(f"/v1/tournaments/{tid}/players", json=bot, headers=organiser).is_success
+    assert http.post(f"/v1/tournaments/{tid}/start", headers=organiser).is_success
+    played = set()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        t = http.get(f"/v1/tournaments/{tid}").json()
+        if t["status"]["over"]:
+            break
+        mine = http.get(f"/v1/tournaments/{tid}/me", headers=auth(human["token"])).json()
+        for table in mine["tables"]:
+            if table["game_id"] not in played and not table["finished"]:
+                play_seat(http, table["game"], table["game_id"], table["token"], "random")
+                played.add(table["game_id"])
+        time.sleep(0.1)
+    t = wait_finished(http, tid)
+    assert len(played) == 2 and t["progress"] == {"games": 4, "finished": 4}
+    assert [r["game"] for r in t["rounds"]] == ["giraffe-raffe", "giraffometer"]
+    for r in t["rounds"]:
+        seated = sorted(p for table in r["tables"] for p in table["players"])
+        assert seated == list(range(6)) and all(tb["keys"] for tb in r["tables"])
+        for table in r["tables"]:  # each table's game is over, and its own stream says so
+            game = http.get(f"/v1/games/{table['game_id']}").json()
+            assert game["view"]["status"]["over"]
+    standings = http.get(f"/v1/tournaments/{tid}/standings").json()
+    assert standings["over"] and len(standings["rating_history"]) == 2
+    assert sum(s["points"] for s in standings["standings"]) == 2 * 2 * 3  # 3 points a table
+    assert standings["champions"] == [standings["standings"][0]["player"]]
+    assert "seed" in t  # revealed once it is over
+
+
+def test_only_the_organiser_registers_and_starts(http: httpx.Client) -> None:
+    created = create(http, games=["riff-raff"], format="round_robin")
+    tid = created["tournament_id"]
+    other = create(http)["organiser_token"]
+    bot = {"name": "b", "kind": "bot"}
+    anonymous = http.post(f"/v1/tournaments/{tid}/players", json=bot)
+    stranger = http.post(f"/v1/tournaments/{tid}/players", json=bot, headers=auth(other))
+    assert (anonymous.status_code, stranger.status_code) == (401, 403)
+    assert stranger.headers["content-type"] == "application/problem+json"
+    organiser = auth(created["organiser_token"])
+    too_few = http.post(f"/v1/tournaments/{tid}/start", headers=organiser)
+    assert too_few.status_code == 422 and too_few.json()["code"] == "too_few_players"
+    bad = http.post("/v1/tournaments", json={"format": "round_robin", "table_size": 3})
+    assert bad.status_code == 422
+    assert http.get("/v1/tournaments/nosuchtournament").status_code == 404
+    before = http.get(f"/v1/tournaments/{tid}").json()["version"]
+    for name in ("a", "b"):
+        player = {"name": name, "kind": "bot"}
+        assert http.post(
+            f"/v1/tournaments/{tid}/players", json=player, headers=organiser
+        ).is_success
+    taken = http.post(f"/v1/tournaments/{tid}/players", json=bot, headers=organiser)
+    assert taken.status_code == 422 and taken.json()["code"] == "name_taken"
+    assert http.get(f"/v1/tournaments/{tid}").json()["version"] == before + 2
+
+
+def test_the_cli_runs_a_bot_tournament_with_progress_and_a_chart(
+    system: System, tmp_path: Path
+) -> None:
+    chart = tmp_path / "ratings.png"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "services.cli",
+            "--url",
+            system.base_url,
+            "tournament",
+            "run",
+            "--game",
+            "giraffe-raffe,riff-raff",
+            "--format",
+            "elimination",
+            "--table-size",
+            "3",
+            "--bots",
+            "9",
+            "--bot-level",
+            "random",
+            "--chart",
+            str(chart),
+            "--timeout",
+            "120",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "games, round 2" in done.stdout  # the progress bar's last state
+    assert all(f"bot-{i}" in done.stdout for i in range(1, 10))  # the standings table
+    assert chart.read_bytes().startswith(b"\x89PNG")
