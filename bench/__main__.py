@@ -9,7 +9,13 @@ from __future__ import annotations
 import argparse
 import importlib
 
-BENCHMARKS = ["bench.eventstore", "bench.giraffe_raffe", "bench.riff_raff", "bench.fullstack"]
+BENCHMARKS = [
+    "bench.eventstore",
+    "bench.giraffe_raffe",
+    "bench.riff_raff",
+    "bench.fullstack",
+    "bench.tournament",
+]
 
 
 def main() -> None:

@@ -1,0 +1,161 @@
+"""Tournament throughput: games per second of a bot tournament run by the whole system
+(`python -m services.launcher`) with one replica of every worker, then with two, on this
+machine, and where the CPU goes (engines, Redis, bot runners, tournament service,
+projection, gateway), read from /proc for every process of the system.
+
+    python -m bench.tournament [--short] [--cluster]
+
+The tournament: Swiss, tables of 3, rounds rotating Giraffe Raffe, Giraffometer (to 3
+crystals) and Riff Raff, random bots; 18 players x 8 rounds = 48 games (short: 12 x 4 =
+16). Prints one table with the two-replica figure's ratio to the one-replica baseline
+and writes bench/results/tournament.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.common import Figure, print_table, write_json
+
+GROUPS = {
+    "engine": ("giraffe-raffe", "giraffometer", "riff-raff"),
+    "tournament": ("tournament",),
+    "bots": ("bot runner",),
+    "projection": ("projection",),
+    "gateway": ("gateway",),
+}
+
+
+def start(
+    replicas: int, cluster: bool, state: str
+) -> tuple[subprocess.Popen[str], str, dict[str, int]]:
+    env = {**os.environ, "RAFFE_RATE_PER_ADDRESS": "1000000", "RAFFE_RATE_PER_TOKEN": "1000000"}
+    cmd = [sys.executable, "-m", "services.launcher", "--free-ports", "--state-dir", state]
+    cmd += ["--replicas", str(replicas)] + (["--cluster"] if cluster else [])
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    assert proc.stdout is not None
+    text = ""
+    for line in proc.stdout:
+        text += line
+        if "raffe is running" in line:
+            break
+    gateway = re.search(r"gateway: (http://\S+)", text)
+    assert gateway, text
+    pids = {name: int(pid) for name, pid in re.findall(r"^(.+?) at \S+ \(pid (\d+)\)", text, re.M)}
+    for port in re.findall(r"redis://127\.0\.0\.1:(\d+)", text):
+        pids |= {f"redis {p}": p for p in _pids_on(port)}
+    return proc, gateway.group(1), pids
+
+
+def _pids_on(port: str) -> list[int]:
+    out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True)
+    return [int(p) for p in re.findall(r"pid=(\d+)", out.stdout)]
+
+
+def cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def play(url: str, players: int, rounds: int, label: str) -> float:
+    """Run one tournament to its end; returns its wall time in seconds."""
+    with httpx.Client(base_url=url, timeout=60) as http:
+        options = {
+            "games": ["giraffe-raffe", "giraffometer", "riff-raff"],
+            "format": "swiss",
+            "table_size": 3,
+            "rounds": rounds,
+            "game_options": {"giraffometer": {"target": 3}},
+        }
+        created = http.post("/v1/tournaments", json=options).json()
+        tid = created["tournament_id"]
+        auth = {"Authorization": f"Bearer {created['organiser_token']}"}
+        for i in range(players):
+            bot = {"name": f"bot{i}", "kind": "bot", "bot_level": "random"}
+            http.post(f"/v1/tournaments/{tid}/players", json=bot, headers=auth).raise_for_status()
+        started = time.perf_counter()
+        http.post(f"/v1/tournaments/{tid}/start", headers=auth).raise_for_status()
+        deadline = started + 900
+        while time.perf_counter() < deadline:
+            t = http.get(f"/v1/tournaments/{tid}").json()
+            done, total = t["progress"]["finished"], players // 3 * rounds
+            print(f"\r  {label}: {done}/{total} games", end="", file=sys.stderr, flush=True)
+            if t["status"]["over"]:
+                elapsed = time.perf_counter() - started
+                print(f"\r  {label}: {total} games in {elapsed:.1f}s", file=sys.stderr)
+                return elapsed
+            time.sleep(0.2)
+    raise RuntimeError("the tournament did not end in 15 minutes")
+
+
+def measure(replicas: int, cluster: bool, players: int, rounds: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as state:
+        proc, url, pids = start(replicas, cluster, state)
+        try:
+            before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+            elapsed = play(url, players, rounds, f"{replicas} replica(s)")
+            used = {name: cpu_seconds(pid) - before[name] for name, pid in pids.items()}
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=60)
+    games = players // 3 * rounds
+    cpu = {
+        group: sum(v for k, v in used.items() if k.startswith(names))
+        for group, names in GROUPS.items()
+    }
+    cpu["redis"] = sum(v for k, v in used.items() if k.startswith("redis"))
+    return {"games_per_s": games / elapsed, "elapsed": elapsed, "games": games, "cpu": cpu}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--short", action="store_true")
+    parser.add_argument("--cluster", action="store_true", help="a 3-primary Redis Cluster")
+    args = parser.parse_args(argv)
+    players, rounds = (12, 4) if args.short else (18, 8)
+    one = measure(1, args.cluster, players, rounds)
+    two = measure(2, args.cluster, players, rounds)
+    figures = [
+        Figure("games/s, 1 replica of every worker", one["games_per_s"], "games/s"),
+        Figure(
+            "games/s, 2 replicas of every worker",
+            two["games_per_s"],
+            "games/s",
+            "1 replica",
+            two["games_per_s"] / one["games_per_s"],
+        ),
+    ]
+    for label, got in (("1 replica", one), ("2 replicas", two)):
+        total = sum(got["cpu"].values())
+        for group, seconds in got["cpu"].items():
+            figures.append(
+                Figure(
+                    f"CPU per game, {group} ({label})",
+                    1000 * seconds / got["games"],
+                    "ms",
+                    "all CPU",
+                    seconds / total if total else 0.0,
+                )
+            )
+    print_table(f"bot tournament, {one['games']} games (one machine, 2 cores)", figures)
+    print(f"written to {write_json('tournament', figures)}")
+
+
+if __name__ == "__main__":
+    main()
