@@ -39,7 +39,7 @@ test: proto
 lint: proto
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy services/core
+	$(BIN)/mypy services gateway
 
 demo: proto
 	$(BIN)/python -m services.demo

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -69,3 +71,23 @@ def write_json(name: str, figures: list[Figure]) -> Path:
     path = out / f"{name}.json"
     path.write_text(json.dumps([asdict(f) for f in figures], indent=2))
     return path
+
+
+def launch(*args: str) -> tuple[subprocess.Popen[str], str]:
+    """The system as `make run` starts it (free ports, rate limits off), and what the
+    launcher printed up to "raffe is running"."""
+    env = {**os.environ, "RAFFE_RATE_PER_ADDRESS": "1000000", "RAFFE_RATE_PER_TOKEN": "1000000"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "services.launcher", "--free-ports", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    text = ""
+    for line in proc.stdout:
+        text += line
+        if "raffe is running" in line:
+            break
+    return proc, text

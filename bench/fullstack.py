@@ -18,6 +18,7 @@ import json
 import os
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -27,7 +28,7 @@ from typing import Any
 
 import redis as sync_redis
 
-from bench.common import Figure, print_table, write_json
+from bench.common import Figure, launch, print_table, write_json
 from bench.populate import populate, replay_rate
 from services.core.eventstore import open_store
 from services.core.local_redis import free_port
@@ -44,16 +45,7 @@ def start(cmd: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
 
 
 def start_system(state: str) -> tuple[subprocess.Popen[str], dict[str, str]]:
-    env = {**os.environ, "RAFFE_RATE_PER_ADDRESS": "1000000", "RAFFE_RATE_PER_TOKEN": "1000000"}
-    proc = start(
-        [sys.executable, "-m", "services.launcher", "--free-ports", "--state-dir", state], env
-    )
-    assert proc.stdout is not None
-    text = ""
-    for line in proc.stdout:
-        text += line
-        if "raffe is running" in line:
-            break
+    proc, text = launch("--state-dir", state)
     found = dict(re.findall(r"(gateway: http|redis \S+ \(embedded.*?\) at redis)://(\S+)", text))
     urls = {
         "gateway": "http://" + found["gateway: http"],
@@ -133,7 +125,9 @@ def rss_kb(port: str) -> int:
     return int(re.search(r"VmRSS:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
 
 
-def run(short: bool, levels: list[int], games: list[str], memory: bool) -> list[Figure]:
+def run(
+    short: bool, levels: list[int], games: list[str], memory: bool, paired: int = 0
+) -> list[Figure]:
     moves, seconds = (300, 8.0) if short else (3000, 20.0)
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory() as state:
@@ -161,6 +155,8 @@ def run(short: bool, levels: list[int], games: list[str], memory: bool) -> list[
                     figures += game_figures(f"{game} moves, {n} games", got, chain)
                     got = load(game, n, moves, seconds, url=where["gateway"])
                     figures += game_figures(f"{game} interactive, {n} games", got, chain)
+            if paired:
+                figures += paired_runs(where, base_url, paired, moves, seconds)
             if memory:
                 figures += memory_and_rebuild(where, short)
         finally:
@@ -172,6 +168,27 @@ def run(short: bool, levels: list[int], games: list[str], memory: bool) -> list[
                 except subprocess.TimeoutExpired:
                     p.kill()
     return figures
+
+
+def paired_runs(
+    where: dict[str, str], base_url: str, repeats: int, moves: int, seconds: float
+) -> list[Figure]:
+    """The target of the performance issue, measured against drift: the minimal chain and
+    the Giraffe Raffe command path (16 games, scripted) alternate ``repeats`` times, and
+    each pair gives one ratio; the median and the range are reported."""
+    ratios, p99s = [], []
+    for _ in range(repeats):
+        chain = load("append", 16, moves, seconds, url=base_url)
+        got = load("giraffe-raffe", 16, moves, seconds, url=where["gateway"], scripted=True)
+        ratios.append(got["rate"] / chain["rate"])
+        p99s.append(got["p99_ms"] / max(chain["p99_ms"], 1e-9))
+    label = f"giraffe-raffe vs chain, 16 games, {repeats} pairs"
+    return [
+        Figure(f"{label}: median moves/s ratio", statistics.median(ratios), "x"),
+        Figure(f"{label}: lowest ratio", min(ratios), "x"),
+        Figure(f"{label}: highest ratio", max(ratios), "x"),
+        Figure(f"{label}: median p99 ratio", statistics.median(p99s), "x"),
+    ]
 
 
 def game_figures(label: str, got: dict[str, Any], chain: dict[str, Any]) -> list[Figure]:
@@ -228,11 +245,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--levels", default="", help="active games, e.g. 16 or 1,16,64")
     parser.add_argument("--games", default=",".join(GAMES), help="which games to load")
     parser.add_argument("--no-memory", action="store_true", help="skip rebuild and memory")
+    parser.add_argument(
+        "--paired", type=int, default=0, help="alternate chain and Giraffe Raffe N times (16 games)"
+    )
     args = parser.parse_args(argv)
     levels = [int(n) for n in args.levels.split(",") if n] or (
         [1, 16] if args.short else [1, 16, 64]
     )
-    figures = run(args.short, levels, args.games.split(","), not args.no_memory)
+    figures = run(args.short, levels, args.games.split(","), not args.no_memory, args.paired)
     print_table("full stack (one machine, 2 cores)", figures)
     print(f"written to {write_json('fullstack', figures)}")
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 
-from bench.common import Figure, print_table, write_json
+from bench.common import Figure, launch, print_table, write_json
 
 GROUPS = {
     "engine": ("giraffe-raffe", "giraffometer", "riff-raff"),
@@ -40,18 +40,8 @@ GROUPS = {
 def start(
     replicas: int, cluster: bool, state: str
 ) -> tuple[subprocess.Popen[str], str, dict[str, int]]:
-    env = {**os.environ, "RAFFE_RATE_PER_ADDRESS": "1000000", "RAFFE_RATE_PER_TOKEN": "1000000"}
-    cmd = [sys.executable, "-m", "services.launcher", "--free-ports", "--state-dir", state]
-    cmd += ["--replicas", str(replicas)] + (["--cluster"] if cluster else [])
-    proc = subprocess.Popen(
-        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    )
-    assert proc.stdout is not None
-    text = ""
-    for line in proc.stdout:
-        text += line
-        if "raffe is running" in line:
-            break
+    args = ["--state-dir", state, "--replicas", str(replicas)] + (["--cluster"] if cluster else [])
+    proc, text = launch(*args)
     gateway = re.search(r"gateway: (http://\S+)", text)
     assert gateway, text
     pids = {name: int(pid) for name, pid in re.findall(r"^(.+?) at \S+ \(pid (\d+)\)", text, re.M)}

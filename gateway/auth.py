@@ -22,7 +22,7 @@ async def caller(request: Request) -> Caller:
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token:
         raise Problem(401, "bad_token", "send a seat token as 'Authorization: Bearer <token>'")
-    found = await request.app.state.clients.tokens.resolve(token.strip())
+    found: Caller | None = await request.app.state.clients.tokens.resolve(token.strip())
     if found is None:
         raise Problem(401, "bad_token", "unknown seat token")
     request.state.token_hash = found.token_hash

@@ -3,6 +3,7 @@ engines and the projection over gRPC. Built once by the app's lifespan."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,6 +80,22 @@ class Clients:
             gen = await self.read_models.generation()
             self._gen = (time.monotonic(), gen)
         return gen
+
+    async def projected_view(
+        self, game_id: str, seat: int, min_version: int
+    ) -> tuple[int, dict[str, Any]] | None:
+        """The read model's view once it has ``min_version`` (waiting up to
+        RAFFE_READ_WAIT_MS when one is asked for), else None: the caller asks the engine."""
+        gen = await self.generation()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (self.settings.read_wait_ms / 1000 if min_version else 0)
+        while True:
+            found = await self.read_models.view(gen, game_id, seat)
+            if found and found[0] >= min_version:
+                return found
+            if loop.time() >= deadline:
+                return None
+            await asyncio.sleep(0.01)
 
     async def replay(
         self, game_id: str, seat: int, version: int, reveal: bool = False

@@ -241,9 +241,12 @@ class EventPage(BaseModel):
 # -- tournaments -----------------------------------------------------------------------
 
 
+DEFAULT_GAMES: tuple[GameName, ...] = ("giraffe-raffe",)
+
+
 class CreateTournament(Strict):
     name: str = Field("", max_length=80)
-    games: list[GameName] = Field(default_factory=lambda: ["giraffe-raffe"], min_length=1)
+    games: list[GameName] = Field(default_factory=lambda: list(DEFAULT_GAMES), min_length=1)
     format: Literal["round_robin", "swiss", "elimination", "duplicate"] = "swiss"
     table_size: int | None = Field(None, ge=2, le=8, description="default 2 (round robin), 3")
     rounds: int = Field(3, ge=1, le=50, description="swiss and duplicate")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
+from typing import Any
 
 from services.core.eventstore import EventStore
 
@@ -38,7 +39,7 @@ class SeatTokens:
     async def register(self, game_id: str, kinds: list[str]) -> dict[int, str]:
         """Record the seat kinds of a new game; returns tokens for its human seats."""
         tokens = {i: secrets.token_urlsafe(32) for i, k in enumerate(kinds) if k == "human"}
-        fields: dict[str, str] = {f"kind:{i}": k for i, k in enumerate(kinds)}
+        fields: dict[Any, Any] = {f"kind:{i}": k for i, k in enumerate(kinds)}
         fields |= {f"token:{i}": token_hash(t) for i, t in tokens.items()}
         await self.store.redis.hset(self._seats_key(game_id), mapping=fields)
         for seat, token in tokens.items():
@@ -85,7 +86,7 @@ class SeatTokens:
         raw = await self.store.redis.get(self._token_key(digest))
         if raw is None:
             return None
-        game_id, seat = raw.decode().split(" ")
+        game_id, seat = (raw.decode() if isinstance(raw, bytes) else raw).split(" ")
         if len(self._known) >= 100_000:
             self._known.clear()
         self._known[digest] = Caller(int(seat), game_id, digest)

@@ -113,11 +113,11 @@ def watch(http: httpx.Client, tid: str, chart: str, timeout: float) -> int:
 def expected_games(t: dict[str, Any]) -> int:
     """Games the whole tournament will have, where the format fixes it in advance."""
     options, players = t["options"], len(t["players"])
-    per_round = players // options["table_size"]
+    per_round = players // int(options["table_size"])
     if options["format"] == "round_robin":
         return (players - 1 if players % 2 == 0 else players) * (players // 2)
     if options["format"] in ("swiss", "duplicate"):
-        return options["rounds"] * per_round
+        return int(options["rounds"]) * per_round
     return 0
 
 

@@ -20,6 +20,7 @@ from gateway.routes.games import MAX_VERSION, PROBLEMS
 from gateway.tokens import Caller
 from services.bots.registry import BOTS
 from services.core.engine_client import EngineClient
+from services.core.errors import UnknownGame
 from services.core.game import SeatSpec
 from services.tournament.ids import table_game_id
 
@@ -88,30 +89,70 @@ async def start(tournament_id: TournamentId, c: ClientsDep, who: CallerDep) -> d
     return {"version": done.version}
 
 
+@router.get("", responses=PROBLEMS)
+async def listing(
+    c: ClientsDep,
+    status: Annotated[str | None, Query(pattern="^(open|running|over)$")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> dict[str, Any]:
+    """Tournaments, newest first (from the read models). ``open``: not started yet."""
+    out = []
+    for summary in await c.read_models.lobby(await c.generation(), limit, "tournament"):
+        st = summary["status"]
+        state = "over" if st["over"] else "open" if st["to_act"] else "running"
+        if status is None or status == state:
+            out.append({"tournament_id": summary["game_id"], "state": state, **summary})
+    return {"tournaments": out[:limit]}
+
+
 @router.get("/{tournament_id}", responses=PROBLEMS)
-async def get(tournament_id: TournamentId, c: ClientsDep) -> dict[str, Any]:
+async def get(
+    tournament_id: TournamentId,
+    c: ClientsDep,
+    min_version: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0,
+) -> dict[str, Any]:
     """Everything: options, players, rounds with their tables and game ids, standings,
-    ratings after each round, and progress in games."""
-    version, view, _ = await _engine(c).view(tournament_id, -1)
-    return {"tournament_id": tournament_id, "version": version, **_with_games(tournament_id, view)}
+    ratings after each round, and progress in games. Served by the projection's read
+    model; ``min_version`` waits for your own write, then asks the engine."""
+    version, view, source = await _view(c, tournament_id, min_version)
+    body = _with_games(tournament_id, view)
+    return {"tournament_id": tournament_id, "version": version, "source": source, **body}
 
 
 @router.get("/{tournament_id}/standings", responses=PROBLEMS)
-async def standings(tournament_id: TournamentId, c: ClientsDep) -> dict[str, Any]:
-    _, view, status = await _engine(c).view(tournament_id, -1)
+async def standings(
+    tournament_id: TournamentId,
+    c: ClientsDep,
+    min_version: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0,
+) -> dict[str, Any]:
+    version, view, source = await _view(c, tournament_id, min_version)
     return {
+        "version": version,
+        "source": source,
         "standings": view["standings"],
         "rating_history": view["rating_history"],
-        "over": status["over"],
-        "champions": status.get("champions", []),
+        "over": view["status"]["over"],
+        "champions": view["status"].get("champions", []),
     }
+
+
+async def _view(c: Clients, tournament_id: str, min_version: int) -> tuple[int, Any, str]:
+    """The public view from the read model when it has ``min_version``, else the engine's."""
+    if await c.game_type(tournament_id) != "tournament":
+        raise Problem(404, "unknown_tournament", f"no tournament {tournament_id}")
+    found = await c.projected_view(tournament_id, -1, min_version)
+    if found is not None:
+        return found[0], found[1], "projection"
+    version, view, _ = await _engine(c).view(tournament_id, -1)
+    return version, view, "engine"
 
 
 @router.get("/{tournament_id}/me", responses=PROBLEMS)
 async def me(
     tournament_id: TournamentId, request: Request, c: ClientsDep, who: CallerDep
 ) -> dict[str, Any]:
-    """A human player's tables: each game's id, their seat, and a seat token for it."""
+    """A human player's tables: each game's id, their seat, a seat token for it, and
+    whether the game exists yet (``ready``: it is created just after the round starts)."""
     if who.game_id != tournament_id or who.seat < PLAYER_SEATS:
         raise Problem(401, "token_required", "send your player token")
     player = who.seat - PLAYER_SEATS
@@ -131,6 +172,7 @@ async def me(
                         "game_id": game_id,
                         "seat": seat,
                         "token": token,
+                        "ready": await _exists(c, game_id),
                         "finished": t["keys"] is not None,
                     }
                 )
@@ -148,6 +190,15 @@ async def stream(
     resume = request.headers.get("last-event-id", "")
     start_at = min(int(resume), MAX_VERSION) if resume.isdigit() else after
     return event_stream(c, _engine(c), request, tournament_id, -1, start_at)
+
+
+async def _exists(c: Clients, game_id: str) -> bool:
+    """Whether the runner has created the table's game yet (just after a round starts)."""
+    try:
+        await c.game_type(game_id)
+    except UnknownGame:
+        return False
+    return True
 
 
 def _with_games(tournament_id: str, view: dict[str, Any]) -> dict[str, Any]:

@@ -24,15 +24,10 @@ from services.core.engine_client import EngineClient
 from services.core.errors import RaffeError
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.rng import SeededRng
-from services.core.worker import PartitionWorker
+from services.core.worker import CheckpointedWorker, gather_all
 
 log = logging.getLogger(__name__)
 MOVES = Counter("raffe_bot_moves_total", "Moves played by bots", ["game", "result"])
-FENCED_CHECKPOINT = """
-if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-return 1
-"""
 
 
 @dataclass(frozen=True)
@@ -51,7 +46,7 @@ class Watch:
         return not self.timed and all(s["kind"] != "bot" for s in self.seats)
 
 
-class BotRunner(PartitionWorker):
+class BotRunner(CheckpointedWorker):
     def __init__(
         self, store: EventStore, engines: dict[str, EngineClient], ttl_ms: int = 5000
     ) -> None:
@@ -63,17 +58,9 @@ class BotRunner(PartitionWorker):
         self.checkpoint_every_s = 1.0
         self._busy = False
         self._checkpointed: dict[int, float] = {}
-        self._checkpoint = store.redis.register_script(FENCED_CHECKPOINT)
-
-    def _cp_key(self, p: int) -> str:
-        return f"{self.store.keys.tag(p)}:bots:cp"
 
     def _timers_key(self, p: int) -> str:
         return f"{self.store.keys.tag(p)}:bots:timers"
-
-    async def load_checkpoint(self, partition: int) -> int:
-        raw = await self.store.redis.get(self._cp_key(partition))
-        return int(raw) if raw else 0
 
     async def handle(self, partition: int, fence: int, events: list[StoredEvent]) -> bool:
         latest: dict[str, StoredEvent] = {}
@@ -81,9 +68,12 @@ class BotRunner(PartitionWorker):
             if e.type == "GameCreated":
                 self.watched[e.game_id] = Watch.of(loads(e.payload))
             latest[e.game_id] = e
-        busy = self._busy = False
+        # Games are independent: each plays on concurrently (a game's own moves stay in
+        # order, one after the other, inside act).
+        acted = await gather_all(self.act(partition, e.game_type, g) for g, e in latest.items())
+        busy = any(acted)
+        self._busy = self._busy or busy
         for game_id, e in latest.items():
-            busy = self._busy = await self.act(partition, e.game_type, game_id) or busy
             if e.type == "GameEnded":  # every game's last event; forget it
                 self.watched.pop(game_id, None)
         # A batch of games that need nothing (humans only, no clock) is checkpointed at
@@ -93,16 +83,12 @@ class BotRunner(PartitionWorker):
         if not busy and now - self._checkpointed.get(partition, 0.0) < self.checkpoint_every_s:
             return True
         self._checkpointed[partition] = now
-        return bool(
-            await self._checkpoint(
-                keys=[self._cp_key(partition), self.leases.fence_key(partition)],
-                args=[fence, events[-1].position],
-            )
-        )
+        return await self.save_checkpoint(partition, fence, events[-1].position)
 
     def pause_after_work(self) -> float:
         """Bot games go on at once; batches that needed nothing are gathered for 20 ms."""
-        return 0.0 if self._busy else 0.02
+        busy, self._busy = self._busy, False  # set by any partition's batch of this step
+        return 0.0 if busy else 0.02
 
     async def _watch(self, game_id: str) -> Watch:
         if game_id not in self.watched:

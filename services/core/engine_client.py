@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
+import orjson
 
 from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.codec import dumps, loads
@@ -74,14 +75,16 @@ class Executed:
     view: dict[str, Any]
 
 
-def event_json(e: common_pb2.Event) -> dict[str, Any]:
+def event_json(e: common_pb2.Event, data: Any = None) -> dict[str, Any]:
+    """An event as clients see it; ``data`` defaults to the parsed payload (pass an
+    ``orjson.Fragment`` of the payload to embed it without parsing)."""
     return {
         "id": e.id,
         "game_id": e.game_id,
         "version": e.version,
         "type": e.type,
         "schema_version": e.schema_version,
-        "data": loads(e.payload_json),
+        "data": loads(e.payload_json) if data is None else data,
         "actor": e.actor_seat,
         "command_id": e.command_id,
         "time_ms": e.time_ms,
@@ -146,6 +149,45 @@ class EngineClient:
         expected_version: int = 0,
         dry_run: bool = False,
     ) -> Executed:
+        r = await self._execute(game_id, seat, command, command_id, expected_version, dry_run)
+        return Executed(
+            r.version,
+            r.partition,
+            r.position,
+            r.duplicate,
+            [event_json(e) for e in r.events],
+            loads(r.view_json),
+        )
+
+    async def execute_json(
+        self,
+        game_id: str,
+        seat: int,
+        command: Mapping[str, Any],
+        command_id: str,
+        expected_version: int = 0,
+    ) -> tuple[int, bytes]:
+        """The same as execute, answered as the JSON of the gateway's CommandResult: the
+        engine's event payloads and view are embedded as they are, never parsed here."""
+        r = await self._execute(game_id, seat, command, command_id, expected_version, False)
+        body = {
+            "version": r.version,
+            "position": r.position,
+            "duplicate": r.duplicate,
+            "events": [event_json(e, orjson.Fragment(e.payload_json)) for e in r.events],
+            "view": orjson.Fragment(r.view_json),
+        }
+        return r.version, orjson.dumps(body)
+
+    async def _execute(
+        self,
+        game_id: str,
+        seat: int,
+        command: Mapping[str, Any],
+        command_id: str,
+        expected_version: int,
+        dry_run: bool,
+    ) -> common_pb2.ExecuteResponse:
         request = common_pb2.ExecuteRequest(
             command=common_pb2.Command(
                 game_id=game_id,
@@ -156,15 +198,7 @@ class EngineClient:
                 dry_run=dry_run,
             )
         )
-        r = await self._call(lambda: self.stub.Execute(request, timeout=self.timeout))
-        return Executed(
-            r.version,
-            r.partition,
-            r.position,
-            r.duplicate,
-            [event_json(e) for e in r.events],
-            loads(r.view_json),
-        )
+        return await self._call(lambda: self.stub.Execute(request, timeout=self.timeout))
 
     async def view(self, game_id: str, seat: int) -> tuple[int, dict[str, Any], dict[str, Any]]:
         request = common_pb2.ViewRequest(game_id=game_id, seat=seat)

@@ -56,8 +56,13 @@ class Status:
 
 
 class Game(Protocol[S]):
-    name: str  # e.g. "giraffe-raffe": the game type in the event store
-    engine_version: str
+    @property
+    def name(self) -> str:
+        """E.g. "giraffe-raffe": the game type in the event store."""
+        ...
+
+    @property
+    def engine_version(self) -> str: ...
 
     def options(self, raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> JSON:
         """Validated options with defaults filled in; raises InvalidArgument."""

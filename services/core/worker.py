@@ -15,7 +15,8 @@ import asyncio
 import logging
 import time
 from abc import ABC, abstractmethod
-from typing import Any, cast
+from collections.abc import Awaitable, Iterable
+from typing import Any, TypeVar, cast
 
 from services.core.errors import RaffeError
 from services.core.eventstore import EventStore, StoredEvent
@@ -23,6 +24,17 @@ from services.core.eventstore.store import parse_log_entry
 from services.core.partitions import PartitionLeases
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+async def gather_all(work: Iterable[Awaitable[T]]) -> list[T]:
+    """Run all of ``work`` to its end, then raise the first failure, if any: unlike a
+    bare gather, nothing is left running behind an error (a retry would race it)."""
+    results = await asyncio.gather(*work, return_exceptions=True)
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return cast(list[T], results)
 
 
 class PartitionWorker(ABC):
@@ -76,18 +88,18 @@ class PartitionWorker(ABC):
         owned = await self._owned()
         if not owned:
             return False
-        batches = await self._read(sorted(owned))
-        worked = False
-        for p, events in batches.items():
-            if not events:
-                continue
-            worked = True
-            if await self.handle(p, owned[p], events):
-                self.checkpoints[p] = events[-1].position
-            else:  # fenced: another worker owns it now
-                await self.leases.release(p)
-                self.checkpoints.pop(p, None)
-        return worked
+        batches = {p: events for p, events in (await self._read(sorted(owned))).items() if events}
+        # Partitions are independent: their batches are handled concurrently, so one slow
+        # partition (a bot thinking, an engine call) does not hold up the others.
+        await gather_all(self._handle(p, owned[p], events) for p, events in batches.items())
+        return bool(batches)
+
+    async def _handle(self, p: int, fence: int, events: list[StoredEvent]) -> None:
+        if await self.handle(p, fence, events):
+            self.checkpoints[p] = events[-1].position
+        else:  # fenced: another worker owns it now
+            await self.leases.release(p)
+            self.checkpoints.pop(p, None)
 
     async def _owned(self) -> dict[int, int]:
         now = time.monotonic()
@@ -129,3 +141,31 @@ class PartitionWorker(ABC):
             keys[key]: [parse_log_entry(eid, fields) for eid, fields in entries]
             for key, entries in reply or []
         }
+
+
+FENCED_CHECKPOINT = """
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+"""
+
+
+class CheckpointedWorker(PartitionWorker):
+    """A worker whose only state is a checkpoint per partition (bot and tournament
+    runners: what they do lives in the engines), stored under its fencing token."""
+
+    def __init__(self, store: EventStore, group: str, ttl_ms: int = 5000) -> None:
+        super().__init__(store, group, ttl_ms)
+        self._fenced_set = store.redis.register_script(FENCED_CHECKPOINT)
+
+    def checkpoint_key(self, partition: int) -> str:
+        return f"{self.store.keys.tag(partition)}:{self.leases.group}:cp"
+
+    async def load_checkpoint(self, partition: int) -> int:
+        raw = await self.store.redis.get(self.checkpoint_key(partition))
+        return int(raw) if raw else 0
+
+    async def save_checkpoint(self, partition: int, fence: int, position: int) -> bool:
+        """False when another worker holds the partition now (fenced out)."""
+        keys = [self.checkpoint_key(partition), self.leases.fence_key(partition)]
+        return bool(await self._fenced_set(keys=keys, args=[fence, position]))

@@ -21,7 +21,8 @@ MAX_MOVES = 5000
 
 def play_game(bots: Sequence[str], seed: str, options: dict[str, object] | None = None) -> State:
     """One game of bots, in memory; the bot at seat i is ``bots[i]``."""
-    return play_bots(GAME, [BOTS[b] for b in bots], seed, options, MAX_MOVES).state
+    state: State = play_bots(GAME, [BOTS[b] for b in bots], seed, options, MAX_MOVES).state
+    return state
 
 
 def heuristic_win_rate(games: int, progress: bool = False) -> float:

@@ -103,7 +103,8 @@ def _check_command(state: State, seat: int, command: Mapping[str, Any]) -> str:
 
 def _play(flow: Flow, seat: int, command: Mapping[str, Any]) -> None:
     state = flow.state
-    tree = state.tree(command.get("tree")) if isinstance(command.get("tree"), str) else None
+    name = command.get("tree")
+    tree = state.tree(name) if isinstance(name, str) else None
     if tree is None:
         names = ", ".join(t.id for t in state.trees)
         raise InvalidArgument(
@@ -132,10 +133,11 @@ def _choose_robot_play(flow: Flow, command: Mapping[str, Any]) -> None:
 
 
 def status(state: State) -> Status:
-    if state.over:
-        detail = {"robot_won": bool(state.solo and state.losers)} if state.solo else {}
-        return Status((), True, state.winners, state.losers, detail)
     detail: dict[str, Any] = {}
+    if state.over:
+        if state.solo:
+            detail = {"robot_won": bool(state.losers)}
+        return Status((), True, state.winners, state.losers, detail)
     if state.deadline_ms:
         detail = {"deadline_ms": state.deadline_ms, "on_deadline": {"type": "timeout"}}
     if state.robot_tie is not None:

@@ -20,7 +20,8 @@ MAX_MOVES = 10_000
 
 
 def play_game(bots: Sequence[str], seed: str, options: dict[str, object] | None = None) -> State:
-    return play_bots(GAME, [BOTS[b] for b in bots], seed, options, MAX_MOVES).state
+    state: State = play_bots(GAME, [BOTS[b] for b in bots], seed, options, MAX_MOVES).state
+    return state
 
 
 def expert_beats_random(games: int, progress: bool = False) -> float:

@@ -10,8 +10,8 @@ from typing import Any
 from services.core.codec import to_domain
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.game import SPECTATOR, Game
-from services.games import GAMES
 from services.projection.readmodels import GameModel
+from services.projection.streams import STREAMS
 
 
 @dataclass
@@ -58,7 +58,7 @@ class Folder:
             folded.created_ms = event.time_ms
 
     async def _load(self, game_id: str, game_type: str, up_to: int) -> Folded | None:
-        game = GAMES.get(game_type)
+        game = STREAMS.get(game_type)
         if game is None:
             return None
         folded = Folded(game, game.initial(), 0, {}, 0, 0)

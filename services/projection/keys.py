@@ -24,8 +24,9 @@ class ReadModelKeys:
     def checkpoint(self, gen: int, partition: int) -> str:
         return self.base(gen, partition) + ":cp"
 
-    def lobby(self, gen: int, partition: int) -> str:
-        return self.base(gen, partition) + ":lobby"
+    def lobby(self, gen: int, partition: int, kind: str = "") -> str:
+        """Recently updated games; ``kind`` names another lobby (tournaments)."""
+        return self.base(gen, partition) + ":lobby" + (f":{kind}" if kind else "")
 
     def game(self, gen: int, game_id: str) -> str:
         return self.base(gen, self.keys.partition_of(game_id)) + f":game:{game_id}"

@@ -13,28 +13,32 @@ from services.core.eventstore import EventStore
 from services.projection.keys import ReadModelKeys
 
 NO_FENCE = "-"  # rebuilds write a generation nobody else writes
+TOURNAMENTS = "tournament"  # streams of this type get a lobby of their own
 
 STORE_LUA = """
--- KEYS: 1 checkpoint, 2 fence, 3 lobby, 4.. one hash per game
+-- KEYS: 1 checkpoint, 2 fence, 3 lobby of games, 4 lobby of tournaments, 5.. one hash
+--       per game
 -- ARGV: 1 fence token or '-', 2 new checkpoint, then per game:
---       version, lobby score, field count, field, value, field, value...
+--       version, lobby score, lobby (3 or 4), field count, field, value, field, value...
 if ARGV[1] ~= '-' and redis.call('GET', KEYS[2]) ~= ARGV[1] then return 'fenced' end
 local checkpoint = tonumber(redis.call('GET', KEYS[1]) or '0')
 if checkpoint >= tonumber(ARGV[2]) then return 'stale' end
 local i = 3
-for g = 4, #KEYS do
-  local version, score, n = tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2])
+for g = 5, #KEYS do
+  local version, score, lobby = tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2])
+  local n = tonumber(ARGV[i + 3])
   local stored = tonumber(redis.call('HGET', KEYS[g], 'v') or '0')
   if version > stored then
     local fields = {'v', version}
     for f = 1, n do
-      fields[#fields + 1] = ARGV[i + 2 + 2 * f - 1]
-      fields[#fields + 1] = ARGV[i + 2 + 2 * f]
+      fields[#fields + 1] = ARGV[i + 3 + 2 * f - 1]
+      fields[#fields + 1] = ARGV[i + 3 + 2 * f]
     end
     redis.call('HSET', KEYS[g], unpack(fields))
-    redis.call('ZADD', KEYS[3], score, string.sub(KEYS[g], string.find(KEYS[g], ':game:') + 6))
+    local id = string.sub(KEYS[g], string.find(KEYS[g], ':game:') + 6)
+    redis.call('ZADD', KEYS[lobby], score, id)
   end
-  i = i + 3 + 2 * n
+  i = i + 4 + 2 * n
 end
 redis.call('SET', KEYS[1], ARGV[2])
 return 'ok'
@@ -78,12 +82,15 @@ class ReadModels:
             self.keys.checkpoint(gen, partition),
             self.keys.fence(partition),
             self.keys.lobby(gen, partition),
+            self.keys.lobby(gen, partition, TOURNAMENTS),
             *(self.keys.game(gen, g.game_id) for g in games),
         ]
         args: list[str | int | bytes] = [fence, position]
         for g in games:
             fields = g.fields()
-            args += [g.version, int(g.summary.get("updated_ms", 0)), len(fields) // 2, *fields]
+            lobby = 4 if g.summary.get("game") == TOURNAMENTS else 3
+            score = int(g.summary.get("updated_ms", 0))
+            args += [g.version, score, lobby, len(fields) // 2, *fields]
         reply = await self._store_script(keys=keys, args=args)
         return reply.decode() if isinstance(reply, bytes) else str(reply)
 
@@ -102,11 +109,12 @@ class ReadModels:
         raw = await self.store.redis.hget(self.keys.game(gen, game_id), "summary")
         return loads(raw) if raw else None
 
-    async def lobby(self, gen: int, limit: int) -> list[dict[str, Any]]:
-        """The most recently updated games of every partition, newest first."""
+    async def lobby(self, gen: int, limit: int, kind: str = "") -> list[dict[str, Any]]:
+        """The most recently updated games (``kind="tournament"``: tournaments) of every
+        partition, newest first."""
         pipe = self.store.redis.pipeline(transaction=False)
         for p in range(self.store.settings.partitions):
-            pipe.zrevrange(self.keys.lobby(gen, p), 0, limit - 1, withscores=True)
+            pipe.zrevrange(self.keys.lobby(gen, p, kind), 0, limit - 1, withscores=True)
         entries: list[tuple[float, str]] = []
         for reply in await pipe.execute():
             entries += [(score, member.decode()) for member, score in reply]

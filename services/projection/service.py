@@ -20,8 +20,8 @@ from services.core.logs import configure_logging
 from services.core.metrics import start_metrics
 from services.core.server import guard
 from services.core.settings import ServiceSettings
-from services.games import GAMES
 from services.projection.consumer import Projector
+from services.projection.streams import STREAMS
 
 log = logging.getLogger("projection")
 SERVICE = projection_pb2.DESCRIPTOR.services_by_name["Projection"].full_name
@@ -33,11 +33,11 @@ async def replay_view(
     """The view ``seat`` had at ``version``; with ``reveal``, every card (finished games
     only: the whole log is public then)."""
     meta = await store.meta(game_id)
-    if meta is None or meta.game_type not in GAMES:
+    if meta is None or meta.game_type not in STREAMS:
         raise UnknownGame(f"no game {game_id}")
     if not 1 <= version <= meta.version:
         raise InvalidArgument(f"version must be 1..{meta.version}", "bad_version")
-    game = GAMES[meta.game_type]
+    game = STREAMS[meta.game_type]
     state = at_version = game.initial()
     for stored in await store.read_game(game_id):
         state = game.evolve(state, to_domain(stored))

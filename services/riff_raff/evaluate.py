@@ -50,7 +50,8 @@ def play_game(bots: Sequence[str], seed: str, tally: Tally | None = None) -> Sta
         tally.rounds[p.state.round] += 1
         ended = next(e for e in reversed(p.events) if e.type == "GameEnded")
         tally.emptied += ended.data.get("reason") == "emptied"
-    return p.state
+    state: State = p.state
+    return state
 
 
 def careful_beats_random(games: int, progress: bool = False) -> float:

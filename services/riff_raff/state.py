@@ -61,7 +61,7 @@ class State(Replaceable):
 
     @property
     def simulated(self) -> bool:
-        return self.options.get("mode", "simulated") == "simulated"
+        return bool(self.options.get("mode", "simulated") == "simulated")
 
     def choice_of(self, seat: int) -> Choice | None:
         return next((c for s, c in self.choices if s == seat), None)

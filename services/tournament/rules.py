@@ -54,6 +54,10 @@ def _register(state: State, command: Mapping[str, Any]) -> Event:
         raise InvalidArgument("name is 1-64 characters", "bad_name")
     if kind not in ("human", "bot") or not isinstance(level, str) or len(level) > 32:
         raise InvalidArgument("kind is human or bot; bot_level a short string", "bad_player")
+    if kind == "human" and state.options["format"] == "duplicate":
+        # A finished table reveals its seed, which is the deal the other tables of the
+        # round are still playing: humans could look it up. Bots only see their views.
+        raise RuleViolation("duplicate tournaments are for bots only", "bots_only")
     if len(state.players) >= MAX_PLAYERS:
         raise RuleViolation(f"at most {MAX_PLAYERS} players", "tournament_full")
     if any(p.name == name for p in state.players):

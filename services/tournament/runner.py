@@ -25,34 +25,21 @@ from services.core.engine_client import EngineClient
 from services.core.errors import RuleViolation
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.game import ENGINE, SeatSpec
-from services.core.worker import PartitionWorker
+from services.core.worker import CheckpointedWorker
 from services.tournament.ids import table_game_id, table_of, table_seed
 from services.tournament.scoring import result_keys
 
 log = logging.getLogger(__name__)
 STEPS = Counter("raffe_tournament_steps_total", "Tournament runner steps", ["step"])
-FENCED_CHECKPOINT = """
-if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-return 1
-"""
 
 
-class TournamentRunner(PartitionWorker):
+class TournamentRunner(CheckpointedWorker):
     def __init__(
         self, store: EventStore, engines: dict[str, EngineClient], ttl_ms: int = 5000
     ) -> None:
         super().__init__(store, "tourn", ttl_ms)
         self.engines = engines
         self._seeds: dict[str, str] = {}
-        self._checkpoint = store.redis.register_script(FENCED_CHECKPOINT)
-
-    def _cp_key(self, p: int) -> str:
-        return f"{self.store.keys.tag(p)}:tourn:cp"
-
-    async def load_checkpoint(self, partition: int) -> int:
-        raw = await self.store.redis.get(self._cp_key(partition))
-        return int(raw) if raw else 0
 
     async def handle(self, partition: int, fence: int, events: list[StoredEvent]) -> bool:
         for e in events:
@@ -62,12 +49,7 @@ class TournamentRunner(PartitionWorker):
                 await self.open_tables(e.game_id, loads(e.payload))
             elif e.type == "GameEnded" and e.game_type != "tournament":
                 await self.report(e.game_type, e.game_id)
-        return bool(
-            await self._checkpoint(
-                keys=[self._cp_key(partition), self.leases.fence_key(partition)],
-                args=[fence, events[-1].position],
-            )
-        )
+        return await self.save_checkpoint(partition, fence, events[-1].position)
 
     async def open_tables(self, tournament_id: str, started: dict[str, Any]) -> None:
         """Create every table's game of a round (again, harmlessly, if it exists)."""

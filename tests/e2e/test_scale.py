@@ -24,6 +24,7 @@ import httpx
 import pytest
 
 from services.core.codec import to_domain
+from services.core.engine_client import EngineClient
 from services.core.eventstore import open_store
 from services.core.settings import StoreSettings
 from services.tournament.game import GAME as TOURNAMENT
@@ -61,9 +62,16 @@ def scaled_system(state: Path) -> Iterator[dict[str, Any]]:
     gateway = re.search(r"gateway: (http://\S+)", text)
     redis = re.search(r"redis cluster of 3 primaries at (\S+)", text)
     assert gateway and redis, text
-    pids = {name: int(pid) for name, pid in re.findall(r"^(.+?) at \S+ \(pid (\d+)\)", text, re.M)}
+    found = re.findall(r"^(.+?) at (\S+) \(pid (\d+)\)", text, re.M)
+    pids = {name: int(pid) for name, _, pid in found}
+    addresses = {name: address for name, address, _ in found}
     try:
-        yield {"gateway": gateway.group(1), "redis": redis.group(1), "pids": pids}
+        yield {
+            "gateway": gateway.group(1),
+            "redis": redis.group(1),
+            "pids": pids,
+            "tournament engine": addresses["tournament engine #2"],
+        }
     finally:
         process.send_signal(signal.SIGINT)
         try:
@@ -86,14 +94,44 @@ def test_a_64_game_tournament_survives_a_killed_engine_and_bot_runner(tmp_path: 
         assert {r["game"] for r in live["rounds"]} == {"giraffe-raffe", "giraffometer", "riff-raff"}
         settings = StoreSettings(redis_url=system["redis"], cluster=True)
         folded, streams = asyncio.run(read_log(settings, tid, live))
+        engine = asyncio.run(engine_view(system["tournament engine"], tid))
+        projected = http.get(f"/v1/tournaments/{tid}/standings").json()
+        rebuild(system["redis"])  # every read model again from the log alone
+        rebuilt_model = http.get(f"/v1/tournaments/{tid}/standings").json()
     for game_id, versions, types in streams:
         assert versions == list(range(1, len(versions) + 1)), game_id  # gapless
         assert types.count("GameEnded") == 1 and types[-1] == "GameEnded", game_id
     finished = [e for e in folded_events(folded) if e == "TableFinished"]
     assert len(finished) == 64  # each game reported once
     rebuilt = TOURNAMENT.view(folded["state"], -1)
-    assert rebuilt["standings"] == live["standings"]
-    assert rebuilt["rating_history"] == live["rating_history"]
+    assert rebuilt["standings"] == engine["standings"] == live["standings"]
+    assert rebuilt["rating_history"] == engine["rating_history"] == live["rating_history"]
+    for served in (projected, rebuilt_model):  # the projection's, live and rebuilt
+        assert served["source"] == "projection" and served["version"] == live["version"]
+        assert served["standings"] == live["standings"]
+        assert served["rating_history"] == live["rating_history"]
+
+
+async def engine_view(address: str, tid: str) -> dict[str, Any]:
+    """The live standings as the tournament engine (the surviving replica) holds them."""
+    client = EngineClient.connect(address)
+    try:
+        _, view, _ = await client.view(tid, -1)
+        return view
+    finally:
+        await client.close()
+
+
+def rebuild(redis_url: str) -> None:
+    env = {**os.environ, "RAFFE_REDIS_URL": redis_url, "RAFFE_REDIS_CLUSTER": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "services.projection", "rebuild"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and "switched" in done.stderr, done.stderr
 
 
 def run_tournament(http: httpx.Client, pids: dict[str, int]) -> str:

@@ -51,7 +51,7 @@ def test_a_human_plays_a_swiss_tournament_against_bots(http: httpx.Client) -> No
             break
         mine = http.get(f"/v1/tournaments/{tid}/me", headers=auth(human["token"])).json()
         for table in mine["tables"]:
-            if table["game_id"] not in played and not table["finished"]:
+            if table["ready"] and table["game_id"] not in played and not table["finished"]:
                 play_seat(http, table["game"], table["game_id"], table["token"], "random")
                 played.add(table["game_id"])
         time.sleep(0.1)
@@ -64,11 +64,31 @@ def test_a_human_plays_a_swiss_tournament_against_bots(http: httpx.Client) -> No
         for table in r["tables"]:  # each table's game is over, and its own stream says so
             game = http.get(f"/v1/games/{table['game_id']}").json()
             assert game["view"]["status"]["over"]
-    standings = http.get(f"/v1/tournaments/{tid}/standings").json()
+    standings = http.get(
+        f"/v1/tournaments/{tid}/standings", params={"min_version": t["version"]}
+    ).json()
+    assert standings["source"] == "projection" and standings["version"] == t["version"]
     assert standings["over"] and len(standings["rating_history"]) == 2
+    assert listing(http, "over", tid)["tournament_id"] == tid
     assert sum(s["points"] for s in standings["standings"]) == 2 * 2 * 3  # 3 points a table
     assert standings["champions"] == [standings["standings"][0]["player"]]
     assert "seed" in t  # revealed once it is over
+    frames = sse_events(http, f"/v1/tournaments/{tid}/events/stream")
+    assert frames.count("RoundStarted") == 2 and frames.count("TableFinished") == 4
+    assert frames.count("RoundEnded") == 2 and frames[-1] == "GameEnded"
+
+
+def sse_events(http: httpx.Client, url: str) -> list[str]:
+    """Event types of an SSE stream, read until the tournament's GameEnded."""
+    types: list[str] = []
+    with http.stream("GET", url, timeout=20) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                types.append(line.removeprefix("event: ").strip())
+                if types[-1] == "GameEnded":
+                    break
+    return types
 
 
 def test_only_the_organiser_registers_and_starts(http: httpx.Client) -> None:
@@ -95,6 +115,20 @@ def test_only_the_organiser_registers_and_starts(http: httpx.Client) -> None:
     taken = http.post(f"/v1/tournaments/{tid}/players", json=bot, headers=organiser)
     assert taken.status_code == 422 and taken.json()["code"] == "name_taken"
     assert http.get(f"/v1/tournaments/{tid}").json()["version"] == before + 2
+    listed = listing(http, "open", tid)
+    assert listed["state"] == "open" and listed["options"]["format"] == "round_robin"
+    assert tid not in {g["game_id"] for g in http.get("/v1/games").json()["games"]}
+
+
+def listing(http: httpx.Client, state: str, tid: str) -> dict[str, Any]:
+    """The tournament's entry in the listing, once the projection has it."""
+    for _ in range(100):
+        found = http.get("/v1/tournaments", params={"status": state}).json()["tournaments"]
+        mine = [t for t in found if t["tournament_id"] == tid]
+        if mine:
+            return dict(mine[0])
+        time.sleep(0.05)
+    raise AssertionError(f"{tid} is not listed as {state}")
 
 
 def test_the_cli_runs_a_bot_tournament_with_progress_and_a_chart(

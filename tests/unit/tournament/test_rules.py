@@ -110,6 +110,14 @@ def test_bad_commands_before_the_start_are_refused_and_change_nothing(
     assert info.value.code == code and p.state == before
 
 
+def test_duplicate_tournaments_take_no_humans() -> None:
+    """A finished table's revealed seed is the deal the round's other tables still play."""
+    p = Playthrough.start(GAME, {"format": "duplicate"}, [SeatSpec("human")], "s")
+    with pytest.raises(RuleViolation) as info:
+        p.execute(ORGANISER, {"type": "register", "name": "ada", "kind": "human"})
+    assert info.value.code == "bots_only" and p.state.players == ()
+
+
 def test_results_are_checked_against_the_current_round() -> None:
     p = started({"format": "swiss", "table_size": 3, "rounds": 2}, 6)
     current = p.state.current
