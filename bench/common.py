@@ -62,7 +62,8 @@ def print_table(title: str, figures: list[Figure]) -> None:
     print(f"{'figure':<44}{'value':>14} {'unit':<10}{'vs baseline':>28}")
     for f in figures:
         ratio = f"{f.ratio:.2f}x {f.baseline}" if f.ratio is not None else ""
-        print(f"{f.name:<44}{f.value:>14,.1f} {f.unit:<10}{ratio:>28}")
+        value = f"{f.value:>14,.2f}" if f.unit == "x" else f"{f.value:>14,.1f}"
+        print(f"{f.name:<44}{value} {f.unit:<10}{ratio:>28}")
 
 
 def write_json(name: str, figures: list[Figure]) -> Path:

@@ -55,14 +55,11 @@ class BotRunner(CheckpointedWorker):
         self.watched: dict[str, Watch] = {}  # game -> what its GameCreated says
         self.timer_every_s = 0.2
         self._last_timers = 0.0
-        self.checkpoint_every_s = 1.0
-        self._busy = False
-        self._checkpointed: dict[int, float] = {}
 
     def _timers_key(self, p: int) -> str:
         return f"{self.store.keys.tag(p)}:bots:timers"
 
-    async def handle(self, partition: int, fence: int, events: list[StoredEvent]) -> bool:
+    async def work(self, partition: int, events: list[StoredEvent]) -> bool:
         latest: dict[str, StoredEvent] = {}
         for e in events:
             if e.type == "GameCreated":
@@ -71,24 +68,10 @@ class BotRunner(CheckpointedWorker):
         # Games are independent: each plays on concurrently (a game's own moves stay in
         # order, one after the other, inside act).
         acted = await gather_all(self.act(partition, e.game_type, g) for g, e in latest.items())
-        busy = any(acted)
-        self._busy = self._busy or busy
         for game_id, e in latest.items():
             if e.type == "GameEnded":  # every game's last event; forget it
                 self.watched.pop(game_id, None)
-        # A batch of games that need nothing (humans only, no clock) is checkpointed at
-        # most every checkpoint_every_s: seeing it again after a crash costs nothing but
-        # a look, and one fenced write per event was most of an idle runner's work.
-        now = time.monotonic()
-        if not busy and now - self._checkpointed.get(partition, 0.0) < self.checkpoint_every_s:
-            return True
-        self._checkpointed[partition] = now
-        return await self.save_checkpoint(partition, fence, events[-1].position)
-
-    def pause_after_work(self) -> float:
-        """Bot games go on at once; batches that needed nothing are gathered for 20 ms."""
-        busy, self._busy = self._busy, False  # set by any partition's batch of this step
-        return 0.0 if busy else 0.02
+        return any(acted)
 
     async def _watch(self, game_id: str) -> Watch:
         if game_id not in self.watched:

@@ -41,15 +41,17 @@ class TournamentRunner(CheckpointedWorker):
         self.engines = engines
         self._seeds: dict[str, str] = {}
 
-    async def handle(self, partition: int, fence: int, events: list[StoredEvent]) -> bool:
+    async def work(self, partition: int, events: list[StoredEvent]) -> bool:
+        busy = False
         for e in events:
             if e.game_type == "tournament" and e.type == "GameCreated":
                 self._seeds[e.game_id] = loads(e.payload).get("seed", "")
             elif e.game_type == "tournament" and e.type == "RoundStarted":
                 await self.open_tables(e.game_id, loads(e.payload))
+                busy = True
             elif e.type == "GameEnded" and e.game_type != "tournament":
-                await self.report(e.game_type, e.game_id)
-        return await self.save_checkpoint(partition, fence, events[-1].position)
+                busy = await self.report(e.game_type, e.game_id) or busy
+        return busy
 
     async def open_tables(self, tournament_id: str, started: dict[str, Any]) -> None:
         """Create every table's game of a round (again, harmlessly, if it exists)."""
@@ -71,12 +73,13 @@ class TournamentRunner(CheckpointedWorker):
             )
             STEPS.labels("game_created").inc()
 
-    async def report(self, game_type: str, game_id: str) -> None:
-        """Send a finished table game's result to its tournament (once, by command id)."""
+    async def report(self, game_type: str, game_id: str) -> bool:
+        """Send a finished table game's result to its tournament (once, by command id);
+        False for games that belong to no tournament."""
         where = table_of(game_id)
         engine = self.engines.get(game_type)
         if where is None or engine is None:
-            return
+            return False
         tournament_id, number, table = where
         _, final, _ = await engine.view(game_id, -1)
         command = {
@@ -92,6 +95,7 @@ class TournamentRunner(CheckpointedWorker):
             STEPS.labels("result").inc()
         except RuleViolation as error:  # recorded already under another command id
             log.info("result refused", extra={"game_id": game_id, "code": error.code})
+        return True
 
     async def _seed(self, tournament_id: str) -> str:
         if tournament_id not in self._seeds:

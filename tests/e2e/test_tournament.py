@@ -106,15 +106,17 @@ def test_only_the_organiser_registers_and_starts(http: httpx.Client) -> None:
     bad = http.post("/v1/tournaments", json={"format": "round_robin", "table_size": 3})
     assert bad.status_code == 422
     assert http.get("/v1/tournaments/nosuchtournament").status_code == 404
-    before = http.get(f"/v1/tournaments/{tid}").json()["version"]
+    before = created["version"]  # nothing the refusals above sent was appended
+    versions = []
     for name in ("a", "b"):
         player = {"name": name, "kind": "bot"}
-        assert http.post(
-            f"/v1/tournaments/{tid}/players", json=player, headers=organiser
-        ).is_success
+        done = http.post(f"/v1/tournaments/{tid}/players", json=player, headers=organiser)
+        versions.append(done.json()["version"])
     taken = http.post(f"/v1/tournaments/{tid}/players", json=bot, headers=organiser)
     assert taken.status_code == 422 and taken.json()["code"] == "name_taken"
-    assert http.get(f"/v1/tournaments/{tid}").json()["version"] == before + 2
+    assert versions == [before + 1, before + 2]
+    seen = http.get(f"/v1/tournaments/{tid}", params={"min_version": versions[-1]}).json()
+    assert seen["version"] == before + 2 and [p["name"] for p in seen["players"]] == ["a", "b"]
     listed = listing(http, "open", tid)
     assert listed["state"] == "open" and listed["options"]["format"] == "round_robin"
     assert tid not in {g["game_id"] for g in http.get("/v1/games").json()["games"]}
