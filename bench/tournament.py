@@ -25,8 +25,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from redis import Redis, RedisCluster
 
 from bench.common import Figure, launch, print_table, write_json
+from services.core.eventstore import Keys
+from services.core.settings import StoreSettings
 
 GROUPS = {
     "engine": ("giraffe-raffe", "giraffometer", "riff-raff"),
@@ -39,15 +42,16 @@ GROUPS = {
 
 def start(
     replicas: int, cluster: bool, state: str
-) -> tuple[subprocess.Popen[str], str, dict[str, int]]:
+) -> tuple[subprocess.Popen[str], str, dict[str, int], str]:
     args = ["--state-dir", state, "--replicas", str(replicas)] + (["--cluster"] if cluster else [])
     proc, text = launch(*args)
     gateway = re.search(r"gateway: (http://\S+)", text)
     assert gateway, text
     pids = {name: int(pid) for name, pid in re.findall(r"^(.+?) at \S+ \(pid (\d+)\)", text, re.M)}
-    for port in re.findall(r"redis://127\.0\.0\.1:(\d+)", text):
+    ports = re.findall(r"redis://127\.0\.0\.1:(\d+)", text)
+    for port in ports:
         pids |= {f"redis {p}": p for p in _pids_on(port)}
-    return proc, gateway.group(1), pids
+    return proc, gateway.group(1), pids, f"redis://127.0.0.1:{ports[0]}/0"
 
 
 def _pids_on(port: str) -> list[int]:
@@ -96,11 +100,13 @@ def play(url: str, players: int, rounds: int, label: str) -> float:
 
 def measure(replicas: int, cluster: bool, players: int, rounds: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as state:
-        proc, url, pids = start(replicas, cluster, state)
+        proc, url, pids, redis_url = start(replicas, cluster, state)
         try:
             before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+            events_before = events_logged(redis_url, cluster)
             elapsed = play(url, players, rounds, f"{replicas} replica(s)")
             used = {name: cpu_seconds(pid) - before[name] for name, pid in pids.items()}
+            events = events_logged(redis_url, cluster) - events_before
         finally:
             proc.send_signal(signal.SIGINT)
             proc.wait(timeout=60)
@@ -110,7 +116,19 @@ def measure(replicas: int, cluster: bool, players: int, rounds: int) -> dict[str
         for group, names in GROUPS.items()
     }
     cpu["redis"] = sum(v for k, v in used.items() if k.startswith("redis"))
-    return {"games_per_s": games / elapsed, "elapsed": elapsed, "games": games, "cpu": cpu}
+    return {"games_per_s": games / elapsed, "games": games, "events": events, "cpu": cpu}
+
+
+def events_logged(redis_url: str, cluster: bool) -> int:
+    """Every event appended so far (the partition logs' sequence numbers): games vary in
+    length from run to run, so CPU is reported per event."""
+    settings = StoreSettings.from_env()
+    keys = Keys(settings.key_prefix, settings.partitions)
+    client: Any = (RedisCluster if cluster else Redis).from_url(redis_url)
+    try:
+        return sum(int(client.get(keys.log_seq(p)) or 0) for p in range(keys.partitions))
+    finally:
+        client.close()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -133,15 +151,12 @@ def main(argv: list[str] | None = None) -> None:
     ]
     for label, got in (("1 replica", one), ("2 replicas", two)):
         total = sum(got["cpu"].values())
+        figures.append(Figure(f"events per game ({label})", got["events"] / got["games"], ""))
         for group, seconds in got["cpu"].items():
+            per_event = 1e6 * seconds / max(got["events"], 1)
+            share = seconds / total if total else 0.0
             figures.append(
-                Figure(
-                    f"CPU per game, {group} ({label})",
-                    1000 * seconds / got["games"],
-                    "ms",
-                    "all CPU",
-                    seconds / total if total else 0.0,
-                )
+                Figure(f"CPU per event, {group} ({label})", per_event, "us", "all CPU", share)
             )
     print_table(f"bot tournament, {one['games']} games (one machine, 2 cores)", figures)
     print(f"written to {write_json('tournament', figures)}")

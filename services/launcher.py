@@ -32,6 +32,13 @@ class Service:
     name: str
     module: str
     port: int
+    metrics_port: int = 0  # 0: port + 1000 (the bot runner serves only metrics, on port)
+
+    @property
+    def metrics(self) -> int:
+        if self.module == "services.bots":
+            return self.port
+        return self.metrics_port or self.port + 1000
 
 
 # Adding a service to `make run` is one line here.
@@ -107,8 +114,19 @@ def replicated(services: list[Service], replicas: int) -> list[Service]:
 
 
 def with_free_ports(services: list[Service]) -> list[Service]:
-    """The same services on free ports (tests, or a machine where the defaults are taken)."""
-    return [Service(s.name, s.module, free_port()) for s in services]
+    """The same services on free ports, metrics included and no port given twice (tests,
+    or a machine where the defaults are taken)."""
+    taken: set[int] = set()
+
+    def fresh() -> int:
+        for _ in range(100):
+            port = free_port()
+            if port not in taken:
+                taken.add(port)
+                return port
+        raise RuntimeError("no free port")
+
+    return [Service(s.name, s.module, fresh(), fresh()) for s in services]
 
 
 def wiring(services: list[Service]) -> dict[str, str]:
@@ -128,8 +146,11 @@ def wiring(services: list[Service]) -> dict[str, str]:
 
 def start_service(service: Service, env: dict[str, str]) -> subprocess.Popen[bytes]:
     # The bot runner serves only metrics: its metrics port is the one to wait for.
-    metrics = service.port if service.module == "services.bots" else service.port + 1000
-    child_env = {**env, "RAFFE_PORT": str(service.port), "RAFFE_METRICS_PORT": str(metrics)}
+    child_env = {
+        **env,
+        "RAFFE_PORT": str(service.port),
+        "RAFFE_METRICS_PORT": str(service.metrics),
+    }
     # Own session, so Ctrl-C reaches only the launcher, which stops services in order.
     process = subprocess.Popen(
         [sys.executable, "-m", service.module], env=child_env, start_new_session=True

@@ -89,40 +89,43 @@ class BotRunner(CheckpointedWorker):
         if watch.idle:  # humans only and no clock: nothing to do, no engine call
             return False
         seats = watch.seats
+        status: dict[str, Any] | None = None
         for _ in range(1000):  # bounded: each pass plays at least one move or stops
-            version, _, status = await engine.view(game_id, -1)
-            await self._note_deadline(partition, game_id, status)
+            if status is None:
+                _, _, status = await engine.view(game_id, -1)
+            if watch.timed:
+                await self._note_deadline(partition, game_id, status)
             bots = [s for s in status["to_act"] if seats[s]["kind"] == "bot"]
             if status["over"] or not bots:
                 return True
             for seat in bots:
-                await self._move(engine, game_type, game_id, seat, seats[seat], version)
+                status = await self._move(engine, game_type, game_id, seat, seats[seat])
         return True
 
     async def _move(
-        self,
-        engine: EngineClient,
-        game_type: str,
-        game_id: str,
-        seat: int,
-        spec: dict[str, Any],
-        version: int,
-    ) -> None:
-        _, view, _ = await engine.view(game_id, seat)
-        _, legal = await engine.commands(game_id, seat)
+        self, engine: EngineClient, game_type: str, game_id: str, seat: int, spec: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """One move of a bot seat, decided on one state read in one call; the game's status
+        after it (from the command's response), or None when it is unknown."""
+        version, view, status, legal = await engine.view_and_commands(game_id, seat)
         if not legal.get("to_act"):
-            return
+            return status
         rng = SeededRng(f"{game_id}:{seat}", version)
         command = bot_for(game_type, spec.get("bot_level", ""))(view, legal, rng)
         try:
-            await engine.execute(game_id, seat, command, f"bot:{game_id}:{version}:{seat}", 0)
+            # The version it decided on: an engine replica whose cache is behind reads
+            # just the newer events first, instead of failing an append and reloading.
+            cid = f"bot:{game_id}:{version}:{seat}"
+            done = await engine.execute(game_id, seat, command, cid, version)
             MOVES.labels(game_type, "ok").inc()
+            return dict(done.view["status"])
         except RaffeError as error:  # another runner moved first, or the state moved on
             MOVES.labels(game_type, error.code).inc()
             log.info(
                 "bot move refused",
                 extra={"game_id": game_id, "version": version, "code": error.code},
             )
+            return None
 
     async def _note_deadline(self, partition: int, game_id: str, status: dict[str, Any]) -> None:
         deadline = int(status.get("deadline_ms") or 0)

@@ -205,6 +205,14 @@ class EngineClient:
         r = await self._call(lambda: self.stub.GetView(request, timeout=self.timeout))
         return r.version, loads(r.view_json), loads(r.status_json)
 
+    async def view_and_commands(
+        self, game_id: str, seat: int
+    ) -> tuple[int, dict[str, Any], dict[str, Any], dict[str, Any]]:
+        """Version, view, status and legal commands of one state, in one call."""
+        request = common_pb2.ViewRequest(game_id=game_id, seat=seat, with_commands=True)
+        r = await self._call(lambda: self.stub.GetView(request, timeout=self.timeout))
+        return r.version, loads(r.view_json), loads(r.status_json), loads(r.commands_json)
+
     async def commands(self, game_id: str, seat: int) -> tuple[int, dict[str, Any]]:
         request = common_pb2.ListCommandsRequest(game_id=game_id, seat=seat)
         r = await self._call(lambda: self.stub.ListCommands(request, timeout=self.timeout))

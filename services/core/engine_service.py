@@ -160,12 +160,20 @@ class EngineService(common_pb2_grpc.EngineServicer):
         self, request: common_pb2.ViewRequest, context: grpc.aio.ServicerContext
     ) -> common_pb2.ViewResponse:
         async def run() -> common_pb2.ViewResponse:
-            version, view, status = await self.runtime.view(request.game_id, request.seat)
+            if request.with_commands:
+                version, view, status, legal = await self.runtime.view_and_commands(
+                    request.game_id, request.seat
+                )
+                commands = dumps(legal)
+            else:
+                version, view, status = await self.runtime.view(request.game_id, request.seat)
+                commands = b""
             return common_pb2.ViewResponse(
                 game_id=request.game_id,
                 version=version,
                 view_json=dumps(view),
                 status_json=dumps(status),
+                commands_json=commands,
             )
 
         return await guard(context, run)

@@ -295,6 +295,15 @@ class GameRuntime(Generic[S]):
         g = self.game
         return loaded.version, g.view(loaded.state, seat), g.status(loaded.state).to_json()
 
+    async def view_and_commands(
+        self, game_id: str, seat: int
+    ) -> tuple[int, dict[str, Any], dict[str, Any], dict[str, Any]]:
+        """View, status and legal commands of one state: what a bot needs for a move."""
+        loaded = await self.load(game_id)
+        g, state = self.game, loaded.state
+        legal = g.legal_commands(state, seat)
+        return loaded.version, g.view(state, seat), g.status(state).to_json(), legal
+
     async def legal_commands(self, game_id: str, seat: int) -> tuple[int, dict[str, Any]]:
         loaded = await self.load(game_id)
         return loaded.version, self.game.legal_commands(loaded.state, seat)
