@@ -25,7 +25,7 @@ from services.core.engine_client import EngineClient
 from services.core.errors import RuleViolation
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.game import ENGINE, SeatSpec
-from services.core.worker import CheckpointedWorker
+from services.core.worker import CheckpointedWorker, gather_all
 from services.tournament.ids import table_game_id, table_of, table_seed
 from services.tournament.scoring import result_keys
 
@@ -61,17 +61,19 @@ class TournamentRunner(CheckpointedWorker):
         duplicate = options["format"] == "duplicate"
         seed = await self._seed(tournament_id)
         game, number = started["game"], started["round"]
-        for table in started["tables"]:
+
+        async def create(table: dict[str, Any]) -> None:
             game_id = table_game_id(tournament_id, number, table["table"])
-            seats = [_seat(players[p]) for p in table["players"]]
             await self.engines[game].create(
-                seats,
+                [_seat(players[p]) for p in table["players"]],
                 options["game_options"].get(game, {}),
                 game_id=game_id,
                 seed=table_seed(seed, number, table["table"], duplicate),
                 command_id=f"create:{game_id}",
             )
             STEPS.labels("game_created").inc()
+
+        await gather_all(create(table) for table in started["tables"])
 
     async def report(self, game_type: str, game_id: str) -> bool:
         """Send a finished table game's result to its tournament (once, by command id);
