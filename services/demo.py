@@ -1,4 +1,5 @@
-"""``make demo``: one bot game of each kind played through the REST API.
+"""``make demo``: one bot game of each kind played through the REST API, then a small
+bot tournament over all three (progress, standings).
 
 Uses the gateway at --url when one answers there (a running `make run`); otherwise starts
 the whole system itself, on free ports, for the length of the demo."""
@@ -15,6 +16,8 @@ import time
 from typing import Any
 
 import httpx
+
+from services.cli import watch
 
 DEMO_GAMES: list[dict[str, Any]] = [
     {
@@ -34,7 +37,23 @@ DEMO_GAMES: list[dict[str, Any]] = [
         ],
         "options": {"target": 5},
     },
+    {
+        "game": "riff-raff",
+        "seats": [
+            {"kind": "bot", "bot_level": "careful"},
+            {"kind": "bot", "bot_level": "random"},
+            {"kind": "bot", "bot_level": "random"},
+        ],
+    },
 ]
+DEMO_TOURNAMENT: dict[str, Any] = {
+    "name": "demo",
+    "games": ["giraffe-raffe", "giraffometer", "riff-raff"],
+    "format": "swiss",
+    "table_size": 3,
+    "rounds": 3,
+    "game_options": {"giraffometer": {"target": 3}},
+}
 
 
 def answers(url: str) -> bool:
@@ -80,6 +99,19 @@ def play(client: httpx.Client, spec: dict[str, Any]) -> None:
     print(f"  events: {client.base_url}/v1/games/{game_id}/events")
 
 
+def tournament(client: httpx.Client) -> None:
+    """Nine bots, three Swiss rounds, one game of each kind per round."""
+    created = client.post("/v1/tournaments", json=DEMO_TOURNAMENT).json()
+    tid = created["tournament_id"]
+    auth = {"Authorization": f"Bearer {created['organiser_token']}"}
+    for i, level in enumerate(["heuristic", "careful", "expert"] * 3):
+        bot = {"name": f"bot-{i + 1}", "kind": "bot", "bot_level": level if i < 3 else ""}
+        client.post(f"/v1/tournaments/{tid}/players", json=bot, headers=auth).raise_for_status()
+    client.post(f"/v1/tournaments/{tid}/start", headers=auth).raise_for_status()
+    print(f"tournament {tid}", flush=True)
+    watch(client, tid, chart="", timeout=120)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--url", default="http://127.0.0.1:8000")
@@ -89,6 +121,7 @@ def main() -> None:
         with httpx.Client(base_url=url, timeout=30) as client:
             for spec in DEMO_GAMES:
                 play(client, spec)
+            tournament(client)
     finally:
         if system is not None:
             system.send_signal(signal.SIGINT)
