@@ -108,34 +108,36 @@ def _result(state: State, command: Mapping[str, Any], rng: SeededRng) -> list[Ev
 def _round_ended(state: State) -> Event:
     current = state.current
     assert current is not None
+    placings = [(t.players, scoring.ranks(t.keys or ())) for t in current.tables]
+    alive = _survivors(state) if state.options["format"] == "elimination" else []
+    return Event(
+        "RoundEnded",
+        {
+            "round": current.round,
+            "points": _round_points(state, current),
+            "ratings": [list(r) for r in ratings.rate(state.ratings, placings)],
+            "alive": alive,
+        },
+    )
+
+
+def _round_points(state: State, current: Round) -> list[float]:
+    """Every player's points from the round: table points (or duplicate matchpoints);
+    a bye earns half the most anyone could earn."""
     points = [0.0] * len(state.players)
     tables = current.tables
-    if state.options["format"] == "duplicate":
+    duplicate = state.options["format"] == "duplicate"
+    if duplicate:
         earned = scoring.matchpoints([t.keys or () for t in tables])
     else:
         earned = [scoring.table_points(t.keys or ()) for t in tables]
     for table, table_points in zip(tables, earned, strict=True):
         for player, got in zip(table.players, table_points, strict=True):
             points[player] = got
-    bye_points = (
-        len(tables) - 1
-        if state.options["format"] == "duplicate"
-        else state.options["table_size"] - 1
-    ) / 2
+    most = len(tables) - 1 if duplicate else state.options["table_size"] - 1
     for player in current.byes:
-        points[player] = bye_points
-    placings = [(t.players, scoring.ranks(t.keys or ())) for t in tables]
-    new = ratings.rate(state.ratings, placings)
-    alive = _survivors(state) if state.options["format"] == "elimination" else []
-    return Event(
-        "RoundEnded",
-        {
-            "round": current.round,
-            "points": points,
-            "ratings": [list(r) for r in new],
-            "alive": alive,
-        },
-    )
+        points[player] = most / 2
+    return points
 
 
 def _survivors(state: State) -> list[int]:
