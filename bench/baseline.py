@@ -21,7 +21,7 @@ from fastapi import FastAPI
 
 from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.eventstore import NewEvent, open_store
-from services.core.loop import run
+from services.core.loop import run, tune_gc
 from services.core.settings import StoreSettings
 
 PAYLOAD = b'{"tree":"pair","cards":["R7","B7"]}'
@@ -87,6 +87,7 @@ if __name__ == "__main__":
     if sys.argv[1] == "grpc":
         run(serve_grpc(port))
     else:
+        tune_gc()  # as the gateway does
         uvicorn.run(
             http_app(os.environ["BASELINE_GRPC"]), host="127.0.0.1", port=port, log_level="warning"
         )

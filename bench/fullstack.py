@@ -182,6 +182,12 @@ def paired_runs(
         got = load("giraffe-raffe", 16, moves, seconds, url=where["gateway"], scripted=True)
         ratios.append(got["rate"] / chain["rate"])
         p99s.append(got["p99_ms"] / max(chain["p99_ms"], 1e-9))
+        print(
+            f"  pair {len(ratios)}: chain {chain['rate']:.0f} req/s, giraffe-raffe "
+            f"{got['rate']:.0f} moves/s, ratio {ratios[-1]:.2f}",
+            file=sys.stderr,
+            flush=True,
+        )
     label = f"giraffe-raffe vs chain, 16 games, {repeats} pairs"
     return [
         Figure(f"{label}: median moves/s ratio", statistics.median(ratios), "x"),

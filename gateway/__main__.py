@@ -6,9 +6,11 @@ import uvicorn
 
 from gateway.app import create_app
 from services.core.logs import configure_logging
+from services.core.loop import tune_gc
 
 if __name__ == "__main__":
     configure_logging()
+    tune_gc()
     uvicorn.run(
         create_app(),
         host=os.environ.get("RAFFE_HOST", "127.0.0.1"),

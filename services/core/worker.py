@@ -162,7 +162,7 @@ class CheckpointedWorker(PartitionWorker):
     once and the worker reads again without a pause (bot games go on at full speed)."""
 
     checkpoint_every_s = 1.0
-    idle_pause_s = 0.02
+    idle_pause_s = 0.05
 
     def __init__(self, store: EventStore, group: str, ttl_ms: int = 5000) -> None:
         super().__init__(store, group, ttl_ms)

@@ -28,7 +28,11 @@ def _play_json(p: Play) -> dict[str, Any]:
     return {"seat": p.seat, "cards": list(p.cards), "copies": dict(p.copies)}
 
 
+@lru_cache(maxsize=8192)
 def _tree_json(t: Tree, count_rule: str) -> dict[str, Any]:
+    """Cached per (immutable) tree: every seat's view and every view of an unchanged tree
+    share one dict, so the projection, which writes every seat's view after each event,
+    builds each tree once. Callers serialise views; none may mutate them."""
     n = need(t, count_rule)
     return {
         "id": t.id,

@@ -19,7 +19,7 @@ LAG = Gauge("raffe_projection_lag_events", "Partition-log events not yet project
 
 
 class Projector(PartitionWorker):
-    coalesce_s = 0.01  # read models lag up to 10 ms more; readers fall back to the engine
+    coalesce_s = 0.03  # read models lag up to 30 ms more; readers fall back to the engine
 
     def __init__(self, store: EventStore, ttl_ms: int = 5000) -> None:
         super().__init__(store, "proj", ttl_ms)
