@@ -75,9 +75,8 @@ async def play_one(http: httpx.AsyncClient, game: str, run: Run, worker: int) ->
             legal = (await http.get(f"/v1/games/{game_id}/commands", headers=_auth(token))).json()
             if not legal["to_act"]:
                 continue
-            seat_view = (await http.get(f"/v1/games/{game_id}", headers=_auth(token))).json()[
-                "view"
-            ]
+            url = f"/v1/games/{game_id}?min_version={legal['version']}"  # the same version
+            seat_view = (await http.get(url, headers=_auth(token))).json()["view"]
             body = {"command": bot(seat_view, legal, rng), "command_id": uuid.uuid4().hex}
             headers = {**_auth(token), "If-Match": f'"{legal["version"]}"'}
             await run.timed(http.post(f"/v1/games/{game_id}/commands", json=body, headers=headers))

@@ -92,8 +92,16 @@ def _result(state: State, command: Mapping[str, Any], rng: SeededRng) -> list[Ev
         or not all(isinstance(k, int | float) and not isinstance(k, bool) for k in keys)
     ):
         raise InvalidArgument("keys: one number per seat of the table", "bad_keys")
+    # Ratings move as each game finishes (the table's placings), recorded in the event.
+    rated = ratings.rate(state.ratings, [(table.players, scoring.ranks(keys))])
     finished = Event(
-        "TableFinished", {"round": number, "table": index, "keys": [float(k) for k in keys]}
+        "TableFinished",
+        {
+            "round": number,
+            "table": index,
+            "keys": [float(k) for k in keys],
+            "ratings": [list(rated[p]) for p in table.players],
+        },
     )
     events = [finished]
     after = evolve(state, finished)
@@ -108,14 +116,13 @@ def _result(state: State, command: Mapping[str, Any], rng: SeededRng) -> list[Ev
 def _round_ended(state: State) -> Event:
     current = state.current
     assert current is not None
-    placings = [(t.players, scoring.ranks(t.keys or ())) for t in current.tables]
     alive = _survivors(state) if state.options["format"] == "elimination" else []
     return Event(
         "RoundEnded",
         {
             "round": current.round,
             "points": _round_points(state, current),
-            "ratings": [list(r) for r in ratings.rate(state.ratings, placings)],
+            "ratings": [list(r) for r in state.ratings],  # everyone's, after the round
             "alive": alive,
         },
     )
@@ -263,6 +270,11 @@ def evolve(state: State, event: Event) -> State:
 def _table_finished(state: State, d: Mapping[str, Any]) -> State:
     current = state.current
     assert current is not None
+    table = next(t for t in current.tables if t.table == d["table"])
+    new_ratings = list(state.ratings)
+    for player, (mu, sigma) in zip(table.players, d["ratings"], strict=True):
+        new_ratings[player] = (mu, sigma)
+    state = state.but(ratings=tuple(new_ratings))
     tables = tuple(
         t.but(keys=tuple(d["keys"])) if t.table == d["table"] else t for t in current.tables
     )

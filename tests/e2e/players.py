@@ -33,11 +33,16 @@ def play_seat(
     bot = bot_for(game, level)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        current = http.get(f"/v1/games/{game_id}", headers=auth(token)).json()
+        legal = http.get(f"/v1/games/{game_id}/commands", headers=auth(token)).json()
+        # The view of the same version (the read model may lag the engine a little).
+        current = http.get(
+            f"/v1/games/{game_id}",
+            params={"min_version": legal["version"]},
+            headers=auth(token),
+        ).json()
         if current["view"]["status"]["over"]:
             return seen
-        legal = http.get(f"/v1/games/{game_id}/commands", headers=auth(token)).json()
-        if not legal["to_act"]:
+        if not legal["to_act"] or current["version"] != legal["version"]:
             time.sleep(0.02)
             continue
         command = bot(current["view"], legal, SeededRng(game_id, legal["version"]))

@@ -110,6 +110,19 @@ def test_bad_commands_before_the_start_are_refused_and_change_nothing(
     assert info.value.code == code and p.state == before
 
 
+def test_ratings_move_as_each_game_finishes() -> None:
+    p = started({"format": "swiss", "table_size": 3, "rounds": 2}, 6)
+    current = p.state.current
+    assert current is not None
+    first, other = current.tables
+    before = p.state.ratings
+    p.execute(ENGINE, {"type": "result", "round": 1, "table": first.table, "keys": [3, 2, 1]})
+    winner, _, last = first.players
+    assert p.state.ratings[winner][0] > before[winner][0] > p.state.ratings[last][0]
+    assert all(p.state.ratings[q] == before[q] for q in other.players)  # not played yet
+    assert len(p.state.rating_history) == 0  # the round has not ended
+
+
 def test_duplicate_tournaments_take_no_humans() -> None:
     """A finished table's revealed seed is the deal the round's other tables still play."""
     p = Playthrough.start(GAME, {"format": "duplicate"}, [SeatSpec("human")], "s")
