@@ -14,7 +14,7 @@ with its state and a seeded generator, and records the tables it gets in RoundSt
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
 
 Table = list[int]
@@ -118,8 +118,3 @@ def elimination(ranked: Sequence[int], size: int) -> tuple[list[Table], list[int
         lap, pos = divmod(i, count)
         tables[pos if lap % 2 == 0 else count - 1 - pos].append(p)
     return tables, byes
-
-
-def pairs_of(tables: Iterable[Sequence[int]]) -> set[frozenset[int]]:
-    """Every two players who shared a table."""
-    return {frozenset((a, b)) for t in tables for a in t for b in t if a != b}

@@ -41,13 +41,14 @@ def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
 
 
 def standings(state: State) -> list[dict[str, Any]]:
+    tiebreak = buchholz(state)
     return [
         {
             "rank": rank,
             "player": p,
             "name": state.players[p].name,
             "points": state.points[p],
-            "buchholz": buchholz(state, p),
+            "buchholz": tiebreak[p],
             "rating": {
                 "mu": state.ratings[p][0],
                 "sigma": state.ratings[p][1],
