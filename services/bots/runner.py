@@ -27,6 +27,7 @@ from services.core.rng import SeededRng
 from services.core.worker import CheckpointedWorker, gather_all
 
 log = logging.getLogger(__name__)
+MAX_WATCHED = 100_000  # games whose GameCreated the runner keeps in memory
 MOVES = Counter("raffe_bot_moves_total", "Moves played by bots", ["game", "result"])
 
 
@@ -63,7 +64,7 @@ class BotRunner(CheckpointedWorker):
         latest: dict[str, StoredEvent] = {}
         for e in events:
             if e.type == "GameCreated":
-                self.watched[e.game_id] = Watch.of(loads(e.payload))
+                self._remember(e.game_id, Watch.of(loads(e.payload)))
             latest[e.game_id] = e
         # Games are independent: each plays on concurrently (a game's own moves stay in
         # order, one after the other, inside act).
@@ -76,8 +77,13 @@ class BotRunner(CheckpointedWorker):
     async def _watch(self, game_id: str) -> Watch:
         if game_id not in self.watched:
             first = await self.store.read_game_range(game_id, 0, 1)
-            self.watched[game_id] = Watch.of(loads(first[0].payload) if first else {})
+            self._remember(game_id, Watch.of(loads(first[0].payload) if first else {}))
         return self.watched[game_id]
+
+    def _remember(self, game_id: str, watch: Watch) -> None:
+        if len(self.watched) >= MAX_WATCHED:  # games abandoned unfinished; re-read on need
+            self.watched.clear()
+        self.watched[game_id] = watch
 
     async def act(self, partition: int, game_type: str, game_id: str) -> bool:
         """Play every bot seat that must act now, until a human must act or it is over.

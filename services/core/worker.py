@@ -1,4 +1,5 @@
-"""A worker that follows the partition logs it owns (projection, bot runner).
+"""A worker that follows the partition logs it owns (projection, bot and tournament
+runners).
 
 Each loop: refresh the leases, read every owned partition after its checkpoint in one
 pipelined round trip, hand each batch to ``handle``, which stores its results together
@@ -79,8 +80,8 @@ class PartitionWorker(ABC):
                     continue
                 if not worked and (self.store.settings.cluster or not self.leases.owned):
                     await asyncio.sleep(self.idle_sleep)
-                elif worked and self.pause_after_work():
-                    await asyncio.sleep(self.pause_after_work())
+                elif worked and (pause := self.pause_after_work()):  # asked once: it resets
+                    await asyncio.sleep(pause)
         finally:
             await self.leases.release_all()
 
