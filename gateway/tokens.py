@@ -54,7 +54,14 @@ class SeatTokens:
 
     async def bind(self, token: str, game_id: str, seat: int) -> None:
         """Make ``token`` resolve to (game, seat); binding it again changes nothing."""
-        await self.store.redis.set(self._token_key(token_hash(token)), f"{game_id} {seat}")
+        await self.bind_all([(token, game_id, seat)])
+
+    async def bind_all(self, bindings: list[tuple[str, str, int]]) -> None:
+        """Several (token, game, seat) bindings in one round trip."""
+        pipe = self.store.redis.pipeline(transaction=False)
+        for token, game_id, seat in bindings:
+            pipe.set(self._token_key(token_hash(token)), f"{game_id} {seat}")
+        await pipe.execute()
 
     async def claim(self, game_id: str, seat: int) -> str | None:
         """A token for an open seat, or None if the seat is not open or already taken."""

@@ -30,6 +30,7 @@ ClientsDep = Annotated[Clients, Depends(clients)]
 CallerDep = Annotated[Caller, Depends(caller)]
 ORGANISER = 0
 PLAYER_SEATS = 1000  # a player's token resolves to seat PLAYER_SEATS + player
+BOT_LEVELS = {level for levels in BOTS.values() for level in levels}  # of any game
 
 
 def _engine(c: Clients) -> EngineClient:
@@ -70,8 +71,8 @@ async def register(
     """Register a bot or a human (organiser only, before the start). A human gets a
     player token: with it, GET /me shows their table and the seat token to play it."""
     _organiser(tournament_id, who)
-    if body.kind == "bot" and body.bot_level and body.bot_level not in _levels():
-        raise Problem(422, "bad_bot_level", f"bot levels are {', '.join(sorted(_levels()))}")
+    if body.kind == "bot" and body.bot_level and body.bot_level not in BOT_LEVELS:
+        raise Problem(422, "bad_bot_level", f"bot levels are {', '.join(sorted(BOT_LEVELS))}")
     command = {"type": "register", **body.model_dump()}
     done = await _engine(c).execute(tournament_id, ORGANISER, command, _cid(), 0)
     player = next(e["data"]["player"] for e in done.events if e["type"] == "PlayerRegistered")
@@ -157,25 +158,24 @@ async def me(
         raise Problem(401, "token_required", "send your player token")
     player = who.seat - PLAYER_SEATS
     _, view, _ = await _engine(c).view(tournament_id, -1)
-    tables = []
-    for r in view["rounds"]:
-        for t in r["tables"]:
-            if player in t["players"]:
-                game_id = table_game_id(tournament_id, r["round"], t["table"])
-                seat = t["players"].index(player)
-                token = _seat_token(_bearer(request), game_id, seat)
-                await c.tokens.bind(token, game_id, seat)
-                tables.append(
-                    {
-                        "round": r["round"],
-                        "game": r["game"],
-                        "game_id": game_id,
-                        "seat": seat,
-                        "token": token,
-                        "ready": await _exists(c, game_id),
-                        "finished": t["keys"] is not None,
-                    }
-                )
+    tables = [
+        {
+            "round": r["round"],
+            "game": r["game"],
+            "game_id": table_game_id(tournament_id, r["round"], t["table"]),
+            "seat": t["players"].index(player),
+            "finished": t["keys"] is not None,
+        }
+        for r in view["rounds"]
+        for t in r["tables"]
+        if player in t["players"]
+    ]
+    player_token = _bearer(request)
+    for table in tables:
+        table["token"] = _seat_token(player_token, table["game_id"], table["seat"])
+        # A finished table's game exists; only the current round's may not have yet.
+        table["ready"] = table["finished"] or await _exists(c, table["game_id"])
+    await c.tokens.bind_all([(t["token"], t["game_id"], t["seat"]) for t in tables])
     return {"player": player, "tables": tables}
 
 
@@ -226,10 +226,6 @@ def _seat_token(player_token: str, game_id: str, seat: int) -> str:
 
 def _bearer(request: Request) -> str:
     return request.headers.get("authorization", "").partition(" ")[2].strip()
-
-
-def _levels() -> set[str]:
-    return {level for levels in BOTS.values() for level in levels}
 
 
 def _cid() -> str:
