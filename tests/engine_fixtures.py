@@ -4,13 +4,14 @@ the test Redis (own key prefix), and a client connected to it."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
 from services.core.engine_client import EngineClient
 from services.core.game import Game
+from services.core.rng import SeededRng
 from services.core.server import start_engine
 from services.core.settings import ServiceSettings, StoreSettings
 
@@ -40,3 +41,24 @@ async def engine_for_test(
     """The body of a per-test `engine` fixture: the game's engine on the test Redis."""
     async with running_engine(game, replace(store, redis_url=redis_url)) as (client, _):
         yield client
+
+
+Bot = Callable[[dict[str, Any], dict[str, Any], SeededRng], dict[str, Any]]
+
+
+async def play_out(engine: EngineClient, game_id: str, bots: Sequence[Bot], rng: SeededRng) -> int:
+    """Play a game to its end through the engine: whoever must act moves with their bot's
+    choice from that seat's view and legal commands, naming the version it saw. Returns
+    the number of moves."""
+    moves = 0
+    while True:
+        version, _, status = await engine.view(game_id, -1)
+        if status["over"]:
+            return moves
+        seat = status["to_act"][0]
+        _, view, _ = await engine.view(game_id, seat)
+        _, legal = await engine.commands(game_id, seat)
+        command = bots[seat](view, legal, rng)
+        result = await engine.execute(game_id, seat, command, cid(), expected_version=version)
+        assert result.version > version and not result.duplicate
+        moves += 1

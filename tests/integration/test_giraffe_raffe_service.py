@@ -20,7 +20,7 @@ from services.core.local_redis import free_port
 from services.core.rng import SeededRng
 from services.giraffe_raffe.bots import BOTS
 from services.giraffe_raffe.game import GAME  # noqa: F401 - the engine fixture (conftest) serves it
-from tests.engine_fixtures import cid
+from tests.engine_fixtures import cid, play_out
 
 
 async def new_game(engine: EngineClient, players: int = 3, **options: object) -> str:
@@ -38,25 +38,10 @@ async def a_legal_play(engine: EngineClient, game_id: str) -> tuple[int, int, di
     return version, seat, {"type": "play", "tree": entry["tree"], "cards": entry["options"][0]}
 
 
-async def play_out(engine: EngineClient, game_id: str, bots: list[str]) -> int:
-    rng = SeededRng("bots", game_id)
-    moves = 0
-    while True:
-        version, _spectator, status = await engine.view(game_id, -1)
-        if status["over"]:
-            return moves
-        seat = status["to_act"][0]
-        _, view, _ = await engine.view(game_id, seat)
-        _, legal = await engine.commands(game_id, seat)
-        command = BOTS[bots[seat]](view, legal, rng)
-        result = await engine.execute(game_id, seat, command, cid(), expected_version=version)
-        assert result.version > version and not result.duplicate
-        moves += 1
-
-
 async def test_a_full_bot_game_over_grpc(engine: EngineClient) -> None:
     game_id = await new_game(engine, 3)
-    moves = await play_out(engine, game_id, ["heuristic", "random", "random"])
+    bots = [BOTS[b] for b in ("heuristic", "random", "random")]
+    moves = await play_out(engine, game_id, bots, SeededRng("bots", game_id))
     version, view, status = await engine.view(game_id, -1)
     assert moves > 0 and status["over"] and len(status["losers"]) == 1
     assert view["seed"] == "svc-seed"  # public once over (AL-2)

@@ -10,7 +10,7 @@ from services.core.game import SeatSpec
 from services.core.rng import SeededRng
 from services.giraffometer.bots import BOTS
 from services.giraffometer.game import GAME  # noqa: F401 - the engine fixture (conftest) serves it
-from tests.engine_fixtures import cid
+from tests.engine_fixtures import cid, play_out
 
 
 async def test_a_full_game_of_5_bots(engine: EngineClient) -> None:
@@ -18,15 +18,8 @@ async def test_a_full_game_of_5_bots(engine: EngineClient) -> None:
     game_id = created.game_id
     bots = ["expert", "normal", "easy", "random", "random"]
     rng = SeededRng("bots")
-    while True:
-        version, _, status = await engine.view(game_id, -1)
-        if status["over"]:
-            break
-        seat = status["to_act"][0]
-        _, view, _ = await engine.view(game_id, seat)
-        _, legal = await engine.commands(game_id, seat)
-        await engine.execute(game_id, seat, BOTS[bots[seat]](view, legal, rng), cid(), version)
-    _, final, status = await engine.view(game_id, -1)
+    assert await play_out(engine, game_id, [BOTS[b] for b in bots], rng)
+    version, final, status = await engine.view(game_id, -1)
     assert status["winners"] and all(final["scores"][w] >= 5 for w in status["winners"])
     _, events = await engine.events(game_id, -1)
     assert [e["version"] for e in events] == list(range(1, version + 1))

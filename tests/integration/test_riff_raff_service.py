@@ -10,22 +10,15 @@ from services.core.game import SeatSpec
 from services.core.rng import SeededRng
 from services.riff_raff.bots import BOTS
 from services.riff_raff.game import GAME  # noqa: F401 - the engine fixture (conftest) serves it
-from tests.engine_fixtures import cid
+from tests.engine_fixtures import cid, play_out
 
 
 async def test_a_full_4_player_bot_game(engine: EngineClient) -> None:
     created = await engine.create([SeatSpec("bot")] * 4, {}, seed="rr-svc")
     game_id, rng = created.game_id, SeededRng("bots")
     bots = ["careful", "random", "careful", "random"]
-    while True:
-        version, _, status = await engine.view(game_id, -1)
-        if status["over"]:
-            break
-        seat = status["to_act"][0]
-        _, view, _ = await engine.view(game_id, seat)
-        _, legal = await engine.commands(game_id, seat)
-        await engine.execute(game_id, seat, BOTS[bots[seat]](view, legal, rng), cid(), version)
-    _, final, status = await engine.view(game_id, -1)
+    assert await play_out(engine, game_id, [BOTS[b] for b in bots], rng)
+    version, final, status = await engine.view(game_id, -1)
     assert status["winners"]
     _, events = await engine.events(game_id, -1)
     loads = [e for e in events if e["type"] == "PieceLoaded"]
