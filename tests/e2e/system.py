@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,13 +25,17 @@ class System:
     redis_url: str
     env: dict[str, str]
     process: subprocess.Popen[str]
+    # every started process, as the launcher printed it: name -> (address, pid)
+    processes: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 @contextmanager
-def running_system(state_dir: Path, **env: str) -> Iterator[System]:
+def running_system(state_dir: Path, *args: str, **env: str) -> Iterator[System]:
+    """The launcher with ``args`` (e.g. --replicas 2 --cluster) and ``env`` added."""
     full_env = {**os.environ, **env}
+    command = [sys.executable, "-m", "services.launcher", "--free-ports", *args]
     process = subprocess.Popen(
-        [sys.executable, "-m", "services.launcher", "--free-ports", "--state-dir", str(state_dir)],
+        [*command, "--state-dir", str(state_dir)],
         stdout=subprocess.PIPE,
         stderr=(state_dir / "system.log").open("w"),
         text=True,
@@ -47,6 +51,8 @@ def running_system(state_dir: Path, **env: str) -> Iterator[System]:
     gateway = re.search(r"gateway: (http://\S+)", text)
     redis_url = re.search(r"at (redis://\S+)", text)
     assert gateway and redis_url, text
+    found = re.findall(r"^(.+?) at (\S+) \(pid (\d+)\)", text, re.M)
+    processes = {name: (address, int(pid)) for name, address, pid in found}
     engines = dict(re.findall(r"([a-z-]+) engine at (\S+)", text))
     projection = re.search(r"projection at (\S+)", text)
     wiring = {
@@ -57,11 +63,12 @@ def running_system(state_dir: Path, **env: str) -> Iterator[System]:
     drain = threading.Thread(target=lambda: [None for _ in process.stdout], daemon=True)  # type: ignore[union-attr]
     drain.start()
     try:
-        yield System(gateway.group(1), redis_url.group(1), {**full_env, **wiring}, process)
+        env_out = {**full_env, **wiring}
+        yield System(gateway.group(1), redis_url.group(1), env_out, process, processes)
     finally:
         process.send_signal(signal.SIGINT)
         try:
-            process.wait(timeout=30)
+            process.wait(timeout=60)
         except subprocess.TimeoutExpired:
             process.kill()
 

@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import signal
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,80 +27,42 @@ from services.tournament.game import GAME as TOURNAMENT
 from services.tournament.ids import table_game_id
 from services.tournament.state import State
 from tests.e2e.players import auth
+from tests.e2e.system import running_system
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 PLAYERS, TABLE, ROUNDS = 24, 3, 8  # 8 tables a round, 8 rounds: 64 games
 
 
-@contextmanager
-def scaled_system(state: Path) -> Iterator[dict[str, Any]]:
+def test_a_64_game_tournament_survives_a_killed_engine_and_bot_runner(tmp_path: Path) -> None:
     env = {
-        **os.environ,
         "RAFFE_LEASE_MS": "1500",  # a killed worker's partitions are free again soon
         "RAFFE_RATE_PER_ADDRESS": "100000",
         "RAFFE_RATE_PER_TOKEN": "100000",
     }
-    command = [sys.executable, "-m", "services.launcher", "--free-ports", "--replicas", "2"]
-    process = subprocess.Popen(
-        [*command, "--cluster", "--state-dir", str(state)],
-        stdout=subprocess.PIPE,
-        stderr=(state / "system.log").open("w"),
-        text=True,
-        env=env,
-    )
-    assert process.stdout is not None
-    text = ""
-    for line in process.stdout:
-        text += line
-        if "raffe is running" in line or "exited" in line:
-            break
-    threading.Thread(target=lambda: [None for _ in process.stdout], daemon=True).start()  # type: ignore[union-attr]
-    gateway = re.search(r"gateway: (http://\S+)", text)
-    redis = re.search(r"redis cluster of 3 primaries at (\S+)", text)
-    assert gateway and redis, text
-    found = re.findall(r"^(.+?) at (\S+) \(pid (\d+)\)", text, re.M)
-    pids = {name: int(pid) for name, _, pid in found}
-    addresses = {name: address for name, address, _ in found}
-    try:
-        yield {
-            "gateway": gateway.group(1),
-            "redis": redis.group(1),
-            "pids": pids,
-            "tournament engine": addresses["tournament engine #2"],
-        }
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-
-
-def test_a_64_game_tournament_survives_a_killed_engine_and_bot_runner(tmp_path: Path) -> None:
     with (
-        scaled_system(tmp_path) as system,
-        httpx.Client(base_url=system["gateway"], timeout=30) as http,
+        running_system(tmp_path, "--replicas", "2", "--cluster", **env) as system,
+        httpx.Client(base_url=system.base_url, timeout=30) as http,
     ):
-        pids = system["pids"]
+        pids = {name: pid for name, (_, pid) in system.processes.items()}
         assert sum(name.startswith("giraffe-raffe engine") for name in pids) == 2
         assert sum(name.startswith("bot runner") for name in pids) == 2
         tid = run_tournament(http, pids)
         live = http.get(f"/v1/tournaments/{tid}").json()
         assert live["status"]["over"] and live["progress"] == {"games": 64, "finished": 64}
         assert {r["game"] for r in live["rounds"]} == {"giraffe-raffe", "giraffometer", "riff-raff"}
-        settings = StoreSettings(redis_url=system["redis"], cluster=True)
-        folded, streams = asyncio.run(read_log(settings, tid, live))
-        engine = asyncio.run(engine_view(system["tournament engine"], tid))
+        settings = StoreSettings(redis_url=system.redis_url, cluster=True)
+        state, types, streams = asyncio.run(read_log(settings, tid, live))
+        surviving = system.processes["tournament engine #2"][0]
+        engine = asyncio.run(engine_view(surviving, tid))
         projected = http.get(f"/v1/tournaments/{tid}/standings").json()
-        rebuild(system["redis"])  # every read model again from the log alone
+        rebuild(system.redis_url)  # every read model again from the log alone
         rebuilt_model = http.get(f"/v1/tournaments/{tid}/standings").json()
-    for game_id, versions, types in streams:
+    for game_id, versions, game_types in streams:
         assert versions == list(range(1, len(versions) + 1)), game_id  # gapless
-        assert types.count("GameEnded") == 1 and types[-1] == "GameEnded", game_id
-    types = folded_events(folded)
+        assert game_types.count("GameEnded") == 1 and game_types[-1] == "GameEnded", game_id
     assert types.count("TableFinished") == 64  # each game reported once
     assert types.count("RoundStarted") == types.count("RoundEnded") == ROUNDS  # advanced once
-    rebuilt = TOURNAMENT.view(folded["state"], -1)
+    rebuilt = TOURNAMENT.view(state, -1)
     assert rebuilt["standings"] == engine["standings"] == live["standings"]
     assert rebuilt["rating_history"] == engine["rating_history"] == live["rating_history"]
     for served in (projected, rebuilt_model):  # the projection's, live and rebuilt
@@ -167,7 +125,9 @@ def run_tournament(http: httpx.Client, pids: dict[str, int]) -> str:
 
 async def read_log(
     settings: StoreSettings, tid: str, live: dict[str, Any]
-) -> tuple[dict[str, Any], list[tuple[str, list[int], list[str]]]]:
+) -> tuple[State, list[str], list[tuple[str, list[int], list[str]]]]:
+    """The tournament folded from its stored events, their types, and each table game's
+    versions and event types, all read from Redis."""
     store = await open_store(settings)
     try:
         events = await store.read_game(tid)
@@ -180,11 +140,6 @@ async def read_log(
                 game_id = table_game_id(tid, r["round"], t["table"])
                 stored = await store.read_game(game_id)
                 streams.append((game_id, [e.version for e in stored], [e.type for e in stored]))
-        return {"state": state, "types": [e.type for e in events]}, streams
+        return state, [e.type for e in events], streams
     finally:
         await store.redis.aclose()
-
-
-def folded_events(folded: dict[str, Any]) -> list[str]:
-    assert isinstance(folded["state"], State)
-    return list(folded["types"])
