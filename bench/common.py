@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -92,3 +93,9 @@ def launch(*args: str) -> tuple[subprocess.Popen[str], str]:
         if "raffe is running" in line:
             break
     return proc, text
+
+
+def pids_on(port: str) -> list[int]:
+    """The processes listening on 127.0.0.1:port (from `ss`)."""
+    out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True)
+    return [int(p) for p in re.findall(r"pid=(\d+)", out.stdout)]

@@ -28,7 +28,7 @@ from typing import Any
 
 import redis as sync_redis
 
-from bench.common import Figure, launch, print_table, write_json
+from bench.common import Figure, launch, pids_on, print_table, write_json
 from bench.populate import populate, replay_rate
 from services.core.eventstore import open_store
 from services.core.local_redis import free_port
@@ -115,13 +115,10 @@ def load(
 
 def rss_kb(port: str) -> int:
     """Resident memory of the process listening on 127.0.0.1:port (from /proc)."""
-    out = subprocess.run(
-        ["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True
-    ).stdout
-    pid = re.search(r"pid=(\d+)", out)
-    if not pid:
+    pids = pids_on(port)
+    if not pids:
         return 0
-    status = Path(f"/proc/{pid.group(1)}/status").read_text()
+    status = Path(f"/proc/{pids[0]}/status").read_text()
     return int(re.search(r"VmRSS:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
 
 

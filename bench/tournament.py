@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 from redis import Redis, RedisCluster
 
-from bench.common import Figure, launch, print_table, write_json
+from bench.common import Figure, launch, pids_on, print_table, write_json
 from services.core.eventstore import Keys
 from services.core.settings import StoreSettings
 
@@ -50,13 +50,8 @@ def start(
     pids = {name: int(pid) for name, pid in re.findall(r"^(.+?) at \S+ \(pid (\d+)\)", text, re.M)}
     ports = re.findall(r"redis://127\.0\.0\.1:(\d+)", text)
     for port in ports:
-        pids |= {f"redis {p}": p for p in _pids_on(port)}
+        pids |= {f"redis {p}": p for p in pids_on(port)}
     return proc, gateway.group(1), pids, f"redis://127.0.0.1:{ports[0]}/0"
-
-
-def _pids_on(port: str) -> list[int]:
-    out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True)
-    return [int(p) for p in re.findall(r"pid=(\d+)", out.stdout)]
 
 
 def cpu_seconds(pid: int) -> float:
