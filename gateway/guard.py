@@ -8,10 +8,10 @@ about a fifth of the gateway's CPU per command in the profile (docs/performance.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from prometheus_client import Counter, Histogram
 from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.problems import problem_response
@@ -94,7 +94,7 @@ class Guard:
             more = message.get("more_body", False)
         return b"".join(chunks)
 
-    def _body_refusal(self, headers: Headers, body: bytes | None) -> Any:
+    def _body_refusal(self, headers: Headers, body: bytes | None) -> JSONResponse | None:
         cap = self.settings.max_body_bytes
         if body is None:
             return problem_response(413, "too_large", f"bodies are at most {cap} bytes")
