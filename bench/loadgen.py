@@ -63,8 +63,10 @@ async def play_one(http: httpx.AsyncClient, game: str, run: Run, worker: int) ->
         created = (await http.post("/v1/games", json={"game": game, "seats": seats})).json()
         game_id, tokens = created["game_id"], created["tokens"]
         rng, bot = SeededRng(game_id, worker), bot_for(game, BOT[game])
+        seen = created["version"]  # as the docs ask: read at least what you have seen
         while run.more():
-            view = (await http.get(f"/v1/games/{game_id}", headers=_auth(tokens["0"]))).json()
+            url = f"/v1/games/{game_id}?min_version={seen}"
+            view = (await http.get(url, headers=_auth(tokens["0"]))).json()
             if "view" not in view:  # an error (e.g. rate limited): try again
                 await asyncio.sleep(0.05)
                 continue
@@ -79,7 +81,9 @@ async def play_one(http: httpx.AsyncClient, game: str, run: Run, worker: int) ->
             seat_view = (await http.get(url, headers=_auth(token))).json()["view"]
             body = {"command": bot(seat_view, legal, rng), "command_id": uuid.uuid4().hex}
             headers = {**_auth(token), "If-Match": f'"{legal["version"]}"'}
-            await run.timed(http.post(f"/v1/games/{game_id}/commands", json=body, headers=headers))
+            url = f"/v1/games/{game_id}/commands"
+            done = await run.timed(http.post(url, json=body, headers=headers))
+            seen = max(seen, done.json().get("version", seen))
 
 
 Move = tuple[int, int, dict[str, Any]]  # seat, version before, command

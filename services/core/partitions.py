@@ -17,6 +17,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from services.core.eventstore import EventStore
+from services.core.eventstore.pipelined import run_script_many
 
 RENEW_LUA = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -55,26 +56,44 @@ class PartitionLeases:
         return f"{self.store.settings.key_prefix}:{self.group}:workers"
 
     async def refresh(self) -> dict[int, int]:
-        """Heartbeat, renew what we hold, drop what we lost, take or give back partitions
-        towards a fair share. Returns the partitions owned now and their fences."""
+        """Heartbeat, renew what we hold (in one round trip), drop what we lost, take or
+        give back partitions towards a fair share. Returns the partitions owned now and
+        their fences."""
         redis, now = self.store.redis, int(time.time() * 1000)
-        await redis.zadd(self.workers_key, {self.owner: now + self.ttl_ms})
-        await redis.zremrangebyscore(self.workers_key, 0, now)
-        live = max(1, int(await redis.zcard(self.workers_key)))
+        pipe = redis.pipeline(transaction=False)
+        pipe.zadd(self.workers_key, {self.owner: now + self.ttl_ms})
+        pipe.zremrangebyscore(self.workers_key, 0, now)
+        pipe.zcard(self.workers_key)
+        live = max(1, int((await pipe.execute())[-1]))
         share = math.ceil(self.store.settings.partitions / live)
-        for p in list(self.owned):
-            if not await self._renew(keys=[self.lease_key(p)], args=[self.owner, self.ttl_ms]):
+        held = list(self.owned)
+        renewals = [([self.lease_key(p)], [self.owner, self.ttl_ms]) for p in held]
+        renewed = await run_script_many(redis, self._renew, renewals)
+        for p, ok in zip(held, renewed, strict=True):
+            if not ok:
                 del self.owned[p]
         while len(self.owned) > share:
             await self.release(max(self.owned))
-        for p in range(self.store.settings.partitions):
-            if len(self.owned) >= share:
-                break
-            if p not in self.owned and await redis.set(
-                self.lease_key(p), self.owner, nx=True, px=self.ttl_ms
-            ):
-                self.owned[p] = int(await redis.incr(self.fence_key(p)))
+        await self._take(share)
         return dict(self.owned)
+
+    async def _take(self, share: int) -> None:
+        """Take free partitions, lowest first, until we own ``share``: each round tries
+        as many as are missing in one round trip, then numbers the fences of those won."""
+        free = [p for p in range(self.store.settings.partitions) if p not in self.owned]
+        while free and len(self.owned) < share:
+            tried, free = free[: share - len(self.owned)], free[share - len(self.owned) :]
+            pipe = self.store.redis.pipeline(transaction=False)
+            for p in tried:
+                pipe.set(self.lease_key(p), self.owner, nx=True, px=self.ttl_ms)
+            won = [p for p, ok in zip(tried, await pipe.execute(), strict=True) if ok]
+            if not won:
+                continue
+            pipe = self.store.redis.pipeline(transaction=False)
+            for p in won:
+                pipe.incr(self.fence_key(p))
+            for p, fence in zip(won, await pipe.execute(), strict=True):
+                self.owned[p] = int(fence)
 
     async def release(self, p: int) -> None:
         await self._release(keys=[self.lease_key(p)], args=[self.owner])

@@ -237,8 +237,11 @@ class GameRuntime(Generic[S]):
             return stored
         out = []
         for s in stored:
-            event = redact_event(self.game, state, to_domain(s), seat)
-            out.append(replace(s, payload=to_new(event).payload))
+            domain = to_domain(s)
+            event = redact_event(self.game, state, domain, seat)
+            # Most events hide nothing (a game's redact returns them as they are): their
+            # stored payload stands, without encoding it again.
+            out.append(s if event is domain else replace(s, payload=to_new(event).payload))
         return out
 
     def _fold_new(self, game_id: str, loaded: Loaded[S], events: list[Event], r: AppendResult) -> S:

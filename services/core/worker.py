@@ -21,11 +21,13 @@ from typing import Any, TypeVar, cast
 
 from services.core.errors import RaffeError
 from services.core.eventstore import EventStore, StoredEvent
+from services.core.eventstore.pipelined import run_script_many
 from services.core.eventstore.store import parse_log_entry
 from services.core.partitions import PartitionLeases
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+Batch = tuple[int, list[StoredEvent]]  # a partition's fencing token and new events
 
 
 async def gather_all(work: Iterable[Awaitable[T]]) -> list[T]:
@@ -89,18 +91,26 @@ class PartitionWorker(ABC):
         owned = await self._owned()
         if not owned:
             return False
-        batches = {p: events for p, events in (await self._read(sorted(owned))).items() if events}
-        # Partitions are independent: their batches are handled concurrently, so one slow
-        # partition (a bot thinking, an engine call) does not hold up the others.
-        await gather_all(self._handle(p, owned[p], events) for p, events in batches.items())
-        return bool(batches)
+        read = await self._read(sorted(owned))
+        batches = {p: (owned[p], events) for p, events in read.items() if events}
+        if not batches:
+            return False
+        stored = await self.handle_all(batches)
+        for p, (_, events) in batches.items():
+            if stored[p]:
+                self.checkpoints[p] = events[-1].position
+            else:  # fenced: another worker owns it now
+                await self.leases.release(p)
+                self.checkpoints.pop(p, None)
+        return True
 
-    async def _handle(self, p: int, fence: int, events: list[StoredEvent]) -> None:
-        if await self.handle(p, fence, events):
-            self.checkpoints[p] = events[-1].position
-        else:  # fenced: another worker owns it now
-            await self.leases.release(p)
-            self.checkpoints.pop(p, None)
+    async def handle_all(self, batches: dict[int, Batch]) -> dict[int, bool]:
+        """Handle every partition's (fence, events); for each, whether it was stored
+        (False: fenced out). Partitions are independent: their batches are handled
+        concurrently, so one slow partition (a bot thinking, an engine call) does not
+        hold up the others. Workers may override this to share round trips."""
+        stored = await gather_all(self.handle(p, f, events) for p, (f, events) in batches.items())
+        return dict(zip(batches, stored, strict=True))
 
     async def _owned(self) -> dict[int, int]:
         now = time.monotonic()
@@ -156,19 +166,23 @@ class CheckpointedWorker(PartitionWorker):
     runners: what they do lives in the engines), stored under its fencing token.
 
     Subclasses implement ``work``, which says whether the batch needed doing anything.
-    Batches that needed nothing are checkpointed at most every ``checkpoint_every_s`` and
-    followed by a pause of ``idle_pause_s`` so the next read gathers more: reading a few
-    events again after a crash costs only a look, and one fenced write plus one read per
-    event was most of an idle runner's work under load. Busy batches are checkpointed at
-    once and the worker reads again without a pause (bot games go on at full speed)."""
+    Batches that needed nothing are checkpointed together at most every
+    ``checkpoint_every_s`` and followed by a pause of ``idle_pause_s`` so the next read
+    gathers more: reading a few events again after a crash costs only a look, and fenced
+    writes and reads per event were most of an idle runner's work under load. Busy
+    batches are checkpointed at once and the worker reads again without a pause (bot
+    games go on at full speed). A step's checkpoints share one round trip."""
 
     checkpoint_every_s = 1.0
-    idle_pause_s = 0.05
+    # A bot answers a human's move at most this much later than it could; under load it
+    # halves what the idle runners cost (docs/performance.md).
+    idle_pause_s = 0.1
 
     def __init__(self, store: EventStore, group: str, ttl_ms: int = 5000) -> None:
         super().__init__(store, group, ttl_ms)
         self._fenced_set = store.redis.register_script(FENCED_CHECKPOINT)
-        self._checkpointed: dict[int, float] = {}
+        self._checkpointed = 0.0
+        self._unsaved: dict[int, tuple[int, int]] = {}  # partition -> fence, position
         self._busy = False
 
     @abstractmethod
@@ -176,13 +190,21 @@ class CheckpointedWorker(PartitionWorker):
         """Do what the batch asks; True if it needed anything done."""
 
     async def handle(self, partition: int, fence: int, events: list[StoredEvent]) -> bool:
-        busy = await self.work(partition, events)
-        self._busy = self._busy or busy
+        return (await self.handle_all({partition: (fence, events)}))[partition]
+
+    async def handle_all(self, batches: dict[int, Batch]) -> dict[int, bool]:
+        done = await gather_all(self.work(p, events) for p, (_, events) in batches.items())
+        busy = {p for p, b in zip(batches, done, strict=True) if b}
+        self._busy = self._busy or bool(busy)
+        for p, (fence, events) in batches.items():
+            self._unsaved[p] = (fence, events[-1].position)
         now = time.monotonic()
-        if not busy and now - self._checkpointed.get(partition, 0.0) < self.checkpoint_every_s:
-            return True
-        self._checkpointed[partition] = now
-        return await self.save_checkpoint(partition, fence, events[-1].position)
+        every = now - self._checkpointed >= self.checkpoint_every_s
+        if every:
+            self._checkpointed = now
+        due = [p for p in self._unsaved if (every or p in busy) and p in self.leases.owned]
+        stored = await self.save_checkpoints({p: self._unsaved.pop(p) for p in due})
+        return {p: stored.get(p, True) for p in batches}
 
     def pause_after_work(self) -> float:
         busy, self._busy = self._busy, False  # set by any partition's batch of this step
@@ -192,10 +214,19 @@ class CheckpointedWorker(PartitionWorker):
         return f"{self.store.keys.tag(partition)}:{self.leases.group}:cp"
 
     async def load_checkpoint(self, partition: int) -> int:
+        self._unsaved.pop(partition, None)
         raw = await self.store.redis.get(self.checkpoint_key(partition))
         return int(raw) if raw else 0
 
     async def save_checkpoint(self, partition: int, fence: int, position: int) -> bool:
         """False when another worker holds the partition now (fenced out)."""
-        keys = [self.checkpoint_key(partition), self.leases.fence_key(partition)]
-        return bool(await self._fenced_set(keys=keys, args=[fence, position]))
+        return (await self.save_checkpoints({partition: (fence, position)}))[partition]
+
+    async def save_checkpoints(self, saves: dict[int, tuple[int, int]]) -> dict[int, bool]:
+        """Partition -> (fence, position), in one round trip; False where fenced out."""
+        calls = [
+            ([self.checkpoint_key(p), self.leases.fence_key(p)], [fence, position])
+            for p, (fence, position) in saves.items()
+        ]
+        replies = await run_script_many(self.store.redis, self._fenced_set, calls)
+        return {p: bool(r) for p, r in zip(saves, replies, strict=True)}

@@ -10,6 +10,7 @@ from typing import Any, cast
 
 from services.core.codec import dumps, loads
 from services.core.eventstore import EventStore
+from services.core.eventstore.pipelined import Call, run_script_many
 from services.projection.keys import ReadModelKeys
 
 NO_FENCE = "-"  # rebuilds write a generation nobody else writes
@@ -61,6 +62,16 @@ class GameModel:
         return out
 
 
+@dataclass(frozen=True)
+class Save:
+    """A partition's batch of read models, to be stored with its new checkpoint."""
+
+    partition: int
+    fence: str
+    position: int
+    games: list[GameModel]
+
+
 class ReadModels:
     def __init__(self, store: EventStore) -> None:
         self.store = store
@@ -78,21 +89,30 @@ class ReadModels:
     async def save(
         self, gen: int, partition: int, fence: str, position: int, games: list[GameModel]
     ) -> str:
+        return (await self.save_many(gen, [Save(partition, fence, position, games)]))[0]
+
+    async def save_many(self, gen: int, saves: list[Save]) -> list[str]:
+        """Each partition's batch with its checkpoint, fenced on its own, all in one
+        round trip: "ok", "stale" (already stored) or "fenced" for each."""
+        calls = [self._store_call(gen, s) for s in saves]
+        replies = await run_script_many(self.store.redis, self._store_script, calls)
+        return [r.decode() if isinstance(r, bytes) else str(r) for r in replies]
+
+    def _store_call(self, gen: int, save: Save) -> Call:
         keys = [
-            self.keys.checkpoint(gen, partition),
-            self.keys.fence(partition),
-            self.keys.lobby(gen, partition),
-            self.keys.lobby(gen, partition, TOURNAMENTS),
-            *(self.keys.game(gen, g.game_id) for g in games),
+            self.keys.checkpoint(gen, save.partition),
+            self.keys.fence(save.partition),
+            self.keys.lobby(gen, save.partition),
+            self.keys.lobby(gen, save.partition, TOURNAMENTS),
+            *(self.keys.game(gen, g.game_id) for g in save.games),
         ]
-        args: list[str | int | bytes] = [fence, position]
-        for g in games:
+        args: list[str | int | bytes] = [save.fence, save.position]
+        for g in save.games:
             fields = g.fields()
             lobby = 4 if g.summary.get("game") == TOURNAMENTS else 3
             score = int(g.summary.get("updated_ms", 0))
             args += [g.version, score, lobby, len(fields) // 2, *fields]
-        reply = await self._store_script(keys=keys, args=args)
-        return reply.decode() if isinstance(reply, bytes) else str(reply)
+        return keys, args
 
     # -- reads (the gateway) ----------------------------------------------------------
 

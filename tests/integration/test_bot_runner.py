@@ -65,14 +65,27 @@ async def test_two_runners_finish_bot_games_once_even_when_one_dies(
 async def test_the_runner_closes_a_round_when_its_timer_runs_out(
     redis_url: str, store_settings: StoreSettings
 ) -> None:
+    """The runner that noted the deadline stops before it passes; the one that takes
+    over its partitions knows nothing of it in memory, finds it in Redis and sends it."""
     settings = replace(store_settings, redis_url=redis_url, partitions=4)
     async with running_engine(GIRAFFOMETER, settings) as (gm, _):
         store = await open_store(settings)
-        runner = BotRunner(store, {"giraffometer": gm}, ttl_ms=400)
-        task = asyncio.create_task(runner.run())
+        first = BotRunner(store, {"giraffometer": gm}, ttl_ms=400)
+        task = asyncio.create_task(first.run())
         created = await gm.create(
             [SeatSpec("human"), SeatSpec("bot")], {"round_timer": 5}, seed="timer"
         )
+        partition = store.partition_of(created.game_id)
+        timers = f"{store.keys.tag(partition)}:bots:timers"
+        for _ in range(200):  # the first runner notes the round's deadline
+            if await store.redis.zscore(timers, created.game_id):
+                break
+            await asyncio.sleep(0.05)
+        assert await store.redis.zscore(timers, created.game_id)
+        first.stopping.set()
+        await task  # its leases are released: the next runner takes the partitions
+        runner = BotRunner(store, {"giraffometer": gm}, ttl_ms=400)
+        task = asyncio.create_task(runner.run())
         deadline = time.monotonic() + 15
         revealed = None
         while time.monotonic() < deadline and revealed is None:

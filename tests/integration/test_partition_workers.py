@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from services.core.eventstore import EventStore
 from services.core.partitions import PartitionLeases
-from services.projection.readmodels import GameModel, ReadModels
+from services.projection.readmodels import GameModel, ReadModels, Save
 
 
 def small(store: EventStore, partitions: int = 8) -> EventStore:
@@ -56,3 +56,28 @@ async def test_a_fenced_out_worker_cannot_store_and_redelivery_changes_nothing(
     assert await models.save(1, p, stale_fence, 11, [newer]) == "fenced"
     assert await models.view(1, "g1", -1) == (3, {"seen": 3})
     assert await models.checkpoint(1, p) == 10
+
+
+async def test_batches_of_several_partitions_are_fenced_each_on_its_own(
+    store: EventStore,
+) -> None:
+    """The projection stores a step's partitions in one round trip; a partition another
+    worker took over is refused alone, the others are stored."""
+    s = small(store)
+    models = ReadModels(s)
+    leases = PartitionLeases(s, "proj", ttl_ms=5000)
+    await leases.refresh()
+    mine, lost = sorted(leases.owned)[:2]
+    await s.redis.incr(leases.fence_key(lost))  # a new owner's fencing token
+    games = [GameModel(g, 1, {"game_id": g}, {-1: {"at": g}}) for g in ("a", "b")]
+    results = await models.save_many(
+        1,
+        [
+            Save(mine, str(leases.owned[mine]), 5, [games[0]]),
+            Save(lost, str(leases.owned[lost]), 6, [games[1]]),
+        ],
+    )
+    assert results == ["ok", "fenced"]
+    assert await models.view(1, "a", -1) == (1, {"at": "a"})
+    assert await models.view(1, "b", -1) is None
+    assert (await models.checkpoint(1, mine), await models.checkpoint(1, lost)) == (5, 0)

@@ -3,6 +3,7 @@ ids, read a game, read a partition log (DESIGN §3)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from importlib.resources import files
 from typing import Any, cast
@@ -33,6 +34,9 @@ _LIMIT_ERRORS: dict[str, type[InvalidArgument]] = {
 }
 
 
+_CONTROL = re.compile(rb"[\x00-\x1f\x7f]")  # bytes no id, type or name may hold
+
+
 def _text(value: object, what: str, max_bytes: int) -> bytes:
     """UTF-8 bytes of a non-empty printable string, or a typed error."""
     if not isinstance(value, str) or not value:
@@ -41,7 +45,7 @@ def _text(value: object, what: str, max_bytes: int) -> bytes:
         raw = value.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise InvalidArgument(f"{what} is not valid UTF-8", "not_utf8") from exc
-    if len(raw) > max_bytes or any(c < 0x20 or c == 0x7F for c in raw):
+    if len(raw) > max_bytes or _CONTROL.search(raw):
         raise InvalidArgument(
             f"{what} must be at most {max_bytes} bytes of printable text",
             f"bad_{what.replace(' ', '_')}",
@@ -229,6 +233,13 @@ class EventStore:
         """The last position written to a partition log (0 when empty)."""
         raw = await self.redis.get(self.keys.log_seq(partition))
         return int(raw) if raw else 0
+
+    async def partition_heads(self, partitions: Sequence[int]) -> list[int]:
+        """The last positions of several partition logs, in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        for p in partitions:
+            pipe.get(self.keys.log_seq(p))
+        return [int(raw) if raw else 0 for raw in await pipe.execute()]
 
     async def meta(self, game_id: str) -> GameMeta | None:
         check_game_id(game_id)
