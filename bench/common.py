@@ -63,7 +63,7 @@ def print_table(title: str, figures: list[Figure]) -> None:
     print(f"{'figure':<44}{'value':>14} {'unit':<10}{'vs baseline':>28}")
     for f in figures:
         ratio = f"{f.ratio:.2f}x {f.baseline}" if f.ratio is not None else ""
-        value = f"{f.value:>14,.2f}" if f.unit == "x" else f"{f.value:>14,.1f}"
+        value = f"{f.value:>14,.2f}" if f.unit == "x" or f.value < 10 else f"{f.value:>14,.1f}"
         print(f"{f.name:<44}{value} {f.unit:<10}{ratio:>28}")
 
 
@@ -99,3 +99,12 @@ def pids_on(port: str) -> list[int]:
     """The processes listening on 127.0.0.1:port (from `ss`)."""
     out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True)
     return [int(p) for p in re.findall(r"pid=(\d+)", out.stdout)]
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) a process has used so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

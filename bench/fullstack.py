@@ -23,12 +23,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import redis as sync_redis
 
-from bench.common import Figure, launch, pids_on, print_table, write_json
+from bench.common import Figure, cpu_seconds, launch, pids_on, print_table, write_json
 from bench.populate import populate, replay_rate
 from services.core.eventstore import open_store
 from services.core.local_redis import free_port
@@ -44,7 +45,8 @@ def start(cmd: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
     )
 
 
-def start_system(state: str) -> tuple[subprocess.Popen[str], dict[str, str]]:
+def start_system(state: str) -> tuple[subprocess.Popen[str], dict[str, str], dict[str, int]]:
+    """The launcher's process, the addresses it printed, and every service's pid."""
     proc, text = launch("--state-dir", state)
     found = dict(re.findall(r"(gateway: http|redis \S+ \(embedded.*?\) at redis)://(\S+)", text))
     urls = {
@@ -52,7 +54,10 @@ def start_system(state: str) -> tuple[subprocess.Popen[str], dict[str, str]]:
         "redis": "redis://" + next(v for k, v in found.items() if k.startswith("redis")),
     }
     engines = dict(re.findall(r"([a-z-]+) engine at (\S+)", text))
-    return proc, {**urls, **{f"engine:{k}": v for k, v in engines.items()}}
+    pids = {name: int(pid) for name, pid in re.findall(r"^(.+?) at \S+ \(pid (\d+)\)", text, re.M)}
+    redis_port = urls["redis"].rsplit(":", 1)[1].split("/")[0]
+    pids["redis"] = pids_on(redis_port)[0]
+    return proc, {**urls, **{f"engine:{k}": v for k, v in engines.items()}}, pids
 
 
 def start_baselines(redis_url: str) -> tuple[list[subprocess.Popen[str]], str]:
@@ -128,8 +133,9 @@ def run(
     moves, seconds = (300, 8.0) if short else (3000, 20.0)
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory() as state:
-        system, where = start_system(state)
+        system, where, pids = start_system(state)
         baselines, base_url = start_baselines(where["redis"])
+        pids |= {"baseline http": baselines[1].pid, "baseline grpc": baselines[0].pid}
         try:
             for n in levels:
                 ping = load("ping", n, moves, seconds, url=base_url)
@@ -145,6 +151,10 @@ def run(
                         chain["rate"] / ping["rate"],
                     ),
                     Figure(f"minimal chain p99, {n} clients", chain["p99_ms"], "ms"),
+                    # The client shares the two cores: what it costs bounds both sides.
+                    Figure(
+                        f"load generator CPU per chain request, {n}", chain["client_cpu_ms"], "ms"
+                    ),
                     Figure(f"raw XADD, {n} clients", raw["rate"], "ops/s"),
                 ]
                 for game in games:
@@ -153,7 +163,7 @@ def run(
                     got = load(game, n, moves, seconds, url=where["gateway"])
                     figures += game_figures(f"{game} interactive, {n} games", got, chain)
             if paired:
-                figures += paired_runs(where, base_url, paired, moves, seconds)
+                figures += paired_runs(where, pids, base_url, paired, moves, seconds)
             if memory:
                 figures += memory_and_rebuild(where, short)
         finally:
@@ -168,17 +178,33 @@ def run(
 
 
 def paired_runs(
-    where: dict[str, str], base_url: str, repeats: int, moves: int, seconds: float
+    where: dict[str, str],
+    pids: dict[str, int],
+    base_url: str,
+    repeats: int,
+    moves: int,
+    seconds: float,
 ) -> list[Figure]:
     """The target of the performance issue, measured against drift: the minimal chain and
     the Giraffe Raffe command path (16 games, scripted) alternate ``repeats`` times, and
-    each pair gives one ratio; the median and the range are reported."""
+    each pair gives one ratio; the median and the range are reported, and the CPU each
+    process spent per request (median over the pairs), from /proc."""
     ratios, p99s = [], []
+    cpu: dict[str, list[float]] = {}
     for _ in range(repeats):
-        chain = load("append", 16, moves, seconds, url=base_url)
-        got = load("giraffe-raffe", 16, moves, seconds, url=where["gateway"], scripted=True)
+        chain, chain_cpu = with_cpu(pids, lambda: load("append", 16, moves, seconds, url=base_url))
+        got, got_cpu = with_cpu(
+            pids,
+            lambda: load("giraffe-raffe", 16, moves, seconds, url=where["gateway"], scripted=True),
+        )
         ratios.append(got["rate"] / chain["rate"])
         p99s.append(got["p99_ms"] / max(chain["p99_ms"], 1e-9))
+        for side, used, n in (("chain request", chain_cpu, chain), ("move", got_cpu, got)):
+            for name, seconds_used in used.items():
+                per = seconds_used * 1000 / max(1, n["moves"])
+                if per >= 0.02:
+                    cpu.setdefault(f"CPU per {side}: {name}", []).append(per)
+            cpu.setdefault(f"CPU per {side}: load generator", []).append(n["client_cpu_ms"])
         print(
             f"  pair {len(ratios)}: chain {chain['rate']:.0f} req/s, giraffe-raffe "
             f"{got['rate']:.0f} moves/s, ratio {ratios[-1]:.2f}",
@@ -191,7 +217,18 @@ def paired_runs(
         Figure(f"{label}: lowest ratio", min(ratios), "x"),
         Figure(f"{label}: highest ratio", max(ratios), "x"),
         Figure(f"{label}: median p99 ratio", statistics.median(p99s), "x"),
+        *(Figure(name, statistics.median(v), "ms") for name, v in sorted(cpu.items())),
     ]
+
+
+def with_cpu(
+    pids: dict[str, int], work: Callable[[], dict[str, Any]]
+) -> tuple[dict[str, Any], dict[str, float]]:
+    """What ``work`` returns, and the CPU seconds each process spent meanwhile (a load
+    includes its untimed set-up, so these slightly overstate the timed part)."""
+    before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    result = work()
+    return result, {name: cpu_seconds(pid) - before[name] for name, pid in pids.items()}
 
 
 def game_figures(label: str, got: dict[str, Any], chain: dict[str, Any]) -> list[Figure]:
@@ -211,6 +248,13 @@ def game_figures(label: str, got: dict[str, Any], chain: dict[str, Any]) -> list
             "ms",
             "chain p99",
             got["p99_ms"] / max(chain["p99_ms"], 1e-9),
+        ),
+        Figure(
+            f"{label}: load generator CPU per request",
+            got["client_cpu_ms"],
+            "ms",
+            "chain's",
+            got["client_cpu_ms"] / max(chain["client_cpu_ms"], 1e-9),
         ),
     ]
 

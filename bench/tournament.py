@@ -14,20 +14,18 @@ and writes bench/results/tournament.json.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
 from redis import Redis, RedisCluster
 
-from bench.common import Figure, launch, pids_on, print_table, write_json
+from bench.common import Figure, cpu_seconds, launch, pids_on, print_table, write_json
 from services.core.eventstore import Keys
 from services.core.settings import StoreSettings
 
@@ -52,14 +50,6 @@ def start(
     for port in ports:
         pids |= {f"redis {p}": p for p in pids_on(port)}
     return proc, gateway.group(1), pids, f"redis://127.0.0.1:{ports[0]}/0"
-
-
-def cpu_seconds(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except FileNotFoundError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def play(url: str, players: int, rounds: int, label: str) -> float:
