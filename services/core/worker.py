@@ -2,8 +2,9 @@
 runners).
 
 Each loop: refresh the leases, read every owned partition after its checkpoint in one
-pipelined round trip, hand each batch to ``handle``, which stores its results together
-with the new checkpoint (fenced). On a single node the read is one blocking XREAD over
+pipelined round trip, hand all the batches to ``handle_all``, which stores each
+partition's results together with its new checkpoint (fenced per partition), the
+partitions' writes sharing one round trip. On a single node the read is one blocking XREAD over
 every owned partition; on Redis Cluster, where one XREAD cannot span slots, pipelined
 XRANGEs, with a short sleep when idle. After a batch, a worker may wait ``coalesce_s``
 so that the next read gathers more events: under load one read (and one write of read
@@ -60,8 +61,10 @@ class PartitionWorker(ABC):
     async def load_checkpoint(self, partition: int) -> int: ...
 
     @abstractmethod
-    async def handle(self, partition: int, fence: int, events: list[StoredEvent]) -> bool:
-        """Process a batch and store the new checkpoint with it; False if fenced out."""
+    async def handle_all(self, batches: dict[int, Batch]) -> dict[int, bool]:
+        """Process every partition's (fence, new events) and store the new checkpoints
+        with the results; for each partition, whether it was stored (False: fenced out).
+        One step's partitions are handled together, so they can share round trips."""
 
     async def tick(self) -> None:  # noqa: B027 - an optional hook, empty by default
         """Hook run once per loop (timers, generation switches)."""
@@ -103,14 +106,6 @@ class PartitionWorker(ABC):
                 await self.leases.release(p)
                 self.checkpoints.pop(p, None)
         return True
-
-    async def handle_all(self, batches: dict[int, Batch]) -> dict[int, bool]:
-        """Handle every partition's (fence, events); for each, whether it was stored
-        (False: fenced out). Partitions are independent: their batches are handled
-        concurrently, so one slow partition (a bot thinking, an engine call) does not
-        hold up the others. Workers may override this to share round trips."""
-        stored = await gather_all(self.handle(p, f, events) for p, (f, events) in batches.items())
-        return dict(zip(batches, stored, strict=True))
 
     async def _owned(self) -> dict[int, int]:
         now = time.monotonic()
@@ -189,10 +184,9 @@ class CheckpointedWorker(PartitionWorker):
     async def work(self, partition: int, events: list[StoredEvent]) -> bool:
         """Do what the batch asks; True if it needed anything done."""
 
-    async def handle(self, partition: int, fence: int, events: list[StoredEvent]) -> bool:
-        return (await self.handle_all({partition: (fence, events)}))[partition]
-
     async def handle_all(self, batches: dict[int, Batch]) -> dict[int, bool]:
+        # Partitions are independent: their work runs concurrently, so one slow partition
+        # (a bot thinking, an engine call) does not hold up the others.
         done = await gather_all(self.work(p, events) for p, (_, events) in batches.items())
         busy = {p for p, b in zip(batches, done, strict=True) if b}
         self._busy = self._busy or bool(busy)
@@ -217,10 +211,6 @@ class CheckpointedWorker(PartitionWorker):
         self._unsaved.pop(partition, None)
         raw = await self.store.redis.get(self.checkpoint_key(partition))
         return int(raw) if raw else 0
-
-    async def save_checkpoint(self, partition: int, fence: int, position: int) -> bool:
-        """False when another worker holds the partition now (fenced out)."""
-        return (await self.save_checkpoints({partition: (fence, position)}))[partition]
 
     async def save_checkpoints(self, saves: dict[int, tuple[int, int]]) -> dict[int, bool]:
         """Partition -> (fence, position), in one round trip; False where fenced out."""

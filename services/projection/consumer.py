@@ -51,9 +51,6 @@ class Projector(PartitionWorker):
         for p, head in zip(parts, await self.store.partition_heads(parts), strict=True):
             LAG.labels(str(p)).set(head - self.checkpoints[p])
 
-    async def handle(self, partition: int, fence: int, events: list[StoredEvent]) -> bool:
-        return (await self.handle_all({partition: (fence, events)}))[partition]
-
     async def handle_all(self, batches: dict[int, Batch]) -> dict[int, bool]:
         """Fold every partition's batch, then store them all in one round trip (each
         with its checkpoint, under its own fence)."""
