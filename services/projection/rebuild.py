@@ -23,7 +23,7 @@ async def rebuild(store: EventStore, progress: bool = False) -> int:
     models = ReadModels(store)
     gen = await models.generation() + 1
     folder = Folder(store)
-    total = sum([await store.partition_head(p) for p in range(store.settings.partitions)])
+    total = sum(await store.partition_heads(range(store.settings.partitions)))
     done = 0
     for p in range(store.settings.partitions):
         done += await _catch_up(store, models, folder, gen, p)

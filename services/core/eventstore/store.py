@@ -231,8 +231,7 @@ class EventStore:
 
     async def partition_head(self, partition: int) -> int:
         """The last position written to a partition log (0 when empty)."""
-        raw = await self.redis.get(self.keys.log_seq(partition))
-        return int(raw) if raw else 0
+        return (await self.partition_heads([partition]))[0]
 
     async def partition_heads(self, partitions: Sequence[int]) -> list[int]:
         """The last positions of several partition logs, in one round trip."""
