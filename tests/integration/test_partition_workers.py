@@ -36,6 +36,21 @@ async def test_two_workers_split_the_partitions_and_a_survivor_takes_over(
     assert all(b.owned[p] >= 2 for p in taken)  # a new fencing token for each takeover
 
 
+async def test_three_workers_share_partitions_unevenly_without_overlap(store: EventStore) -> None:
+    """Taking tries as many free partitions as are missing in one round trip; those
+    another worker holds are skipped and the next free ones tried."""
+    s = small(store)
+    workers = [PartitionLeases(s, "proj", ttl_ms=5000) for _ in range(3)]
+    for _ in range(4):
+        for w in workers:
+            await w.refresh()
+    owned = [set(w.owned) for w in workers]
+    assert sorted(len(o) for o in owned) == [2, 3, 3]
+    assert set().union(*owned) == set(range(8))
+    assert sum(len(o) for o in owned) == 8  # disjoint
+    assert all(fence >= 1 for w in workers for fence in w.owned.values())
+
+
 async def test_a_fenced_out_worker_cannot_store_and_redelivery_changes_nothing(
     store: EventStore,
 ) -> None:
