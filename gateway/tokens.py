@@ -42,8 +42,7 @@ class SeatTokens:
         fields: dict[Any, Any] = {f"kind:{i}": k for i, k in enumerate(kinds)}
         fields |= {f"token:{i}": token_hash(t) for i, t in tokens.items()}
         await self.store.redis.hset(self._seats_key(game_id), mapping=fields)
-        for seat, token in tokens.items():
-            await self.store.redis.set(self._token_key(token_hash(token)), f"{game_id} {seat}")
+        await self.bind_all([(token, game_id, seat) for seat, token in tokens.items()])
         return tokens
 
     async def issue(self, game_id: str, seat: int) -> str:
@@ -72,7 +71,7 @@ class SeatTokens:
         digest = token_hash(token)
         if not await self.store.redis.hsetnx(self._seats_key(game_id), f"token:{seat}", digest):
             return None
-        await self.store.redis.set(self._token_key(digest), f"{game_id} {seat}")
+        await self.bind(token, game_id, seat)
         return token
 
     async def open_seats(self, game_ids: list[str]) -> dict[str, list[int]]:

@@ -188,7 +188,10 @@ class BotRunner(CheckpointedWorker):
         deadline = int(status.get("deadline_ms") or 0)
         if command and deadline and deadline <= now:
             try:
-                await engine.execute(game_id, -1, command, f"timer:{game_id}:{deadline}", 0)
+                cid = f"timer:{game_id}:{deadline}"
+                done = await engine.execute(game_id, -1, command, cid, 0)
+                status = done.view["status"]  # the next deadline, without asking again
             except RaffeError as error:
                 log.info("timer command refused", extra={"game_id": game_id, "code": error.code})
-        await self._note_deadline(partition, game_id, (await engine.view(game_id, -1))[2])
+                _, _, status = await engine.view(game_id, -1)
+        await self._note_deadline(partition, game_id, status)
