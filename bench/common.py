@@ -95,6 +95,22 @@ def launch(*args: str) -> tuple[subprocess.Popen[str], str]:
     return proc, text
 
 
+def service_pids(launched: str) -> dict[str, int]:
+    """Service name -> pid, from the launcher's "<name> at <address> (pid N)" lines."""
+    found = re.findall(r"^(.+?) at \S+ \(pid (\d+)\)", launched, re.M)
+    return {name: int(pid) for name, pid in found}
+
+
+def rss_mib(pid: int) -> float:
+    """Resident memory of a process (from /proc; 0 once it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return 0.0
+    found = re.search(r"VmRSS:\s+(\d+)", status)
+    return int(found.group(1)) / 1024 if found else 0.0
+
+
 def pids_on(port: str) -> list[int]:
     """The processes listening on 127.0.0.1:port (from `ss`)."""
     out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True)

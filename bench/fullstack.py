@@ -24,12 +24,20 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import redis as sync_redis
 
-from bench.common import Figure, cpu_seconds, launch, pids_on, print_table, write_json
+from bench.common import (
+    Figure,
+    cpu_seconds,
+    launch,
+    pids_on,
+    print_table,
+    rss_mib,
+    service_pids,
+    write_json,
+)
 from bench.populate import populate, replay_rate
 from services.core.eventstore import open_store
 from services.core.local_redis import free_port
@@ -54,7 +62,7 @@ def start_system(state: str) -> tuple[subprocess.Popen[str], dict[str, str], dic
         "redis": "redis://" + next(v for k, v in found.items() if k.startswith("redis")),
     }
     engines = dict(re.findall(r"([a-z-]+) engine at (\S+)", text))
-    pids = {name: int(pid) for name, pid in re.findall(r"^(.+?) at \S+ \(pid (\d+)\)", text, re.M)}
+    pids = service_pids(text)
     redis_port = urls["redis"].rsplit(":", 1)[1].split("/")[0]
     pids["redis"] = pids_on(redis_port)[0]
     return proc, {**urls, **{f"engine:{k}": v for k, v in engines.items()}}, pids
@@ -118,15 +126,6 @@ def load(
     return dict(json.loads(lines[-1]))
 
 
-def rss_kb(port: str) -> int:
-    """Resident memory of the process listening on 127.0.0.1:port (from /proc)."""
-    pids = pids_on(port)
-    if not pids:
-        return 0
-    status = Path(f"/proc/{pids[0]}/status").read_text()
-    return int(re.search(r"VmRSS:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
-
-
 def run(
     short: bool, levels: list[int], games: list[str], memory: bool, paired: int = 0
 ) -> list[Figure]:
@@ -165,7 +164,7 @@ def run(
             if paired:
                 figures += paired_runs(where, pids, base_url, paired, moves, seconds)
             if memory:
-                figures += memory_and_rebuild(where, short)
+                figures += memory_and_rebuild(where, pids, short)
         finally:
             for p in [system, *baselines]:
                 p.send_signal(signal.SIGINT)
@@ -259,7 +258,7 @@ def game_figures(label: str, got: dict[str, Any], chain: dict[str, Any]) -> list
     ]
 
 
-def memory_and_rebuild(where: dict[str, str], short: bool) -> list[Figure]:
+def memory_and_rebuild(where: dict[str, str], pids: dict[str, int], short: bool) -> list[Figure]:
     games = 1000 if short else 10_000
     client = sync_redis.Redis.from_url(where["redis"])
     before = int(client.info("memory")["used_memory"])
@@ -269,14 +268,14 @@ def memory_and_rebuild(where: dict[str, str], short: bool) -> list[Figure]:
     started = time.perf_counter()
     asyncio.run(_rebuild(settings))
     rebuild_rate = events / (time.perf_counter() - started)
-    engine_port = where["engine:giraffe-raffe"].rsplit(":", 1)[1]
-    gateway_port = where["gateway"].rsplit(":", 1)[1]
     return [
         Figure(f"projection rebuild, {games} games", rebuild_rate, "events/s"),
         Figure("replay fold, long game", replay_rate(), "events/s"),
         Figure("Redis bytes per event (game stream + log)", (after - before) / events, "bytes"),
-        Figure("engine resident memory (giraffe-raffe)", rss_kb(engine_port) / 1024, "MiB"),
-        Figure("gateway resident memory", rss_kb(gateway_port) / 1024, "MiB"),
+        Figure(
+            "engine resident memory (giraffe-raffe)", rss_mib(pids["giraffe-raffe engine"]), "MiB"
+        ),
+        Figure("gateway resident memory", rss_mib(pids["gateway"]), "MiB"),
     ]
 
 

@@ -25,7 +25,15 @@ from typing import Any
 import httpx
 from redis import Redis, RedisCluster
 
-from bench.common import Figure, cpu_seconds, launch, pids_on, print_table, write_json
+from bench.common import (
+    Figure,
+    cpu_seconds,
+    launch,
+    pids_on,
+    print_table,
+    service_pids,
+    write_json,
+)
 from services.core.eventstore import Keys
 from services.core.settings import StoreSettings
 
@@ -45,7 +53,7 @@ def start(
     proc, text = launch(*args)
     gateway = re.search(r"gateway: (http://\S+)", text)
     assert gateway, text
-    pids = {name: int(pid) for name, pid in re.findall(r"^(.+?) at \S+ \(pid (\d+)\)", text, re.M)}
+    pids = service_pids(text)
     ports = re.findall(r"redis://127\.0\.0\.1:(\d+)", text)
     for port in ports:
         pids |= {f"redis {p}": p for p in pids_on(port)}
