@@ -12,6 +12,9 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -124,3 +127,11 @@ def cpu_seconds(pid: int) -> float:
     except FileNotFoundError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def with_cpu(pids: dict[str, int], work: Callable[[], T]) -> tuple[T, dict[str, float]]:
+    """What ``work`` returns, and the CPU seconds each process spent meanwhile (with a
+    load's untimed set-up included, so slightly more than its timed part)."""
+    before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    result = work()
+    return result, {name: cpu_seconds(pid) - before[name] for name, pid in pids.items()}

@@ -23,19 +23,18 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from typing import Any
 
 import redis as sync_redis
 
 from bench.common import (
     Figure,
-    cpu_seconds,
     launch,
     pids_on,
     print_table,
     rss_mib,
     service_pids,
+    with_cpu,
     write_json,
 )
 from bench.populate import populate, replay_rate
@@ -218,16 +217,6 @@ def paired_runs(
         Figure(f"{label}: median p99 ratio", statistics.median(p99s), "x"),
         *(Figure(name, statistics.median(v), "ms") for name, v in sorted(cpu.items())),
     ]
-
-
-def with_cpu(
-    pids: dict[str, int], work: Callable[[], dict[str, Any]]
-) -> tuple[dict[str, Any], dict[str, float]]:
-    """What ``work`` returns, and the CPU seconds each process spent meanwhile (a load
-    includes its untimed set-up, so these slightly overstate the timed part)."""
-    before = {name: cpu_seconds(pid) for name, pid in pids.items()}
-    result = work()
-    return result, {name: cpu_seconds(pid) - before[name] for name, pid in pids.items()}
 
 
 def game_figures(label: str, got: dict[str, Any], chain: dict[str, Any]) -> list[Figure]:

@@ -27,11 +27,11 @@ from redis import Redis, RedisCluster
 
 from bench.common import (
     Figure,
-    cpu_seconds,
     launch,
     pids_on,
     print_table,
     service_pids,
+    with_cpu,
     write_json,
 )
 from services.core.eventstore import Keys
@@ -95,10 +95,10 @@ def measure(replicas: int, cluster: bool, players: int, rounds: int) -> dict[str
     with tempfile.TemporaryDirectory() as state:
         proc, url, pids, redis_url = start(replicas, cluster, state)
         try:
-            before = {name: cpu_seconds(pid) for name, pid in pids.items()}
             events_before = events_logged(redis_url, cluster)
-            elapsed = play(url, players, rounds, f"{replicas} replica(s)")
-            used = {name: cpu_seconds(pid) - before[name] for name, pid in pids.items()}
+            elapsed, used = with_cpu(
+                pids, lambda: play(url, players, rounds, f"{replicas} replica(s)")
+            )
             events = events_logged(redis_url, cluster) - events_before
         finally:
             proc.send_signal(signal.SIGINT)
