@@ -23,6 +23,7 @@ async def append(
     expected: int,
     *events: NewEvent,
     command_id: str | None = None,
+    attended: bool = False,
 ) -> AppendResult:
     return await store.append(
         game,
@@ -32,6 +33,7 @@ async def append(
         list(events) or [ev()],
         time_ms=1_700_000_000_000,
         engine_version="test-1",
+        attended=attended,
     )
 
 

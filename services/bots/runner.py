@@ -24,7 +24,7 @@ from services.core.engine_client import EngineClient
 from services.core.errors import RaffeError
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.rng import SeededRng
-from services.core.worker import CheckpointedWorker, gather_all
+from services.core.worker import BOT_GROUP, CheckpointedWorker, gather_all
 
 log = logging.getLogger(__name__)
 NO_DEADLINE = 2**62  # a partition without timers
@@ -52,7 +52,7 @@ class BotRunner(CheckpointedWorker):
     def __init__(
         self, store: EventStore, engines: dict[str, EngineClient], ttl_ms: int = 5000
     ) -> None:
-        super().__init__(store, "bots", ttl_ms)
+        super().__init__(store, BOT_GROUP, ttl_ms)
         self.engines = engines
         self.watched: dict[str, Watch] = {}  # game -> what its GameCreated says
         self.timer_every_s = 0.2

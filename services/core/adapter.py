@@ -27,3 +27,5 @@ class GameAdapter:
     redact: Callable[..., Any]
     legal_commands: Callable[..., dict[str, Any]]
     recorded_options: Callable[[dict[str, Any]], dict[str, Any]] = unchanged
+    # Every game of this kind is followed by the runners (services.core.attention).
+    always_attended: bool = False

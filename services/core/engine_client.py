@@ -127,6 +127,7 @@ class EngineClient:
         game_id: str = "",
         seed: str = "",
         command_id: str = "",
+        attended: bool = False,
     ) -> common_pb2.CreateGameResponse:
         request = common_pb2.CreateGameRequest(
             game_id=game_id,
@@ -137,6 +138,7 @@ class EngineClient:
             options_json=dumps(dict(options)),
             seed=seed,
             command_id=command_id,
+            attended=attended,
         )
         return await self._call(lambda: self.stub.CreateGame(request, timeout=self.timeout))
 

@@ -89,6 +89,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 seed=request.seed,
                 command_id=request.command_id,
                 time_ms=request.time_ms or None,
+                attended=request.attended,
             )
             r = outcome.result
             created = loads(outcome.events[0].payload) if outcome.events else {}

@@ -64,6 +64,12 @@ class Game(Protocol[S]):
     @property
     def engine_version(self) -> str: ...
 
+    @property
+    def always_attended(self) -> bool:
+        """Whether runners follow every game of this kind, whatever its seats and clock
+        (services.core.attention)."""
+        ...
+
     def options(self, raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> JSON:
         """Validated options with defaults filled in; raises InvalidArgument."""
         ...

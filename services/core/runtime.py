@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
+from services.core.attention import attended as is_attended
 from services.core.codec import to_domain, to_new
 from services.core.errors import InvalidArgument, RaffeError, UnknownGame, VersionConflict
 from services.core.eventstore import (
@@ -73,7 +74,10 @@ class GameRuntime(Generic[S]):
         seed: str = "",
         command_id: str = "",
         time_ms: int | None = None,
+        attended: bool = False,
     ) -> Outcome:
+        """A new game. ``attended``: the creator asks the runners to follow it although
+        no seat is a bot and no clock runs (a tournament's table)."""
         game_id = game_id or uuid.uuid4().hex
         check_game_id(game_id)
         seed = seed or secrets.token_hex(16)
@@ -82,7 +86,10 @@ class GameRuntime(Generic[S]):
         time_ms = now_ms() if time_ms is None else time_ms
         events = opening(self.game, options, seats, seed, time_ms)
         new = [to_new(e) for e in events]
-        result = await self._append(game_id, 0, command_id or uuid.uuid4().hex, new, time_ms)
+        followed = is_attended(events[0].data, always=self.game.always_attended, asked=attended)
+        result = await self._append(
+            game_id, 0, command_id or uuid.uuid4().hex, new, time_ms, followed
+        )
         return await self._outcome(game_id, result, SPECTATOR)
 
     async def execute(
@@ -184,7 +191,13 @@ class GameRuntime(Generic[S]):
         )
 
     async def _append(
-        self, game_id: str, expected: int, command_id: str, events: list[NewEvent], time_ms: int
+        self,
+        game_id: str,
+        expected: int,
+        command_id: str,
+        events: list[NewEvent],
+        time_ms: int,
+        attended: bool = False,
     ) -> AppendResult:
         return await self.store.append(
             game_id,
@@ -194,6 +207,7 @@ class GameRuntime(Generic[S]):
             events,
             time_ms=time_ms,
             engine_version=self.game.engine_version,
+            attended=attended,
         )
 
     async def _current(self, game_id: str, expected: int, fresh: bool) -> Loaded[S]:

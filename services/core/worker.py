@@ -66,6 +66,10 @@ class PartitionWorker(ABC):
         with the results; for each partition, whether it was stored (False: fenced out).
         One step's partitions are handled together, so they can share round trips."""
 
+    def stream_key(self, partition: int) -> str:
+        """The stream this worker follows in each partition: the whole log by default."""
+        return self.store.keys.log(partition)
+
     async def tick(self) -> None:  # noqa: B027 - an optional hook, empty by default
         """Hook run once per loop (timers, generation switches)."""
 
@@ -125,7 +129,7 @@ class PartitionWorker(ABC):
         pipe = self.store.redis.pipeline(transaction=False)
         for p in partitions:
             pipe.xrange(
-                self.store.keys.log(p), f"({self.checkpoints.get(p, 0)}-0", "+", count=self.batch
+                self.stream_key(p), f"({self.checkpoints.get(p, 0)}-0", "+", count=self.batch
             )
         replies = await pipe.execute()
         return {
@@ -137,7 +141,7 @@ class PartitionWorker(ABC):
         """One XREAD over every owned partition, waiting up to ``block_ms`` for news: on a
         single node this replaces polling, so idle workers cost nothing. (On a cluster one
         XREAD cannot span slots, so those pipeline XRANGEs instead.)"""
-        keys = {self.store.keys.log(p).encode(): p for p in partitions}
+        keys = {self.stream_key(p).encode(): p for p in partitions}
         streams: dict[Any, Any] = {k: f"{self.checkpoints.get(p, 0)}-0" for k, p in keys.items()}
         reply = cast(
             list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]],
@@ -149,16 +153,30 @@ class PartitionWorker(ABC):
         }
 
 
+# Every group that follows the attended log: it is trimmed below all their checkpoints.
+BOT_GROUP, TOURNAMENT_GROUP = "bots", "tourn"
+ATTENDING_GROUPS = (BOT_GROUP, TOURNAMENT_GROUP)
+
+# KEYS: 1 checkpoint, 2 fence, 3 attended log, 4.. each attending group's checkpoint.
+# Entries every group has passed are read by no one again: trimmed (a group that never
+# checkpointed a partition counts as 0 there, which keeps everything).
 FENCED_CHECKPOINT = """
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
+local low = nil
+for i = 4, #KEYS do
+  local cp = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if low == nil or cp < low then low = cp end
+end
+if low and low > 0 then redis.call('XTRIM', KEYS[3], 'MINID', low .. '-0') end
 return 1
 """
 
 
 class CheckpointedWorker(PartitionWorker):
     """A worker whose only state is a checkpoint per partition (bot and tournament
-    runners: what they do lives in the engines), stored under its fencing token.
+    runners: what they do lives in the engines), stored under its fencing token. It
+    follows the attended log (services.core.attention): only games a runner must see.
 
     Subclasses implement ``work``, which says whether the batch needed doing anything.
     Batches that needed nothing are checkpointed together at most every
@@ -205,8 +223,11 @@ class CheckpointedWorker(PartitionWorker):
         busy, self._busy = self._busy, False  # set by any partition's batch of this step
         return 0.0 if busy else self.idle_pause_s
 
-    def checkpoint_key(self, partition: int) -> str:
-        return f"{self.store.keys.tag(partition)}:{self.leases.group}:cp"
+    def stream_key(self, partition: int) -> str:
+        return self.store.keys.attended(partition)
+
+    def checkpoint_key(self, partition: int, group: str = "") -> str:
+        return f"{self.store.keys.tag(partition)}:{group or self.leases.group}:cp"
 
     async def load_checkpoint(self, partition: int) -> int:
         self._unsaved.pop(partition, None)
@@ -216,7 +237,15 @@ class CheckpointedWorker(PartitionWorker):
     async def save_checkpoints(self, saves: dict[int, tuple[int, int]]) -> dict[int, bool]:
         """Partition -> (fence, position), in one round trip; False where fenced out."""
         calls = [
-            ([self.checkpoint_key(p), self.leases.fence_key(p)], [fence, position])
+            (
+                [
+                    self.checkpoint_key(p),
+                    self.leases.fence_key(p),
+                    self.stream_key(p),
+                    *(self.checkpoint_key(p, g) for g in ATTENDING_GROUPS),
+                ],
+                [fence, position],
+            )
             for p, (fence, position) in saves.items()
         ]
         replies = await run_script_many(self.store.redis, self._fenced_set, calls)

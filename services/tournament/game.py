@@ -17,4 +17,5 @@ GAME = GameAdapter(
     view=view.view,
     redact=view.redact,
     legal_commands=view.legal_commands,
+    always_attended=True,  # its runner opens every round's tables
 )

@@ -25,7 +25,7 @@ from services.core.engine_client import EngineClient
 from services.core.errors import RuleViolation
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.game import ENGINE, SeatSpec
-from services.core.worker import CheckpointedWorker, gather_all
+from services.core.worker import TOURNAMENT_GROUP, CheckpointedWorker, gather_all
 from services.tournament.ids import table_game_id, table_of, table_seed
 from services.tournament.scoring import result_keys
 
@@ -37,7 +37,7 @@ class TournamentRunner(CheckpointedWorker):
     def __init__(
         self, store: EventStore, engines: dict[str, EngineClient], ttl_ms: int = 5000
     ) -> None:
-        super().__init__(store, "tourn", ttl_ms)
+        super().__init__(store, TOURNAMENT_GROUP, ttl_ms)
         self.engines = engines
         self._seeds: dict[str, str] = {}
 
@@ -70,6 +70,7 @@ class TournamentRunner(CheckpointedWorker):
                 game_id=game_id,
                 seed=table_seed(seed, number, table["table"], duplicate),
                 command_id=f"create:{game_id}",
+                attended=True,  # this runner reports its result when it ends
             )
             STEPS.labels("game_created").inc()
 

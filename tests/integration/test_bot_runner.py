@@ -142,6 +142,12 @@ async def test_the_runner_leaves_human_games_without_a_clock_alone(
             await asyncio.sleep(0.05)
         assert runner.watched == {}
         assert bots in looking.viewed and humans not in looking.viewed
+        # The human game never reached the runner's stream (services.core.attention).
+        followed = set()
+        for p in range(settings.partitions):
+            entries = await store.redis.xrange(runner.stream_key(p))
+            followed |= {f[b"g"].decode() for _, f in entries}
+        assert followed == {bots}
         runner.stopping.set()
         await asyncio.gather(task, return_exceptions=True)
         await store.redis.aclose()

@@ -88,6 +88,7 @@ def script_args(store: EventStore, **override: Any) -> list[Any]:
         "max_events": 256,
         "max_bytes": 65536,
         "count": 1,
+        "attended": 0,
     }
     event = {"id": "e1", "etype": "T", "schema": 1, "payload": b"{}", "actor": -1}
     head.update({k: v for k, v in override.items() if k in head})
@@ -106,6 +107,9 @@ LUA_CASES = [
     ("over the event limit", {"count": 3, "max_events": 2}, "too_many_events"),
     ("oversized payload", {"payload": b"x" * 70000}, "event_too_large"),
     ("text actor", {"actor": "north"}, "bad_actor"),
+    ("attended neither 0 nor 1", {"attended": "yes"}, "bad_arguments"),
+    ("control byte in an ASCII type", {"etype": b"Played\x07"}, "bad_event_type"),
+    ("DEL in a command id", {"command": "c\x7f"}, "bad_command_id"),
 ]
 
 

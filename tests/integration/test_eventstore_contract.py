@@ -152,3 +152,15 @@ async def test_read_game_range_reads_a_window(any_store: EventStore) -> None:
     assert [e.version for e in await any_store.read_game(g, 8)] == [9, 10]
     assert await any_store.read_game("nosuchgame") == []
     assert await any_store.meta("nosuchgame") is None
+
+
+async def test_a_game_created_before_the_attended_log_counts_as_attended(
+    any_store: EventStore,
+) -> None:
+    """Its meta has no record either way: runners keep following it rather than lose it."""
+    g = game_id()
+    await append(any_store, g, 0)
+    await any_store.redis.hdel(any_store.keys.meta(g), "attended")
+    await append(any_store, g, 1, ev(), ev())
+    entries = await any_store.redis.xrange(any_store.keys.attended(any_store.partition_of(g)))
+    assert [f[b"v"] for _, f in entries if f[b"g"] == g.encode()] == [b"2", b"3"]

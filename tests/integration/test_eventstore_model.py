@@ -1,5 +1,6 @@
 """A hypothesis state machine drives appends (right and wrong versions, retries, reads)
-against the real store and an in-memory model, and checks they agree after every step."""
+against the real store and an in-memory model, and checks they agree after every step:
+versions, game streams, partition logs and the attended logs (the runners' share)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from services.core.settings import StoreSettings
 
 T = TypeVar("T")
 GAMES = ["alpha", "bravo", "charlie", "delta"]
+ATTENDED = {"alpha", "charlie"}  # created attended; the others not
 
 
 class StoreMachine(RuleBasedStateMachine):
@@ -47,8 +49,18 @@ class StoreMachine(RuleBasedStateMachine):
 
     async def _append(self, game: str, expected: int, command_id: str, types: list[str]) -> Any:
         batch = [NewEvent(id=str(uuid.uuid4()), type=t, payload=t.encode()) for t in types]
+        # Whether a game is attended is fixed when it is created: later appends saying the
+        # opposite change nothing.
+        attended = (game in ATTENDED) == (expected == 0)
         result = await self.store.append(
-            game, "model", expected, command_id, batch, time_ms=5, engine_version="m"
+            game,
+            "model",
+            expected,
+            command_id,
+            batch,
+            time_ms=5,
+            engine_version="m",
+            attended=attended,
         )
         return result, batch
 
@@ -104,6 +116,14 @@ class StoreMachine(RuleBasedStateMachine):
             for e in self.run(self.store.read_partition(p, 0, count=10_000)):
                 logged[e.game_id].append((e.id, e.type))
         assert logged == self.events
+
+    @invariant()
+    def attended_logs_hold_the_attended_games_entries_under_their_ids(self) -> None:
+        redis, keys = self.store.redis, self.store.keys
+        for p in range(4):
+            log = self.run(redis.xrange(keys.log(p)))
+            attended = self.run(redis.xrange(keys.attended(p)))
+            assert attended == [e for e in log if e[1][b"g"].decode() in ATTENDED]
 
 
 MACHINE_SETTINGS = settings(

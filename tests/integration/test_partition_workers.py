@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from services.core.eventstore import EventStore
+from services.core.eventstore import EventStore, StoredEvent
 from services.core.partitions import PartitionLeases
+from services.core.worker import BOT_GROUP, TOURNAMENT_GROUP, CheckpointedWorker
 from services.projection.readmodels import GameModel, ReadModels, Save
+from tests.eventstore_helpers import append, ev
 
 
 def small(store: EventStore, partitions: int = 8) -> EventStore:
@@ -96,3 +98,36 @@ async def test_batches_of_several_partitions_are_fenced_each_on_its_own(
     assert await models.view(1, "a", -1) == (1, {"at": "a"})
     assert await models.view(1, "b", -1) is None
     assert (await models.checkpoint(1, mine), await models.checkpoint(1, lost)) == (5, 0)
+
+
+class Noting(CheckpointedWorker):
+    """A runner of one of the attending groups that notes what it read."""
+
+    def __init__(self, store: EventStore, group: str) -> None:
+        super().__init__(store, group, ttl_ms=2000)
+        self.read: list[tuple[str, int]] = []
+
+    async def work(self, partition: int, events: list[StoredEvent]) -> bool:
+        self.read += [(e.game_id, e.version) for e in events]
+        return True  # busy: checkpointed at once
+
+
+async def test_runners_read_attended_games_only_and_trim_what_all_groups_passed(
+    store: EventStore,
+) -> None:
+    s = small(store, partitions=1)
+    bots, tourn = Noting(s, BOT_GROUP), Noting(s, TOURNAMENT_GROUP)
+    for game, attended in (("followed", True), ("humans-only", False)):
+        await append(s, game, 0, ev(), attended=attended)
+        await append(s, game, 1, ev(), ev())  # later appends follow the creation's choice
+    key = s.keys.attended(0)
+    assert await bots.step()
+    assert bots.read == [("followed", 1), ("followed", 2), ("followed", 3)]
+    assert await s.redis.xlen(key) == 3  # the tournament group has not read them yet
+    assert await tourn.step()
+    assert tourn.read == bots.read
+    assert await s.redis.xlen(key) == 1  # both passed: all but the last entry trimmed
+    await append(s, "followed", 3, ev())
+    assert await bots.step() and await tourn.step()
+    assert bots.read[-1] == tourn.read[-1] == ("followed", 4)
+    assert len(await s.read_partition(0, 0)) == 7  # the log itself keeps everything

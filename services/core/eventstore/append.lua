@@ -1,16 +1,23 @@
 -- Atomic append of one command's events to a game (DESIGN §3).
 --
--- KEYS: 1 game stream, 2 game meta, 3 game command ids, 4 partition log, 5 partition seq.
---       All five share the partition's hash tag, so this runs on Redis Cluster too.
+-- KEYS: 1 game stream, 2 game meta, 3 game command ids, 4 partition log, 5 partition seq,
+--       6 partition attended log. All six share the partition's hash tag, so this runs
+--       on Redis Cluster too.
 -- ARGV: 1 expected version, 2 command id, 3 game id, 4 game type, 5 time ms,
 --       6 engine version, 7 partition, 8 max events, 9 max event bytes, 10 event count,
+--       11 attended ("1"/"0", read when the game is created),
 --       then 5 per event: id, type, schema version, payload, actor seat.
+--
+-- An attended game (one a runner must follow: bots, clocks, tournaments) has each log
+-- entry copied, under the same id, to the attended log. Whether a game is attended is
+-- recorded in its meta when it is created; a game without the record (created before
+-- the attended log existed) counts as attended, so no runner loses sight of it.
 --
 -- Lua does not roll back, so every argument is validated before the first write.
 -- Replies: {"ok", version, first position, count} | {"dup", version, first position, count}
 --          | {"conflict", current version} | {"invalid", code, message}
 
-local HEAD = 10
+local HEAD = 11
 local PER_EVENT = 5
 
 local function invalid(code, message)
@@ -27,6 +34,8 @@ end
 
 -- Strict UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF), no control bytes.
 local function is_utf8_text(s)
+  -- Printable ASCII (ids, types, names almost always) in one scan in C.
+  if not string.find(s, '[^\32-\126]') then return true end
   local i, n = 1, #s
   while i <= n do
     local c = string.byte(s, i)
@@ -58,7 +67,7 @@ local function is_name(s, max)
 end
 
 -- 1. Validate everything.
-if #KEYS ~= 5 then return invalid('bad_keys', 'append needs exactly 5 keys') end
+if #KEYS ~= 6 then return invalid('bad_keys', 'append needs exactly 6 keys') end
 if #ARGV < HEAD then return invalid('bad_arguments', 'missing arguments') end
 local expected, command_id, game_id, game_type = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local time_ms, engine, partition = ARGV[5], ARGV[6], ARGV[7]
@@ -71,6 +80,9 @@ if not is_name(engine, 64) then return invalid('bad_engine_version', 'engine ver
 if not is_uint(partition) then return invalid('bad_partition', 'partition must be a non-negative integer') end
 if not is_uint(ARGV[8]) or not is_uint(ARGV[9]) or not is_uint(ARGV[10]) then
   return invalid('bad_arguments', 'limits and count must be non-negative integers')
+end
+if ARGV[11] ~= '0' and ARGV[11] ~= '1' then
+  return invalid('bad_arguments', 'attended must be 0 or 1')
 end
 local max_events, max_bytes, n = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
 if n < 1 then return invalid('no_events', 'an append needs at least one event') end
@@ -94,7 +106,7 @@ if known then
 end
 
 -- 3. Optimistic concurrency on the version kept in meta (never XLEN).
-local meta = redis.call('HMGET', KEYS[2], 'version', 'type')
+local meta = redis.call('HMGET', KEYS[2], 'version', 'type', 'attended')
 local current = tonumber(meta[1] or '0')
 if current ~= tonumber(expected) then return {'conflict', current} end
 if meta[2] and meta[2] ~= game_type then
@@ -102,6 +114,8 @@ if meta[2] and meta[2] ~= game_type then
 end
 
 -- 4. Write.
+local attended = ARGV[11]
+if current > 0 then attended = meta[3] or '1' end
 local seq = tonumber(redis.call('GET', KEYS[5]) or '0')
 local first_position = seq + 1
 local last_id = ''
@@ -113,15 +127,18 @@ for e = 0, n - 1 do
   redis.call('XADD', KEYS[1], version .. '-0',
     'i', ARGV[b + 1], 't', ARGV[b + 2], 's', ARGV[b + 3], 'p', ARGV[b + 4], 'a', ARGV[b + 5],
     'c', command_id, 'm', time_ms, 'e', engine)
-  redis.call('XADD', KEYS[4], seq .. '-0',
+  local entry = {seq .. '-0',
     'g', game_id, 'v', version, 'y', game_type,
     'i', ARGV[b + 1], 't', ARGV[b + 2], 's', ARGV[b + 3], 'p', ARGV[b + 4], 'a', ARGV[b + 5],
-    'c', command_id, 'm', time_ms, 'e', engine)
+    'c', command_id, 'm', time_ms, 'e', engine}
+  redis.call('XADD', KEYS[4], unpack(entry))
+  if attended == '1' then redis.call('XADD', KEYS[6], unpack(entry)) end
 end
 local new_version = current + n
 redis.call('SET', KEYS[5], seq)
 if current == 0 then
-  redis.call('HSET', KEYS[2], 'type', game_type, 'created', time_ms, 'partition', partition)
+  redis.call('HSET', KEYS[2], 'type', game_type, 'created', time_ms, 'partition', partition,
+    'attended', attended)
 end
 redis.call('HSET', KEYS[2], 'version', new_version, 'last_event_id', last_id, 'updated', time_ms)
 redis.call('HSET', KEYS[3], command_id, new_version .. ':' .. first_position .. ':' .. n)

@@ -48,6 +48,11 @@ class Keys:
     def log_seq(self, partition: int) -> str:
         return f"{self.tag(partition)}:log:seq"
 
+    def attended(self, partition: int) -> str:
+        """The partition's attended log: the log entries (same ids) of the games a runner
+        must follow (bots, clocks, tournaments), so runners skip the rest unread."""
+        return f"{self.tag(partition)}:log:attended"
+
     def append_keys(self, game_id: str) -> list[str]:
         p = self.partition_of(game_id)
         return [
@@ -56,4 +61,5 @@ class Keys:
             self.commands(game_id),
             self.log(p),
             self.log_seq(p),
+            self.attended(p),
         ]

@@ -83,16 +83,21 @@ class EventStore:
         *,
         time_ms: int,
         engine_version: str,
+        attended: bool = False,
     ) -> AppendResult:
         """Append ``events`` atomically if the game is at ``expected_version``.
 
         Raises VersionConflict (with the current version) and InvalidArgument subclasses;
         in both cases nothing was written. A command id seen before returns the original
         result with ``duplicate=True`` and writes nothing.
+
+        ``attended`` counts when the game is created (expected version 0): the game's
+        events go to its partition's attended log too, which the runners follow.
         """
         args = self._append_args(
             game_id, game_type, expected_version, command_id, events, time_ms, engine_version
         )
+        args.insert(10, 1 if attended else 0)
         reply = await self._append(keys=self.keys.append_keys(game_id), args=args)
         return self._parse_reply(game_id, expected_version, reply)
 
