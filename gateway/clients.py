@@ -42,7 +42,10 @@ class Clients:
         return cls(
             settings,
             store,
-            {name: EngineClient.connect(target) for name, target in settings.engines.items()},
+            {
+                name: EngineClient.connect(target, multiplexed=True)
+                for name, target in settings.engines.items()
+            },
             projection_pb2_grpc.ProjectionStub(channel),  # type: ignore[no-untyped-call]
             channel,
             ReadModels(store),

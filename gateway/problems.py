@@ -9,7 +9,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from services.core.engine_client import EngineUnavailable
 from services.core.errors import (
     InvalidArgument,
     RaffeError,
@@ -17,6 +16,7 @@ from services.core.errors import (
     UnknownGame,
     VersionConflict,
 )
+from services.core.grpc_errors import EngineUnavailable
 
 MEDIA_TYPE = "application/problem+json"
 

@@ -15,15 +15,10 @@ import orjson
 
 from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.codec import dumps, loads
-from services.core.errors import (
-    InvalidArgument,
-    RaffeError,
-    RuleViolation,
-    UnknownGame,
-    VersionConflict,
-)
+from services.core.engine_stream import ExecuteStreams
+from services.core.errors import RaffeError
 from services.core.game import SeatSpec
-from services.core.grpc_errors import from_call_error
+from services.core.grpc_errors import from_call_error, typed
 
 R = TypeVar("R")
 
@@ -47,22 +42,8 @@ SERVICE_CONFIG = dumps(
 ).decode()
 
 
-class EngineUnavailable(RaffeError):
-    code = "engine_unavailable"
-
-
 def typed_error(error: grpc.aio.AioRpcError) -> RaffeError:
-    detail = from_call_error(error)
-    status = error.code()
-    if detail is None:
-        return EngineUnavailable(error.details() or str(status))
-    if status == grpc.StatusCode.ABORTED:
-        return VersionConflict(0, detail.current_version, detail.message)
-    if status == grpc.StatusCode.NOT_FOUND:
-        return UnknownGame(detail.message, detail.code)
-    if status == grpc.StatusCode.FAILED_PRECONDITION:
-        return RuleViolation(detail.message, detail.code)
-    return InvalidArgument(detail.message, detail.code)
+    return typed(error.code(), from_call_error(error), error.details() or "")
 
 
 @dataclass(frozen=True)
@@ -93,13 +74,19 @@ def event_json(e: common_pb2.Event, data: Any = None) -> dict[str, Any]:
 
 
 class EngineClient:
-    def __init__(self, channel: grpc.aio.Channel, timeout: float = 10.0) -> None:
+    """``multiplexed``: commands (not dry runs) go over ExecuteMany streams
+    (services.core.engine_stream), everything else as unary calls."""
+
+    def __init__(
+        self, channel: grpc.aio.Channel, timeout: float = 10.0, multiplexed: bool = False
+    ) -> None:
         self.channel = channel
         self.stub = common_pb2_grpc.EngineStub(channel)  # type: ignore[no-untyped-call]
         self.timeout = timeout
+        self.streams = ExecuteStreams(self.stub, timeout=timeout) if multiplexed else None
 
     @classmethod
-    def connect(cls, target: str) -> EngineClient:
+    def connect(cls, target: str, multiplexed: bool = False) -> EngineClient:
         # round_robin over every address a dns:/// target resolves to (headless Services);
         # a call that finds its replica gone (UNAVAILABLE) is retried on another one. Safe:
         # commands carry ids the engine deduplicates.
@@ -108,9 +95,11 @@ class EngineClient:
             ("grpc.enable_retries", 1),
             ("grpc.service_config", SERVICE_CONFIG),
         ]
-        return cls(grpc.aio.insecure_channel(target, options=options))
+        return cls(grpc.aio.insecure_channel(target, options=options), multiplexed=multiplexed)
 
     async def close(self) -> None:
+        if self.streams is not None:
+            await self.streams.close()
         await self.channel.close()
 
     async def _call(self, call: Callable[[], Awaitable[R]]) -> R:
@@ -200,6 +189,8 @@ class EngineClient:
                 dry_run=dry_run,
             )
         )
+        if self.streams is not None and not dry_run:
+            return await self.streams.execute(request)
         return await self._call(lambda: self.stub.Execute(request, timeout=self.timeout))
 
     async def view(self, game_id: str, seat: int) -> tuple[int, dict[str, Any], dict[str, Any]]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
@@ -14,7 +15,7 @@ from services.core.codec import dumps, loads
 from services.core.errors import InvalidArgument, RaffeError
 from services.core.eventstore import StoredEvent
 from services.core.game import SeatSpec
-from services.core.grpc_errors import to_status
+from services.core.grpc_errors import INTERNAL, status_of, to_status
 from services.core.runtime import GameRuntime
 
 log = logging.getLogger(__name__)
@@ -22,6 +23,7 @@ COMMANDS = Counter("raffe_engine_commands_total", "Commands executed", ["game", 
 LATENCY = Histogram("raffe_engine_command_seconds", "Time to execute a command", ["game"])
 R = TypeVar("R")
 MAX_PAGE = 500
+MAX_IN_FLIGHT = 256  # calls one ExecuteMany stream may have running at once
 SEAT_KINDS = ("human", "bot", "open")
 
 
@@ -106,56 +108,98 @@ class EngineService(common_pb2_grpc.EngineServicer):
     async def Execute(
         self, request: common_pb2.ExecuteRequest, context: grpc.aio.ServicerContext
     ) -> common_pb2.ExecuteResponse:
-        game = self.runtime.game.name
+        return await guard(context, lambda: self._execute(request.command))
 
-        async def run() -> common_pb2.ExecuteResponse:
-            c = request.command
+    async def ExecuteMany(
+        self,
+        calls: AsyncIterator[common_pb2.ExecuteCall],
+        context: grpc.aio.ServicerContext,
+    ) -> AsyncIterator[common_pb2.ExecuteAnswer]:
+        """Each call runs as its own task (one slow command holds up no other) and is
+        answered as soon as it is done; at most MAX_IN_FLIGHT at once per stream."""
+        answers: asyncio.Queue[common_pb2.ExecuteAnswer | None] = asyncio.Queue()
+        room = asyncio.Semaphore(MAX_IN_FLIGHT)
+        running: set[asyncio.Task[None]] = set()
+
+        async def answer(call: common_pb2.ExecuteCall) -> None:
             try:
-                with LATENCY.labels(game).time():
-                    return await execute(c)
-            except RaffeError as error:
-                COMMANDS.labels(game, error.code).inc()
-                log.info(
-                    "command refused",
-                    extra={"game_id": c.game_id, "seat": c.seat, "code": error.code},
+                response = await self._execute(call.request.command)
+                answers.put_nowait(common_pb2.ExecuteAnswer(call=call.call, response=response))
+            except Exception as error:  # a typed error or a bug: an answer, never a crash
+                status = status_of(error) if isinstance(error, RaffeError) else INTERNAL
+                if not isinstance(error, RaffeError):
+                    log.exception("unexpected error")
+                answers.put_nowait(
+                    common_pb2.ExecuteAnswer(call=call.call, status=status.SerializeToString())
                 )
-                raise
+            finally:
+                room.release()
 
-        async def execute(c: common_pb2.Command) -> common_pb2.ExecuteResponse:
-            outcome = await self.runtime.execute(
-                c.game_id,
-                c.seat,
-                _json_object(c.command_json, "command"),
-                command_id=c.command_id,
-                expected_version=c.expected_version,
-                time_ms=c.time_ms or None,
-                dry_run=c.dry_run,
-            )
-            view = outcome.view
-            if view is None:
-                _, view, _ = await self.runtime.view(c.game_id, c.seat)
-            r = outcome.result
-            COMMANDS.labels(game, "duplicate" if r.duplicate else "ok").inc()
-            log.debug(  # per command: metrics count them; refusals are logged at info
-                "command",
-                extra={
-                    "game_id": c.game_id,
-                    "version": r.version,
-                    "seat": c.seat,
-                    "command_id": c.command_id,
-                    "duplicate": r.duplicate,
-                },
-            )
-            return common_pb2.ExecuteResponse(
-                version=r.version,
-                partition=r.partition,
-                position=r.last_position,
-                duplicate=r.duplicate,
-                events=[event_pb(e) for e in outcome.events],
-                view_json=dumps(view),
-            )
+        async def read() -> None:
+            async for call in calls:
+                await room.acquire()
+                task = asyncio.create_task(answer(call))
+                running.add(task)
+                task.add_done_callback(running.discard)
+            await asyncio.gather(*running)
+            answers.put_nowait(None)  # the client is done writing and every call answered
 
-        return await guard(context, run)
+        reader = asyncio.create_task(read())
+        try:
+            while (reply := await answers.get()) is not None:
+                yield reply
+            await reader  # raises what ended the reading, if anything did
+        finally:
+            for task in (reader, *running):
+                task.cancel()
+
+    async def _execute(self, c: common_pb2.Command) -> common_pb2.ExecuteResponse:
+        game = self.runtime.game.name
+        try:
+            with LATENCY.labels(game).time():
+                return await self._execute_timed(c)
+        except RaffeError as error:
+            COMMANDS.labels(game, error.code).inc()
+            log.info(
+                "command refused",
+                extra={"game_id": c.game_id, "seat": c.seat, "code": error.code},
+            )
+            raise
+
+    async def _execute_timed(self, c: common_pb2.Command) -> common_pb2.ExecuteResponse:
+        game = self.runtime.game.name
+        outcome = await self.runtime.execute(
+            c.game_id,
+            c.seat,
+            _json_object(c.command_json, "command"),
+            command_id=c.command_id,
+            expected_version=c.expected_version,
+            time_ms=c.time_ms or None,
+            dry_run=c.dry_run,
+        )
+        view = outcome.view
+        if view is None:
+            _, view, _ = await self.runtime.view(c.game_id, c.seat)
+        r = outcome.result
+        COMMANDS.labels(game, "duplicate" if r.duplicate else "ok").inc()
+        log.debug(  # per command: metrics count them; refusals are logged at info
+            "command",
+            extra={
+                "game_id": c.game_id,
+                "version": r.version,
+                "seat": c.seat,
+                "command_id": c.command_id,
+                "duplicate": r.duplicate,
+            },
+        )
+        return common_pb2.ExecuteResponse(
+            version=r.version,
+            partition=r.partition,
+            position=r.last_position,
+            duplicate=r.duplicate,
+            events=[event_pb(e) for e in outcome.events],
+            view_json=dumps(view),
+        )
 
     async def GetView(
         self, request: common_pb2.ViewRequest, context: grpc.aio.ServicerContext

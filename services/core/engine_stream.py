@@ -1,0 +1,157 @@
+"""Executes multiplexed over a few long-lived ExecuteMany calls: the gateway's command
+path. A message on an open stream costs the client and the engine about a third of the
+CPU of a unary call (docs/performance.md), and commands are most of what a busy gateway
+sends.
+
+Each lane is one call; commands go round robin over the lanes and answers are matched
+by call number. A lane whose call ends (an engine restarting, the network) is replaced,
+and the commands it had not answered are sent again on another lane, backing off from
+50 ms to 1 s, until they are answered or their time is up: safe, as every command
+carries an id the engine deduplicates (a command that had gone through is answered as a
+duplicate). Lanes are replaced every
+``lane_seconds`` too, so the channel's round robin spreads new lanes over replicas that
+came up since, and a lane on which a command timed out is replaced at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+import grpc
+from google.rpc import status_pb2
+
+from raffe.v1 import common_pb2, common_pb2_grpc
+from services.core.grpc_errors import EngineUnavailable, status_error
+
+FIRST_BACKOFF_S, MAX_BACKOFF_S = 0.05, 1.0
+
+
+@dataclass
+class Sent:
+    """A command on its way: what to send again if its lane ends unanswered."""
+
+    request: common_pb2.ExecuteRequest
+    answer: asyncio.Future[common_pb2.ExecuteAnswer]
+    attempts: int = 1
+
+
+@dataclass(eq=False)
+class Lane:
+    """One ExecuteMany call: a queue feeding its requests, a task reading its answers."""
+
+    stub: common_pb2_grpc.EngineStub
+    ended: Callable[[Lane], None]
+    pending: dict[int, Sent] = field(default_factory=dict)
+    open: bool = True
+    born: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        self._queue: asyncio.Queue[common_pb2.ExecuteCall | None] = asyncio.Queue()
+        self._call = self.stub.ExecuteMany(self._outgoing())
+        self._reader = asyncio.create_task(self._read())
+
+    def send(self, number: int, sent: Sent) -> None:
+        self.pending[number] = sent
+        self._queue.put_nowait(common_pb2.ExecuteCall(call=number, request=sent.request))
+
+    def retire(self) -> None:
+        """No new commands; those sent are still answered, then the engine ends the call."""
+        if self.open:
+            self.open = False
+            self._queue.put_nowait(None)
+
+    async def stop(self) -> None:
+        self.retire()
+        self._call.cancel()
+        await asyncio.gather(self._reader, return_exceptions=True)
+
+    async def _outgoing(self) -> AsyncIterator[common_pb2.ExecuteCall]:
+        while (call := await self._queue.get()) is not None:
+            yield call
+
+    async def _read(self) -> None:
+        try:
+            async for answer in self._call:
+                sent = self.pending.pop(answer.call, None)
+                if sent is not None and not sent.answer.done():
+                    sent.answer.set_result(answer)
+        except (grpc.aio.AioRpcError, asyncio.CancelledError):
+            pass  # the call is over either way: what is pending goes out again
+        finally:
+            self.open = False
+            self.ended(self)
+
+
+class ExecuteStreams:
+    def __init__(
+        self,
+        stub: common_pb2_grpc.EngineStub,
+        lanes: int = 4,
+        timeout: float = 10.0,
+        lane_seconds: float = 30.0,
+    ) -> None:
+        self.stub, self.lanes, self.timeout, self.lane_seconds = stub, lanes, timeout, lane_seconds
+        self._lanes: list[Lane] = []
+        self._numbers = itertools.count(1)
+        self._turn = 0
+        self._closed = False
+
+    async def execute(self, request: common_pb2.ExecuteRequest) -> common_pb2.ExecuteResponse:
+        """The engine's response, or the typed error it answered with."""
+        if self._closed:
+            raise EngineUnavailable("the engine client is closed")
+        sent = Sent(request, asyncio.get_running_loop().create_future())
+        lane = self._send(sent)
+        try:
+            async with asyncio.timeout(self.timeout):
+                answer = await sent.answer
+        except TimeoutError:
+            lane.retire()  # perhaps a dead connection: the next command takes a new lane
+            raise EngineUnavailable("the engine did not answer in time") from None
+        if answer.HasField("response"):
+            return answer.response
+        raise status_error(status_pb2.Status.FromString(answer.status))
+
+    async def close(self) -> None:
+        self._closed = True
+        lanes, self._lanes = self._lanes, []
+        await asyncio.gather(*(lane.stop() for lane in lanes))
+
+    def _send(self, sent: Sent) -> Lane:
+        lane = self._pick()
+        lane.send(next(self._numbers), sent)
+        return lane
+
+    def _pick(self) -> Lane:
+        now = time.monotonic()
+        for i, lane in enumerate(self._lanes):
+            if not lane.open or now - lane.born > self.lane_seconds:
+                lane.retire()
+                self._lanes[i] = Lane(self.stub, self._ended)
+        while len(self._lanes) < self.lanes:
+            self._lanes.append(Lane(self.stub, self._ended))
+        self._turn = (self._turn + 1) % len(self._lanes)
+        return self._lanes[self._turn]
+
+    def _ended(self, lane: Lane) -> None:
+        """Send what the lane left unanswered again after a backoff (the caller's timeout
+        bounds the attempts: a command timed out is done and not sent again)."""
+        pending, lane.pending = lane.pending, {}
+        for sent in pending.values():
+            if sent.answer.done():
+                continue
+            delay = min(FIRST_BACKOFF_S * 2 ** (sent.attempts - 1), MAX_BACKOFF_S)
+            sent.attempts += 1
+            asyncio.get_running_loop().call_later(delay, self._resend, sent)
+
+    def _resend(self, sent: Sent) -> None:
+        if sent.answer.done():
+            return
+        if self._closed:
+            sent.answer.set_exception(EngineUnavailable("the engine client is closed"))
+            return
+        self._send(sent)
