@@ -116,7 +116,9 @@ class EngineService(common_pb2_grpc.EngineServicer):
         context: grpc.aio.ServicerContext,
     ) -> AsyncIterator[common_pb2.ExecuteAnswer]:
         """Each call runs as its own task (one slow command holds up no other) and is
-        answered as soon as it is done; at most MAX_IN_FLIGHT at once per stream."""
+        answered as soon as it is done; at most MAX_IN_FLIGHT calls per stream are running
+        or waiting for the client to take their answers, so a client that stops reading
+        stops the engine from reading its calls too."""
         answers: asyncio.Queue[common_pb2.ExecuteAnswer | None] = asyncio.Queue()
         room = asyncio.Semaphore(MAX_IN_FLIGHT)
         running: set[asyncio.Task[None]] = set()
@@ -132,8 +134,6 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 answers.put_nowait(
                     common_pb2.ExecuteAnswer(call=call.call, status=status.SerializeToString())
                 )
-            finally:
-                room.release()
 
         async def read() -> None:
             async for call in calls:
@@ -148,6 +148,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
         try:
             while (reply := await answers.get()) is not None:
                 yield reply
+                room.release()  # the answer is on its way: room for another call
             await reader  # raises what ended the reading, if anything did
         finally:
             for task in (reader, *running):
