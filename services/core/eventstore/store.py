@@ -95,9 +95,15 @@ class EventStore:
         events go to its partition's attended log too, which the runners follow.
         """
         args = self._append_args(
-            game_id, game_type, expected_version, command_id, events, time_ms, engine_version
+            game_id,
+            game_type,
+            expected_version,
+            command_id,
+            events,
+            time_ms,
+            engine_version,
+            attended,
         )
-        args.insert(10, 1 if attended else 0)
         reply = await self._append(keys=self.keys.append_keys(game_id), args=args)
         return self._parse_reply(game_id, expected_version, reply)
 
@@ -110,6 +116,7 @@ class EventStore:
         events: Sequence[NewEvent],
         time_ms: int,
         engine_version: str,
+        attended: bool,
     ) -> list[bytes | int | str]:
         check_game_id(game_id)
         _uint(expected_version, "expected version")
@@ -130,6 +137,7 @@ class EventStore:
             limit,
             self.settings.max_event_bytes,
             len(events),
+            1 if attended else 0,
         ]
         for index, event in enumerate(events, start=1):
             args.extend(self._event_args(index, event))
