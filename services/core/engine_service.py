@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
+from google.rpc import status_pb2
+from grpc_status import rpc_status
 from prometheus_client import Counter, Histogram
 
 from raffe.v1 import common_pb2, common_pb2_grpc
@@ -15,7 +17,7 @@ from services.core.codec import dumps, loads
 from services.core.errors import InvalidArgument, RaffeError
 from services.core.eventstore import StoredEvent
 from services.core.game import SeatSpec
-from services.core.grpc_errors import INTERNAL, status_of, to_status
+from services.core.grpc_errors import INTERNAL, status_of
 from services.core.runtime import GameRuntime
 
 log = logging.getLogger(__name__)
@@ -64,15 +66,20 @@ def _seats(seats: Any) -> list[SeatSpec]:
     return out
 
 
+def failure_status(error: Exception) -> status_pb2.Status:
+    """A typed error's status; anything else is logged and INTERNAL, never a crash."""
+    if isinstance(error, RaffeError):
+        return status_of(error)
+    log.error("unexpected error", exc_info=error)
+    return INTERNAL
+
+
 async def guard(context: grpc.aio.ServicerContext, call: Callable[[], Awaitable[R]]) -> R:
-    """Typed errors become statuses; anything else is logged and INTERNAL, never a crash."""
+    """A unary call: what fails ends the call with its failure_status."""
     try:
         return await call()
-    except RaffeError as error:
-        await context.abort_with_status(to_status(error))
-    except Exception:
-        log.exception("unexpected error")
-        await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+    except Exception as error:
+        await context.abort_with_status(rpc_status.to_status(failure_status(error)))
     raise AssertionError("unreachable")
 
 
@@ -127,13 +134,9 @@ class EngineService(common_pb2_grpc.EngineServicer):
             try:
                 response = await self._execute(call.request.command)
                 answers.put_nowait(common_pb2.ExecuteAnswer(call=call.call, response=response))
-            except Exception as error:  # a typed error or a bug: an answer, never a crash
-                status = status_of(error) if isinstance(error, RaffeError) else INTERNAL
-                if not isinstance(error, RaffeError):
-                    log.exception("unexpected error")
-                answers.put_nowait(
-                    common_pb2.ExecuteAnswer(call=call.call, status=status.SerializeToString())
-                )
+            except Exception as error:  # a typed error or a bug: an answer either way
+                status = failure_status(error).SerializeToString()
+                answers.put_nowait(common_pb2.ExecuteAnswer(call=call.call, status=status))
 
         async def read() -> None:
             async for call in calls:

@@ -59,10 +59,6 @@ def status_of(error: RaffeError) -> status_pb2.Status:
     return status
 
 
-def to_status(error: RaffeError) -> grpc.Status:
-    return rpc_status.to_status(status_of(error))
-
-
 def status_error(status: status_pb2.Status) -> RaffeError:
     """What a unary call failing with ``status`` raises, for answers on a stream."""
     code = next((c for c in grpc.StatusCode if c.value[0] == status.code), grpc.StatusCode.UNKNOWN)

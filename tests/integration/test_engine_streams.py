@@ -111,3 +111,28 @@ async def test_without_an_engine_a_command_fails_as_unavailable(
         assert all(s.answer.done() for s in waiting)  # given up: nothing waits for an answer
     finally:
         await client.close()
+
+
+def _broken_decide(*args: object, **kwargs: object) -> list[object]:
+    raise ZeroDivisionError("a bug in a game's rules")
+
+
+async def test_a_bug_is_an_internal_error_on_both_paths_and_the_engine_serves_on(
+    redis_url: str, store_settings: StoreSettings
+) -> None:
+    """The real gRPC server over a game whose decide has a bug: unary and streamed
+    commands both end as INTERNAL (no details, so EngineUnavailable for clients)."""
+    broken = replace(GAME, decide=_broken_decide)
+    engine = await start_engine(broken, settings_on(redis_url, store_settings))
+    target = f"127.0.0.1:{engine.port}"
+    unary, streamed = EngineClient.connect(target), EngineClient.connect(target, multiplexed=True)
+    try:
+        game = (await unary.create([SeatSpec("human")] * 3, {})).game_id
+        for client in (unary, streamed):
+            with pytest.raises(EngineUnavailable, match="internal error"):
+                await client.execute(game, 0, VOTE, cid(), 3)
+        assert (await streamed.view(game, 0))[0] == 3  # nothing appended, still serving
+    finally:
+        await unary.close()
+        await streamed.close()
+        await engine.stop(grace=1)
