@@ -37,6 +37,7 @@ class Sent:
     request: common_pb2.ExecuteRequest
     answer: asyncio.Future[common_pb2.ExecuteAnswer]
     attempts: int = 1
+    lane: Lane | None = None  # the lane it was last sent on
 
 
 @dataclass(eq=False)
@@ -55,6 +56,7 @@ class Lane:
         self._reader = asyncio.create_task(self._read())
 
     def send(self, number: int, sent: Sent) -> None:
+        sent.lane = self
         self.pending[number] = sent
         self._queue.put_nowait(common_pb2.ExecuteCall(call=number, request=sent.request))
 
@@ -105,12 +107,13 @@ class ExecuteStreams:
         if self._closed:
             raise EngineUnavailable("the engine client is closed")
         sent = Sent(request, asyncio.get_running_loop().create_future())
-        lane = self._send(sent)
+        self._send(sent)
         try:
             async with asyncio.timeout(self.timeout):
                 answer = await sent.answer
         except TimeoutError:
-            lane.retire()  # perhaps a dead connection: the next command takes a new lane
+            if sent.lane is not None:  # perhaps a dead connection: later commands get a new lane
+                sent.lane.retire()
             raise EngineUnavailable("the engine did not answer in time") from None
         if answer.HasField("response"):
             return answer.response
@@ -121,10 +124,8 @@ class ExecuteStreams:
         lanes, self._lanes = self._lanes, []
         await asyncio.gather(*(lane.stop() for lane in lanes))
 
-    def _send(self, sent: Sent) -> Lane:
-        lane = self._pick()
-        lane.send(next(self._numbers), sent)
-        return lane
+    def _send(self, sent: Sent) -> None:
+        self._pick().send(next(self._numbers), sent)
 
     def _pick(self) -> Lane:
         now = time.monotonic()
