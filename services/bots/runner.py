@@ -18,6 +18,7 @@ from typing import Any
 from prometheus_client import Counter
 
 from services.bots.registry import bot_for
+from services.core.attention import needs_runner
 from services.core.codec import loads
 from services.core.commands import has_timer
 from services.core.engine_client import EngineClient
@@ -34,18 +35,18 @@ MOVES = Counter("raffe_bot_moves_total", "Moves played by bots", ["game", "resul
 
 @dataclass(frozen=True)
 class Watch:
-    """What the runner needs of a game's GameCreated: its seats and whether it is timed."""
+    """What the runner needs of a game's GameCreated: its seats, whether it is timed,
+    and whether it needs a runner at all (an attended game may not: a tournament table
+    of humans without a clock is attended for the tournament runner)."""
 
     seats: list[dict[str, Any]]
     timed: bool
+    idle: bool
 
     @classmethod
     def of(cls, created: dict[str, Any]) -> Watch:
-        return cls(created.get("seats", []), has_timer(created.get("options", {})))
-
-    @property
-    def idle(self) -> bool:
-        return not self.timed and all(s["kind"] != "bot" for s in self.seats)
+        timed = has_timer(created.get("options", {}))
+        return cls(created.get("seats", []), timed, not needs_runner(created))
 
 
 class BotRunner(CheckpointedWorker):
