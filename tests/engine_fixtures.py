@@ -18,11 +18,12 @@ from services.core.settings import ServiceSettings, StoreSettings
 
 @asynccontextmanager
 async def running_engine(
-    game: Game[Any], store: StoreSettings
+    game: Game[Any], store: StoreSettings, multiplexed: bool = False
 ) -> AsyncIterator[tuple[EngineClient, Any]]:
+    """``multiplexed``: the client sends commands over ExecuteMany, as the gateway does."""
     settings = ServiceSettings(host="127.0.0.1", port=0, store=store)
     engine = await start_engine(game, replace(settings, store=store))
-    client = EngineClient.connect(f"127.0.0.1:{engine.port}")
+    client = EngineClient.connect(f"127.0.0.1:{engine.port}", multiplexed=multiplexed)
     try:
         yield client, engine
     finally:

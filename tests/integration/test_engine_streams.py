@@ -1,38 +1,50 @@
 """Commands multiplexed over ExecuteMany streams (services.core.engine_stream), against a
 real Giraffometer engine on loopback: the same answers and typed errors as unary calls,
-many commands in flight at once, and engines that go away and come back."""
+many commands in flight at once, engines that go away and come back, and bugs."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
+from typing import Any
 
 import grpc
 import pytest
 
 from services.core.engine_client import EngineClient
 from services.core.errors import RuleViolation, UnknownGame, VersionConflict
-from services.core.game import SeatSpec
+from services.core.game import Game, SeatSpec
 from services.core.grpc_errors import EngineUnavailable
 from services.core.server import start_engine
 from services.core.settings import ServiceSettings, StoreSettings
 from services.giraffometer.game import GAME
-from tests.engine_fixtures import cid
+from tests.engine_fixtures import cid, running_engine
 
 VOTE = {"type": "vote", "lowest": 5, "highest": 3}
 
 
-def settings_on(redis_url: str, store: StoreSettings, port: int = 0) -> ServiceSettings:
-    return ServiceSettings(host="127.0.0.1", port=port, store=replace(store, redis_url=redis_url))
+@pytest.fixture
+def store(redis_url: str, store_settings: StoreSettings) -> StoreSettings:
+    return replace(store_settings, redis_url=redis_url)
 
 
-async def test_streams_answer_as_unary_calls_do(
-    redis_url: str, store_settings: StoreSettings
-) -> None:
-    engine = await start_engine(GAME, settings_on(redis_url, store_settings))
-    target = f"127.0.0.1:{engine.port}"
-    unary, streamed = EngineClient.connect(target), EngineClient.connect(target, multiplexed=True)
-    try:
+@asynccontextmanager
+async def unary_and_streamed(
+    game: Game[Any], store: StoreSettings
+) -> AsyncIterator[tuple[EngineClient, EngineClient]]:
+    """One engine, and a unary and a multiplexed client of it."""
+    async with running_engine(game, store, multiplexed=True) as (streamed, engine):
+        unary = EngineClient.connect(f"127.0.0.1:{engine.port}")
+        try:
+            yield unary, streamed
+        finally:
+            await unary.close()
+
+
+async def test_streams_answer_as_unary_calls_do(store: StoreSettings) -> None:
+    async with unary_and_streamed(GAME, store) as (unary, streamed):
         games = [(await unary.create([SeatSpec("human")] * 3, {})).game_id for _ in range(2)]
         one = await unary.execute(games[0], 0, VOTE, "same-id", 3)
         two = await streamed.execute(games[1], 0, VOTE, "same-id", 3)
@@ -50,67 +62,52 @@ async def test_streams_answer_as_unary_calls_do(
             await streamed.execute(games[1], 0, VOTE, cid(), two.version)
         with pytest.raises(UnknownGame):
             await streamed.execute("no-such-game", 0, VOTE, cid(), 1)
-    finally:
-        await unary.close()
-        await streamed.close()
-        await engine.stop(grace=1)
 
 
-async def test_many_commands_in_flight_each_get_their_own_answer(
-    redis_url: str, store_settings: StoreSettings
-) -> None:
-    engine = await start_engine(GAME, settings_on(redis_url, store_settings))
-    client = EngineClient.connect(f"127.0.0.1:{engine.port}", multiplexed=True)
-    try:
+async def test_many_commands_in_flight_each_get_their_own_answer(store: StoreSettings) -> None:
+    async with running_engine(GAME, store, multiplexed=True) as (client, _):
         games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(40)]
         results = await asyncio.gather(*(client.execute(g, 0, VOTE, cid(), 3) for g in games))
         for game, result in zip(games, results, strict=True):
             assert result.version == 4 and result.events[0]["game_id"] == game
         assert client.streams is not None and len(client.streams._lanes) == client.streams.lanes
-    finally:
-        await client.close()
-        await engine.stop(grace=1)
 
 
 async def test_a_command_sent_while_the_engine_restarts_goes_through_once(
-    redis_url: str, store_settings: StoreSettings
+    store: StoreSettings,
 ) -> None:
-    engine = await start_engine(GAME, settings_on(redis_url, store_settings))
-    port = engine.port
-    client = EngineClient.connect(f"127.0.0.1:{port}", multiplexed=True)
-    try:
+    async with running_engine(GAME, store, multiplexed=True) as (client, engine):
         game = (await client.create([SeatSpec("human")] * 3, {})).game_id
         await client.execute(game, 0, VOTE, cid(), 3)  # the lanes are open
         await engine.stop(grace=0)
         sending = asyncio.create_task(client.execute(game, 1, VOTE, "while-down", 4))
         await asyncio.sleep(0.1)  # its lane ends; it waits to be sent again
-        engine = await start_engine(GAME, settings_on(redis_url, store_settings, port))
-        result = await sending
-        assert result.version == 5 and not result.duplicate
-        _, events = await client.events(game, -1)
-        assert [e["command_id"] for e in events].count("while-down") == 1
-    finally:
-        await client.close()
-        await engine.stop(grace=1)
+        settings = ServiceSettings(host="127.0.0.1", port=engine.port, store=store)
+        again = await start_engine(GAME, settings)
+        try:
+            result = await sending
+            assert result.version == 5 and not result.duplicate
+            _, events = await client.events(game, -1)
+            assert [e["command_id"] for e in events].count("while-down") == 1
+        finally:
+            await again.stop(grace=1)
 
 
-async def test_without_an_engine_a_command_fails_as_unavailable(
-    redis_url: str, store_settings: StoreSettings
-) -> None:
+async def test_without_an_engine_a_command_fails_as_unavailable(store: StoreSettings) -> None:
     """It is sent again and again (backing off) until its time is up, then fails typed."""
-    engine = await start_engine(GAME, settings_on(redis_url, store_settings))
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{engine.port}")
-    client = EngineClient(channel, timeout=1.0, multiplexed=True)
-    await engine.stop(grace=0)
-    try:
-        with pytest.raises(EngineUnavailable):
-            await client.execute("any-game", 0, VOTE, cid(), 1)
-        assert client.streams is not None
-        await asyncio.sleep(1.2)  # past the longest backoff
-        waiting = [s for lane in client.streams._lanes for s in lane.pending.values()]
-        assert all(s.answer.done() for s in waiting)  # given up: nothing waits for an answer
-    finally:
-        await client.close()
+    async with running_engine(GAME, store) as (_, engine):
+        await engine.stop(grace=0)
+        channel = grpc.aio.insecure_channel(f"127.0.0.1:{engine.port}")
+        client = EngineClient(channel, timeout=1.0, multiplexed=True)
+        try:
+            with pytest.raises(EngineUnavailable):
+                await client.execute("any-game", 0, VOTE, cid(), 1)
+            assert client.streams is not None
+            await asyncio.sleep(1.2)  # past the longest backoff
+            waiting = [s for lane in client.streams._lanes for s in lane.pending.values()]
+            assert all(s.answer.done() for s in waiting)  # given up: nothing waits for one
+        finally:
+            await client.close()
 
 
 def _broken_decide(*args: object, **kwargs: object) -> list[object]:
@@ -118,21 +115,14 @@ def _broken_decide(*args: object, **kwargs: object) -> list[object]:
 
 
 async def test_a_bug_is_an_internal_error_on_both_paths_and_the_engine_serves_on(
-    redis_url: str, store_settings: StoreSettings
+    store: StoreSettings,
 ) -> None:
     """The real gRPC server over a game whose decide has a bug: unary and streamed
     commands both end as INTERNAL (no details, so EngineUnavailable for clients)."""
-    broken = replace(GAME, decide=_broken_decide)
-    engine = await start_engine(broken, settings_on(redis_url, store_settings))
-    target = f"127.0.0.1:{engine.port}"
-    unary, streamed = EngineClient.connect(target), EngineClient.connect(target, multiplexed=True)
-    try:
+    async with unary_and_streamed(replace(GAME, decide=_broken_decide), store) as clients:
+        unary, streamed = clients
         game = (await unary.create([SeatSpec("human")] * 3, {})).game_id
-        for client in (unary, streamed):
+        for client in clients:
             with pytest.raises(EngineUnavailable, match="internal error"):
                 await client.execute(game, 0, VOTE, cid(), 3)
         assert (await streamed.view(game, 0))[0] == 3  # nothing appended, still serving
-    finally:
-        await unary.close()
-        await streamed.close()
-        await engine.stop(grace=1)
