@@ -10,6 +10,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from gateway.clients import Clients
+from gateway.command_lane import CommandLane
 from gateway.guard import Guard
 from gateway.problems import HANDLERS
 from gateway.routes import games, tournaments
@@ -36,7 +37,9 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         app.add_exception_handler(exc, handler)
     app.include_router(games.router)
     app.include_router(tournaments.router)
-    # the guard sits inside CORS (added later = outermost), so its refusals carry CORS headers
+    # added later = outer: CORS, then the guard (its refusals carry CORS headers), then the
+    # command lane (commands pass rate limits and caps, and answer with CORS headers)
+    app.add_middleware(CommandLane)
     app.add_middleware(Guard, settings=settings)
     app.add_middleware(
         CORSMiddleware,

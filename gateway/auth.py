@@ -16,16 +16,19 @@ async def clients(request: Request) -> Clients:
 
 
 async def caller(request: Request) -> Caller:
-    header = request.headers.get("authorization", "")
+    return await bearer(request.app.state.clients, request.headers.get("authorization", ""))
+
+
+async def bearer(c: Clients, header: str) -> Caller:
+    """The caller an Authorization header names: a seat, or a spectator without one."""
     if not header:
         return Caller()
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token:
         raise Problem(401, "bad_token", "send a seat token as 'Authorization: Bearer <token>'")
-    found: Caller | None = await request.app.state.clients.tokens.resolve(token.strip())
+    found: Caller | None = await c.tokens.resolve(token.strip())
     if found is None:
         raise Problem(401, "bad_token", "unknown seat token")
-    request.state.token_hash = found.token_hash
     return found
 
 

@@ -64,7 +64,7 @@ class Guard:
         if refused is not None:
             await refused(scope, receive, send)
             return
-        await self.app(scope, _replaying(body or b"", receive), send)
+        await self.app(scope, replaying(body or b"", receive), send)
 
     def _rate_wait(self, scope: Scope, headers: Headers) -> float:
         client = scope.get("client")
@@ -104,7 +104,7 @@ class Guard:
         return None
 
 
-def _replaying(body: bytes, receive: Receive) -> Receive:
+def replaying(body: bytes, receive: Receive) -> Receive:
     """A receive that hands the app the body already read, then the real channel."""
     sent = False
 
