@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 from redis.asyncio import Redis
 
+from bench.onewrite import one_write_transport
 from services.bots.registry import bot_for
 from services.core.game import SeatSpec
 from services.core.playthrough import Playthrough
@@ -161,7 +162,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         await redis.aclose()
     else:
         limits = httpx.Limits(max_connections=args.games + 4)
-        async with httpx.AsyncClient(base_url=args.url, timeout=30, limits=limits) as http:
+        transport = one_write_transport(limits)
+        async with httpx.AsyncClient(base_url=args.url, timeout=30, transport=transport) as http:
             if args.target in SEATS and args.scripted:
                 per_game = args.moves // args.games + 1
                 prepared = [
