@@ -25,8 +25,9 @@ from gateway.problems import Problem, on_problem, on_raffe_error
 from gateway.routes.games import run_command
 from services.core.codec import loads
 from services.core.errors import RaffeError
+from services.core.eventstore.keys import GAME_ID_CHARS
 
-COMMAND_PATH = re.compile(r"/v1/games/([A-Za-z0-9_-]{1,64})/commands")
+COMMAND_PATH = re.compile(f"/v1/games/({GAME_ID_CHARS})/commands")
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,12 @@ from gateway.models import (
 from gateway.problems import Problem
 from gateway.tokens import Caller
 from services.bots.registry import BOTS
+from services.core.eventstore.keys import GAME_ID
 from services.core.game import SeatSpec
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 MAX_VERSION = 10**12  # far beyond any game; keeps numbers inside what gRPC carries
-GameId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="the game's id")]
+GameId = Annotated[str, Path(pattern=GAME_ID.pattern, description="the game's id")]
 ClientsDep = Annotated[Clients, Depends(clients)]
 CallerDep = Annotated[Caller, Depends(caller)]
 PROBLEMS: dict[int | str, dict[str, Any]] = {

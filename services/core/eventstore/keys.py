@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from services.core.errors import InvalidArgument
 
-GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+GAME_ID_CHARS = r"[A-Za-z0-9_-]{1,64}"  # also the gateway's path pattern
+GAME_ID = re.compile(f"^{GAME_ID_CHARS}$")
 
 
 def check_game_id(game_id: str) -> None:
