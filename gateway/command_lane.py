@@ -14,12 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pydantic import ValidationError
 from starlette.datastructures import Headers
 from starlette.requests import Request
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gateway.guard import replaying
+from gateway.guard import read_body, replaying
 from gateway.models import CommandIn
 from gateway.problems import Problem, on_problem, on_raffe_error
 from gateway.routes.games import run_command
@@ -34,7 +33,10 @@ COMMAND_PATH = re.compile(f"/v1/games/({GAME_ID_CHARS})/commands")
 class LaneRoute:
     """Stands in for the route in the scope: the guard labels its metrics by route path."""
 
-    path: str = "/v1/games/{game_id}/commands"
+    path: str
+
+
+ROUTE = LaneRoute("/v1/games/{game_id}/commands")
 
 
 class CommandLane:
@@ -46,12 +48,12 @@ class CommandLane:
         if match is None:
             await self.app(scope, receive, send)
             return
-        body = await _body(receive)
+        body = await read_body(receive) or b""  # uncapped: the guard outside capped it
         command = _valid_command(body)
         if command is None:  # FastAPI's route explains what is wrong, as it always does
             await self.app(scope, replaying(body, receive), send)
             return
-        scope["route"] = LaneRoute()
+        scope["route"] = ROUTE
         headers = Headers(scope=scope)
         clients = scope["app"].state.clients
         try:
@@ -77,21 +79,9 @@ def _command_path(scope: Scope) -> str | None:
     return found[1] if found else None
 
 
-async def _body(receive: Receive) -> bytes:
-    chunks: list[bytes] = []
-    while True:
-        message: Message = await receive()
-        if message["type"] != "http.request":
-            break
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            break
-    return b"".join(chunks)
-
-
 def _valid_command(body: bytes) -> CommandIn | None:
     """The body as FastAPI would validate it (parsed JSON, then the model), or None."""
     try:
         return CommandIn.model_validate(loads(body))
-    except (ValueError, ValidationError):  # orjson's JSONDecodeError is a ValueError
+    except ValueError:  # orjson's JSONDecodeError and pydantic's ValidationError are both
         return None

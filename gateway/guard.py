@@ -80,19 +80,7 @@ class Guard:
         length = headers.get("content-length", "")
         if length.isdigit() and int(length) > cap:
             return None
-        chunks: list[bytes] = []
-        size, more = 0, True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                break  # the client went away; the app sees an empty body and no one reads
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > cap:
-                return None
-            chunks.append(chunk)
-            more = message.get("more_body", False)
-        return b"".join(chunks)
+        return await read_body(receive, cap)
 
     def _body_refusal(self, headers: Headers, body: bytes | None) -> JSONResponse | None:
         cap = self.settings.max_body_bytes
@@ -102,6 +90,23 @@ class Guard:
         if body and kind != "application/json":
             return problem_response(415, "unsupported_media_type", "send application/json")
         return None
+
+
+async def read_body(receive: Receive, cap: int | None = None) -> bytes | None:
+    """The whole body, or None once it passes ``cap`` (the rest is not read)."""
+    chunks: list[bytes] = []
+    size, more = 0, True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            break  # the client went away; the app sees an empty body and no one reads
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if cap is not None and size > cap:
+            return None
+        chunks.append(chunk)
+        more = message.get("more_body", False)
+    return b"".join(chunks)
 
 
 def replaying(body: bytes, receive: Receive) -> Receive:
