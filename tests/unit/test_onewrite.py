@@ -5,8 +5,6 @@ request is one write to the socket, and responses read as before."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import httpcore
@@ -38,15 +36,13 @@ class Server(asyncio.Protocol):
 
 
 class Counted(httpcore.AsyncNetworkStream):
-    """The real socket stream, counting the writes that reach it."""
+    """The real socket stream, noting the size of each write that reaches it."""
 
-    writes: list[int] = []
-
-    def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
-        self.inner = inner
+    def __init__(self, inner: httpcore.AsyncNetworkStream, writes: list[int]) -> None:
+        self.inner, self.writes = inner, writes
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # noqa: ASYNC109
-        Counted.writes.append(len(buffer))
+        self.writes.append(len(buffer))
         await self.inner.write(buffer, timeout)
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
@@ -59,23 +55,18 @@ class Counted(httpcore.AsyncNetworkStream):
         return self.inner.get_extra_info(info)
 
 
-@contextmanager
-def counting(one_write: bool) -> Iterator[None]:
-    """Socket streams counted, with or without OneWriteStream in front of them."""
+def count_writes(monkeypatch: pytest.MonkeyPatch, one_write: bool) -> list[int]:
+    """The sizes of the writes reaching the sockets, with or without OneWriteStream."""
+    writes: list[int] = []
     original = httpcore.AnyIOBackend.connect_tcp
 
     async def connect(self: Any, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
-        return Counted(await original(self, *args, **kwargs))
+        return Counted(await original(self, *args, **kwargs), writes)
 
-    patch = pytest.MonkeyPatch()
-    patch.setattr(httpcore.AnyIOBackend, "connect_tcp", connect)
+    monkeypatch.setattr(httpcore.AnyIOBackend, "connect_tcp", connect)
     if not one_write:
-        patch.setattr(onewrite, "OneWriteStream", lambda stream: stream)
-    Counted.writes = []
-    try:
-        yield
-    finally:
-        patch.undo()
+        monkeypatch.setattr(onewrite, "OneWriteStream", lambda stream: stream)
+    return writes
 
 
 async def post(count: int) -> list[httpx.Response]:
@@ -94,11 +85,10 @@ async def post(count: int) -> list[httpx.Response]:
 
 @pytest.mark.parametrize("one_write", [True, False])
 def test_a_request_with_a_body_is_one_write_only_through_one_write_stream(
-    one_write: bool,
+    monkeypatch: pytest.MonkeyPatch, one_write: bool
 ) -> None:
-    with counting(one_write):
-        responses = asyncio.run(post(10))
-        writes = list(Counted.writes)
+    writes = count_writes(monkeypatch, one_write)
+    responses = asyncio.run(post(10))
     assert [r.status_code for r in responses] == [200] * 10
     assert all(r.json() == {"ok": True} for r in responses)
     if one_write:
