@@ -46,6 +46,7 @@ def _loaded(s: State, d: Data) -> State:
         turn = Turn(turn.seat, turn.area, turn.loaded, turn.double, (*s.turn.fallen, *fell))
     else:
         changes["aboard"] = (*s.aboard, piece)
+        changes["aboard_areas"] = (*s.aboard_areas, (piece, int(d["area"])))
     return s.but(turn=turn, **changes)
 
 
@@ -58,6 +59,7 @@ def _fall_resolved(s: State, d: Data) -> State:
         supplies=set_at(s.supplies, seat, (*s.supplies[seat], *back)),
         removed=(*s.removed, *d["removed"]),
         aboard=tuple(p for p in s.aboard if p not in gone),
+        aboard_areas=tuple(pa for pa in s.aboard_areas if pa[0] not in gone),
         turn=Turn(seat, s.turn.area, s.turn.loaded, s.turn.double),
     )
 

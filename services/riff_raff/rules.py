@@ -238,13 +238,12 @@ def _pieces_to_load(s: State, seat: int, raw: Any) -> list[dict[str, Any]]:
         raise InvalidArgument(
             "pieces lists one piece, or two for a declared double load", "bad_pieces"
         )
-    if len(raw) == 2:
-        had_piece = any(physics.area_at(p.surface, p.x) == s.turn.area for p in s.ship)
-        if s.turn.area < 5 or (s.simulated and not had_piece):
-            raise RuleViolation(
-                "a double load needs an area 5-10 that held a piece before the turn",
-                "no_double_here",
-            )
+    # RR-4 in both modes: the server knows the area of every piece aboard.
+    if len(raw) == 2 and (s.turn.area < 5 or not s.area_held_piece(s.turn.area)):
+        raise RuleViolation(
+            "a double load needs an area 5-10 that held a piece before the turn",
+            "no_double_here",
+        )
     supply = list(s.supplies[seat])
     out = []
     for item in raw:
@@ -353,7 +352,9 @@ def resolve_fall(
     the piece just placed does not count: it goes back to the player."""
     s = flow.state
     assert s.turn is not None
-    placed = s.turn.loaded[-1] if s.turn.loaded else None
+    # RR-4: in a double load cut short (the second piece comes back unloaded), the piece
+    # just placed is the first one.
+    placed = (s.turn.loaded[0] if back else s.turn.loaded[-1]) if s.turn.loaded else None
     if caught == [placed]:
         caught = []
     removed = [p for p in fell if p in caught]

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.core.frozen import Replaceable
-from services.riff_raff.ship import Placed
+from services.riff_raff.ship import Placed, area_at
 
 NO_ONE = -1
 CARDS = tuple(range(1, 11))
@@ -55,6 +55,9 @@ class State(Replaceable):
     tilt: float = 0.0
     ship: tuple[Placed, ...] = ()  # simulated mode: every piece with its place
     aboard: tuple[str, ...] = ()  # tabletop mode: which pieces are on the ship
+    # tabletop mode: the area each piece aboard was loaded into (RR-4 asks which areas
+    # held a piece before the turn; the server knows it in both modes)
+    aboard_areas: tuple[tuple[str, int], ...] = ()
     over: bool = False
     winners: tuple[int, ...] = ()
     deadline_ms: int = 0  # when whoever must act runs out of time (turn timer, AL-3)
@@ -68,3 +71,13 @@ class State(Replaceable):
 
     def on_board(self) -> tuple[str, ...]:
         return tuple(p.id for p in self.ship) if self.simulated else self.aboard
+
+    def area_held_piece(self, area: int) -> bool:
+        """Whether a piece lies in ``area`` (asked before a turn's loads, RR-4)."""
+        if self.simulated:
+            return any(physics_area(p) == area for p in self.ship)
+        return any(a == area for _, a in self.aboard_areas)
+
+
+def physics_area(p: Placed) -> int:
+    return area_at(p.surface, p.x)

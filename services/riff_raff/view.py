@@ -111,8 +111,7 @@ def legal_commands(s: State, seat: int) -> dict[str, Any]:
         commands.append({"type": p, field: s.pending["seats"]})
     elif p == "load" and s.turn:
         types = sorted({shape_of(x).name for x in s.supplies[seat]})
-        had = any(physics.area_at(x.surface, x.x) == s.turn.area for x in s.ship)
-        double = s.turn.area >= 5 and (had or not s.simulated)
+        double = s.turn.area >= 5 and s.area_held_piece(s.turn.area)
         lo, hi = physics.area_span(s.turn.area)
         commands.append(
             {

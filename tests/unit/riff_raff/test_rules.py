@@ -11,6 +11,7 @@ from services.core.game import SeatSpec
 from services.core.playthrough import Playthrough
 from services.riff_raff.game import GAME
 from services.riff_raff.rules import phase
+from services.riff_raff.state import State
 from services.riff_raff.view import redact, view
 from tests.unit.riff_raff.helpers import active, choose, load, play_until_fall, start
 
@@ -259,3 +260,53 @@ def test_loading_a_piece_the_player_no_longer_has_is_refused() -> None:
     with pytest.raises(RuleViolation) as info:
         p.execute(seat, {"type": "load", "pieces": [{"piece": "boat"}]})
     assert info.value.code == "piece_not_in_supply"
+
+
+# ruling RR-4, RR-5 (tabletop)
+def _tabletop_with_a_piece_on_area_7() -> Playthrough[State]:
+    """Round 1: seat 0 loads a box on area 7, nothing falls; round 2 starts."""
+    p = start(2, captain=0, mode="tabletop")
+    choose(p, {0: 7, 1: 3})
+    p.execute(0, {"type": "load", "pieces": [{"piece": "box"}]})
+    p.execute(0, {"type": "report", "fell": [], "caught": []})
+    p.execute(1, {"type": "accept"})
+    p.execute(1, {"type": "load", "pieces": [{"piece": "box"}]})
+    p.execute(1, {"type": "report", "fell": [], "caught": []})
+    p.execute(0, {"type": "accept"})
+    return p
+
+
+def test_tabletop_double_load_needs_an_area_that_held_a_piece() -> None:
+    p = start(2, captain=0, mode="tabletop")
+    choose(p, {0: 7, 1: 3})
+    two = [{"piece": "box"}, {"piece": "rat"}]
+    with pytest.raises(RuleViolation) as info:
+        p.execute(0, {"type": "load", "pieces": two})
+    assert info.value.code == "no_double_here"
+    assert view_of(p, 0)["max_pieces"] == 1
+    q = _tabletop_with_a_piece_on_area_7()
+    choose(q, {0: 2, 1: 7})
+    assert active(q) == 1 and view_of(q, 1)["max_pieces"] == 2
+    q.execute(1, {"type": "load", "pieces": two})
+    assert q.state.turn.double and len(q.state.turn.loaded) == 2
+
+
+def test_a_double_cut_short_whose_placed_piece_alone_is_caught_returns_it() -> None:
+    p = _tabletop_with_a_piece_on_area_7()
+    choose(p, {0: 2, 1: 7})
+    p.execute(1, {"type": "load", "pieces": [{"piece": "rat"}, {"piece": "chest"}]})
+    first, second = p.state.turn.loaded
+    p.execute(1, {"type": "report", "fell": [first], "caught": [first], "second_not_loaded": True})
+    events = p.execute(0, {"type": "accept"})
+    resolved = next(e for e in events if e.type == "FallResolved")
+    assert resolved.data["removed"] == []  # catching only the piece just placed: it comes back
+    assert sorted(resolved.data["to_player"]) == sorted([first, second])
+    assert first in p.state.supplies[1] and second in p.state.supplies[1]
+    assert first not in p.state.aboard and dict(p.state.aboard_areas).get(first) is None
+
+
+def view_of(p: Playthrough[State], seat: int) -> dict:
+    from services.riff_raff.view import legal_commands
+
+    loads = [c for c in legal_commands(p.state, seat)["commands"] if c["type"] == "load"]
+    return loads[0]
