@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 
+import orjson
 from prometheus_client import Counter, Histogram
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
@@ -89,7 +90,24 @@ class Guard:
         kind = headers.get("content-type", "").split(";")[0].strip().lower()
         if body and kind != "application/json":
             return problem_response(415, "unsupported_media_type", "send application/json")
+        if body and not _strict_json(body):
+            return problem_response(
+                400,
+                "bad_json",
+                "the body is not JSON (RFC 8259: UTF-8, no NaN or Infinity, no lone surrogates)",
+            )
         return None
+
+
+def _strict_json(body: bytes) -> bool:
+    """Whether ``body`` is JSON as RFC 8259 has it. Python's json module (which FastAPI
+    parses with) also takes NaN, Infinity and lone surrogates (\\ud800), which no
+    encoder downstream can write again; orjson refuses them."""
+    try:
+        orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 async def read_body(receive: Receive, cap: int | None = None) -> bytes | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
@@ -26,12 +27,14 @@ from services.core.game import SeatSpec
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 MAX_VERSION = 10**12  # far beyond any game; keeps numbers inside what gRPC carries
+DIGITS = re.compile("[0-9]{1,13}")
 GameId = Annotated[str, Path(pattern=GAME_ID.pattern, description="the game's id")]
 ClientsDep = Annotated[Clients, Depends(clients)]
 CallerDep = Annotated[Caller, Depends(caller)]
 PROBLEMS: dict[int | str, dict[str, Any]] = {
     code: {"description": text, "content": {"application/problem+json": {}}}
     for code, text in [
+        (400, "the body is not JSON (bad_json)"),
         (401, "no or unknown seat token"),
         (403, "the token belongs to another game or seat"),
         (404, "no such game"),
@@ -138,13 +141,19 @@ async def legal_commands(game_id: GameId, c: ClientsDep, who: CallerDep) -> dict
     return {"version": version, **legal}
 
 
+def version_number(raw: str) -> int | None:
+    """A version written as ASCII digits, else None. (str.isdigit also takes "²" and
+    other digits int() refuses.)"""
+    return int(raw) if DIGITS.fullmatch(raw) and int(raw) <= MAX_VERSION else None
+
+
 def _if_match(raw: str | None) -> int:
     if raw is None:
         return 0
-    value = raw.strip().removeprefix("W/").strip('"')
-    if not value.isdigit() or not 1 <= int(value) <= MAX_VERSION:
+    value = version_number(raw.strip().removeprefix("W/").strip('"'))
+    if value is None or value < 1:
         raise Problem(422, "bad_if_match", 'If-Match carries the version you saw, e.g. "12"')
-    return int(value)
+    return value
 
 
 @router.post("/{game_id}/commands", response_model=CommandResult, responses=PROBLEMS)
@@ -203,8 +212,8 @@ async def stream(
     """The same events live (Server-Sent Events); reconnect with Last-Event-ID."""
     seat = seat_in(game_id, who)
     engine = await c.engine_for(game_id)
-    resume = last_event_id if last_event_id and last_event_id.isdigit() else ""
-    start = min(int(resume), MAX_VERSION) if resume else after
+    resume = version_number(last_event_id.strip()) if last_event_id else None
+    start = after if resume is None else resume
     return event_stream(c, engine, request, game_id, seat, start)
 
 

@@ -16,7 +16,7 @@ from gateway.clients import Clients
 from gateway.live import event_stream
 from gateway.models import CreateTournament, PlayerRegistered, RegisterPlayer, TournamentCreated
 from gateway.problems import Problem
-from gateway.routes.games import MAX_VERSION, PROBLEMS
+from gateway.routes.games import MAX_VERSION, PROBLEMS, version_number
 from gateway.tokens import Caller
 from services.bots.registry import BOTS
 from services.core.engine_client import EngineClient
@@ -187,8 +187,8 @@ async def stream(
     after: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0,
 ) -> Response:
     """The tournament's events live (SSE): rounds started, tables finished, ratings."""
-    resume = request.headers.get("last-event-id", "")
-    start_at = min(int(resume), MAX_VERSION) if resume.isdigit() else after
+    resume = version_number(request.headers.get("last-event-id", "").strip())
+    start_at = after if resume is None else resume
     return event_stream(c, _engine(c), request, tournament_id, -1, start_at)
 
 
