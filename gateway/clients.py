@@ -49,7 +49,7 @@ class Clients:
             projection_pb2_grpc.ProjectionStub(channel),  # type: ignore[no-untyped-call]
             channel,
             ReadModels(store),
-            SeatTokens(store),
+            SeatTokens(store, settings.token_ttl_s),
         )
 
     async def close(self) -> None:

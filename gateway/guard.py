@@ -15,11 +15,15 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gateway.addresses import client_address, networks
 from gateway.problems import problem_response
 from gateway.ratelimit import Buckets
 from gateway.settings import GatewaySettings
 from gateway.tokens import token_hash
 
+# On every answer: browsers never guess a type (a JSON body is never run as a page), and
+# no cache keeps an answer (seat tokens, private views).
+SAFETY_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"cache-control", b"no-store")]
 REQUESTS = Counter("raffe_gateway_requests_total", "HTTP requests", ["method", "route", "status"])
 LATENCY = Histogram("raffe_gateway_request_seconds", "HTTP latency", ["method", "route"])
 
@@ -29,16 +33,19 @@ class Guard:
         self.app, self.settings = app, settings
         self.per_token = Buckets(settings.rate_per_token, settings.rate_per_token * 2)
         self.per_address = Buckets(settings.rate_per_address, settings.rate_per_address * 2)
+        self.trusted = networks(settings.trusted_proxies)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         started, status = time.perf_counter(), [500]
+        scope.setdefault("state", {})["client_address"] = client_address(scope, self.trusted)
 
         async def send_noting_status(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status[0] = message["status"]
+                message["headers"] = [*message.get("headers", []), *SAFETY_HEADERS]
             await send(message)
 
         try:
@@ -68,8 +75,7 @@ class Guard:
         await self.app(scope, replaying(body or b"", receive), send)
 
     def _rate_wait(self, scope: Scope, headers: Headers) -> float:
-        client = scope.get("client")
-        wait = self.per_address.take(client[0] if client else "unknown")
+        wait = self.per_address.take(scope["state"]["client_address"])
         auth = headers.get("authorization", "")
         if not wait and auth:
             wait = self.per_token.take(token_hash(auth))

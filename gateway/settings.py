@@ -24,6 +24,9 @@ class GatewaySettings:
     rate_per_address: float = 100.0
     read_wait_ms: int = 2000  # how long ?min_version waits for the projection
     sse_heartbeat_s: float = 15.0
+    # Proxies whose X-Forwarded-For names the client (gateway.addresses); none by default.
+    trusted_proxies: list[str] = field(default_factory=list)
+    token_ttl_s: int = 30 * 24 * 3600  # a seat token lives this long unless rotated
 
     @classmethod
     def from_env(cls) -> GatewaySettings:
@@ -35,4 +38,6 @@ class GatewaySettings:
             rate_per_address=float(os.environ.get("RAFFE_RATE_PER_ADDRESS", 100)),
             read_wait_ms=int(os.environ.get("RAFFE_READ_WAIT_MS", 2000)),
             sse_heartbeat_s=float(os.environ.get("RAFFE_SSE_HEARTBEAT_S", 15)),
+            trusted_proxies=_list("RAFFE_TRUSTED_PROXIES", ""),
+            token_ttl_s=int(os.environ.get("RAFFE_TOKEN_TTL_S", 30 * 24 * 3600)),
         )

@@ -1,10 +1,16 @@
 """Seat tokens: random 256-bit secrets bound to (game, seat), kept only as SHA-256
-hashes. A game's seat kinds and token hashes share the game's hash tag."""
+hashes. A game's seat kinds and token hashes share the game's hash tag.
+
+A token expires ``ttl_s`` after it was issued (its key carries that TTL in Redis) and
+its holder may rotate it: a new token for the seat, the old one revoked at once. A
+gateway trusts what it resolved for at most TRUST_S, so a token revoked through another
+replica stops working everywhere within that time."""
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,11 +30,15 @@ class Caller:
     token_hash: str = ""
 
 
+TRUST_S = 5.0
+
+
 class SeatTokens:
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, ttl_s: int = 30 * 24 * 3600) -> None:
         self.store = store
-        # Tokens are never reassigned, so a resolved token can be remembered.
-        self._known: dict[str, Caller] = {}
+        self.ttl_s = ttl_s
+        # token hash -> (caller, trusted until): tokens are never reassigned, only revoked.
+        self._known: dict[str, tuple[Caller, float]] = {}
 
     def _seats_key(self, game_id: str) -> str:
         return self.store.keys.game(game_id) + ":seats"
@@ -59,8 +69,21 @@ class SeatTokens:
         """Several (token, game, seat) bindings in one round trip."""
         pipe = self.store.redis.pipeline(transaction=False)
         for token, game_id, seat in bindings:
-            pipe.set(self._token_key(token_hash(token)), f"{game_id} {seat}")
+            pipe.set(self._token_key(token_hash(token)), f"{game_id} {seat}", ex=self.ttl_s)
         await pipe.execute()
+
+    async def rotate(self, caller: Caller) -> str:
+        """A new token for the caller's seat; the caller's token is revoked at once."""
+        token = secrets.token_urlsafe(32)
+        digest = token_hash(token)
+        pipe = self.store.redis.pipeline(transaction=False)
+        if caller.seat >= 0:
+            pipe.hset(self._seats_key(caller.game_id), f"token:{caller.seat}", digest)
+        pipe.delete(self._token_key(caller.token_hash))
+        pipe.set(self._token_key(digest), f"{caller.game_id} {caller.seat}", ex=self.ttl_s)
+        await pipe.execute()
+        self._known.pop(caller.token_hash, None)
+        return token
 
     async def claim(self, game_id: str, seat: int) -> str | None:
         """A token for an open seat, or None if the seat is not open or already taken."""
@@ -87,16 +110,24 @@ class SeatTokens:
 
     async def resolve(self, token: str) -> Caller | None:
         digest = token_hash(token)
-        if digest in self._known:
-            return self._known[digest]
-        raw = await self.store.redis.get(self._token_key(digest))
+        now = time.monotonic()
+        known = self._known.get(digest)
+        if known is not None and known[1] > now:
+            return known[0]
+        pipe = self.store.redis.pipeline(transaction=False)
+        pipe.get(self._token_key(digest))
+        pipe.pttl(self._token_key(digest))
+        raw, ttl_ms = await pipe.execute()
         if raw is None:
+            self._known.pop(digest, None)
             return None
         game_id, seat = (raw.decode() if isinstance(raw, bytes) else raw).split(" ")
         if len(self._known) >= 100_000:
             self._known.clear()
-        self._known[digest] = Caller(int(seat), game_id, digest)
-        return self._known[digest]
+        caller = Caller(int(seat), game_id, digest)
+        left = ttl_ms / 1000 if ttl_ms and ttl_ms > 0 else TRUST_S
+        self._known[digest] = (caller, now + min(TRUST_S, left))
+        return caller
 
 
 def _seats(raw: dict[bytes, bytes]) -> dict[int, tuple[str, bool]]:

@@ -188,7 +188,11 @@ def main(argv: list[str] | None = None) -> int:
         for service in services:
             children.append((service, start_service(service, env)))
             pid = children[-1][1].pid
-            print(f"{service.name} at 127.0.0.1:{service.port} (pid {pid})", flush=True)
+            print(
+                f"{service.name} at 127.0.0.1:{service.port} (pid {pid}), "
+                f"metrics at 127.0.0.1:{service.metrics}",
+                flush=True,
+            )
         gateway = next((s for s, _ in children if s.module == "gateway"), None)
         if gateway:
             print(f"gateway: http://127.0.0.1:{gateway.port}  docs: /docs", flush=True)

@@ -109,6 +109,20 @@ async def claim_seat(
     return Claimed(game_id=game_id, seat=seat, token=token)
 
 
+@router.post(
+    "/{game_id}/seats/{seat}/token", status_code=201, response_model=Claimed, responses=PROBLEMS
+)
+async def rotate_token(
+    game_id: GameId, seat: Annotated[int, Path(ge=0, le=29)], c: ClientsDep, who: CallerDep
+) -> Claimed:
+    """A new token for your seat (send the current one): the one you sent stops working
+    at once. Do it when a token may have leaked, or before it expires
+    (RAFFE_TOKEN_TTL_S after it was issued)."""
+    if acting_seat(game_id, who) != seat:
+        raise Problem(403, "wrong_seat", "this token belongs to another seat")
+    return Claimed(game_id=game_id, seat=seat, token=await c.tokens.rotate(who))
+
+
 @router.get("/{game_id}", response_model=GameView, responses=PROBLEMS)
 async def get_game(
     game_id: GameId,

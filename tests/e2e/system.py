@@ -27,6 +27,7 @@ class System:
     process: subprocess.Popen[str]
     # every started process, as the launcher printed it: name -> (address, pid)
     processes: dict[str, tuple[str, int]] = field(default_factory=dict)
+    metrics: dict[str, str] = field(default_factory=dict)  # name -> metrics address
 
 
 @contextmanager
@@ -53,6 +54,7 @@ def running_system(state_dir: Path, *args: str, **env: str) -> Iterator[System]:
     assert gateway and redis_url, text
     found = re.findall(r"^(.+?) at (\S+) \(pid (\d+)\)", text, re.M)
     processes = {name: (address, int(pid)) for name, address, pid in found}
+    metrics = dict(re.findall(r"^(.+?) at \S+ \(pid \d+\), metrics at (\S+)", text, re.M))
     engines = dict(re.findall(r"([a-z-]+) engine at (\S+)", text))
     projection = re.search(r"projection at (\S+)", text)
     wiring = {
@@ -64,7 +66,7 @@ def running_system(state_dir: Path, *args: str, **env: str) -> Iterator[System]:
     drain.start()
     try:
         env_out = {**full_env, **wiring}
-        yield System(gateway.group(1), redis_url.group(1), env_out, process, processes)
+        yield System(gateway.group(1), redis_url.group(1), env_out, process, processes, metrics)
     finally:
         process.send_signal(signal.SIGINT)
         try:
@@ -81,3 +83,28 @@ def wait_over(client: httpx.Client, game_id: str, timeout: float = 60.0) -> dict
             return body
         time.sleep(0.05)
     raise AssertionError(f"game {game_id} did not end in {timeout}s")
+
+
+@contextmanager
+def extra_gateway(system: System, **env: str) -> Iterator[httpx.Client]:
+    """A second gateway process on the running system's Redis and engines, with ``env``
+    added (settings under test), and a client of it once it answers."""
+    from services.core.local_redis import free_port
+
+    port = free_port()
+    full = {**system.env, "RAFFE_PORT": str(port), "RAFFE_METRICS_PORT": "", **env}
+    gateway = subprocess.Popen(
+        [sys.executable, "-m", "gateway"], env=full, stderr=subprocess.DEVNULL
+    )
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
+            for _ in range(100):
+                try:
+                    client.get("/healthz")
+                    break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            yield client
+    finally:
+        gateway.terminate()
+        gateway.wait(timeout=10)

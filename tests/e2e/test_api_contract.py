@@ -15,11 +15,10 @@ from typing import Any
 import httpx
 import pytest
 
-from services.core.local_redis import free_port
 from services.core.rng import SeededRng
 from services.giraffe_raffe.bots import random_bot
 from tests.e2e.players import auth, create
-from tests.e2e.system import System
+from tests.e2e.system import System, extra_gateway
 
 SEED = "SEED-e2e-leak-check-7f3a"
 PROBLEM = "application/problem+json"
@@ -194,28 +193,53 @@ def test_sse_resumes_with_last_event_id_losing_and_repeating_nothing(http: httpx
 
 
 def test_rate_limits_answer_429_with_retry_after(system: System) -> None:
-    port = free_port()
-    env = {**system.env, "RAFFE_PORT": str(port), "RAFFE_RATE_PER_ADDRESS": "2"}
-    gateway = subprocess.Popen(
-        [sys.executable, "-m", "gateway"], env=env, stderr=subprocess.DEVNULL
+    with extra_gateway(system, RAFFE_RATE_PER_ADDRESS="2") as client:
+        statuses = [client.get("/v1/games/whatever").status_code for _ in range(12)]
+        limited = client.get("/v1/games/whatever")
+    assert 429 in statuses and limited.status_code == 429
+    assert limited.headers["content-type"] == PROBLEM and int(limited.headers["retry-after"]) >= 1
+
+
+def _statuses_with_forwarded_for(client: httpx.Client) -> list[int]:
+    """Twelve requests, each claiming another client address."""
+    return [
+        client.get("/v1/games/whatever", headers={"X-Forwarded-For": f"203.0.113.{n}"}).status_code
+        for n in range(12)
+    ]
+
+
+def test_a_forwarded_address_is_believed_only_from_a_trusted_proxy(system: System) -> None:
+    # Not trusted (the default, even on loopback): one address, one limit.
+    with extra_gateway(system, RAFFE_RATE_PER_ADDRESS="2") as client:
+        assert 429 in _statuses_with_forwarded_for(client)
+    # Loopback as the trusted ingress: each forwarded client has its own limit...
+    with extra_gateway(
+        system, RAFFE_RATE_PER_ADDRESS="2", RAFFE_TRUSTED_PROXIES="127.0.0.0/8"
+    ) as client:
+        assert 429 not in _statuses_with_forwarded_for(client)
+        # ...but an address the client wrote left of the proxy's proves nothing.
+        spoofed = [
+            client.get(
+                "/v1/games/whatever", headers={"X-Forwarded-For": f"198.51.100.{n}, 203.0.113.9"}
+            ).status_code
+            for n in range(12)
+        ]
+        assert 429 in spoofed
+
+
+def test_answers_carry_safety_headers_and_metrics_stay_off_the_public_port(
+    http: httpx.Client, system: System
+) -> None:
+    created = http.post(
+        "/v1/games", json={"game": "giraffe-raffe", "seats": [{"kind": "human"}, {"kind": "open"}]}
     )
-    try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
-            for _ in range(100):
-                try:
-                    client.get("/healthz")
-                    break
-                except httpx.TransportError:
-                    time.sleep(0.1)
-            statuses = [client.get("/v1/games/whatever").status_code for _ in range(12)]
-            limited = client.get("/v1/games/whatever")
-        assert 429 in statuses and limited.status_code == 429
-        assert (
-            limited.headers["content-type"] == PROBLEM and int(limited.headers["retry-after"]) >= 1
-        )
-    finally:
-        gateway.terminate()
-        gateway.wait(timeout=10)
+    claimed = http.post(f"/v1/games/{created.json()['game_id']}/seats/1")
+    for response in (created, claimed, http.get("/v1/games")):
+        assert response.headers["cache-control"] == "no-store"
+        assert response.headers["x-content-type-options"] == "nosniff"
+    assert http.get("/metrics").status_code == 404
+    metrics = httpx.get(f"http://{system.metrics['gateway']}/metrics")
+    assert "raffe_gateway_requests_total" in metrics.text
 
 
 @pytest.mark.parametrize("path", ["/docs", "/openapi.json"])
@@ -321,3 +345,22 @@ def test_the_lobby_lists_games_with_an_open_seat_until_it_is_claimed(http: httpx
     assert listed() == [2]
     assert http.post(f"/v1/games/{game_id}/seats/2").status_code == 201
     assert listed() is None
+
+
+def test_a_seat_token_rotates_and_expires(http: httpx.Client, system: System) -> None:
+    created = create(http, "giraffe-raffe", [{"kind": "human"}, {"kind": "human"}])
+    game_id, old = created["game_id"], created["tokens"]["0"]
+    url = f"/v1/games/{game_id}/seats/0/token"
+    assert http.post(f"/v1/games/{game_id}/seats/1/token", headers=auth(old)).status_code == 403
+    rotated = http.post(url, headers=auth(old))
+    assert rotated.status_code == 201 and rotated.headers["cache-control"] == "no-store"
+    new = rotated.json()["token"]
+    assert http.get(f"/v1/games/{game_id}", headers=auth(old)).status_code == 401
+    assert http.get(f"/v1/games/{game_id}", headers=auth(new)).json()["seat"] == 0
+    with extra_gateway(system, RAFFE_TOKEN_TTL_S="1") as short:
+        brief = create(short, "giraffe-raffe", [{"kind": "human"}, {"kind": "human"}])
+        mine = auth(brief["tokens"]["0"])
+        assert short.get(f"/v1/games/{brief['game_id']}", headers=mine).status_code == 200
+        time.sleep(1.5)
+        expired = short.get(f"/v1/games/{brief['game_id']}", headers=mine)
+        assert expired.status_code == 401 and expired.json()["code"] == "bad_token"

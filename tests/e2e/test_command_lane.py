@@ -11,6 +11,7 @@ import httpx
 
 from services.core.rng import SeededRng
 from tests.e2e.players import auth, create
+from tests.e2e.system import System
 from tests.e2e.test_api_contract import PROBLEM, move
 
 ORIGIN = {"Origin": "https://play.example.org"}
@@ -60,7 +61,7 @@ def test_refusals_read_as_the_routes_and_carry_cors_headers(http: httpx.Client) 
         (http.post(url, json=body, headers={**me, "If-Match": "soon"}), 422, "bad_if_match"),
         (http.post(url, json=body, headers=me), 422, "no_apple"),
         # handed back to FastAPI: not JSON, no body, not a command, a bad game id
-        (http.post(url, content=b"{", headers={**me, **json_type}), 422, "invalid_request"),
+        (http.post(url, content=b"{", headers={**me, **json_type}), 400, "bad_json"),
         (http.post(url, content=b"", headers={**me, **json_type}), 422, "invalid_request"),
         (http.post(url, json={"command": {"type": "fly"}}, headers=me), 422, "invalid_request"),
         (http.post("/v1/games/bad!id/commands", json=body, headers=me), 422, "invalid_request"),
@@ -75,14 +76,15 @@ def test_refusals_read_as_the_routes_and_carry_cors_headers(http: httpx.Client) 
     assert any(e["loc"][0] == "body" for e in cases[9][0].json()["errors"])
 
 
-def test_commands_are_counted_under_the_routes_label(http: httpx.Client) -> None:
+def test_commands_are_counted_under_the_routes_label(http: httpx.Client, system: System) -> None:
     game = create(http, "giraffe-raffe", [{"kind": "human"}] * 2, options={"dealer": 0})
     url = f"/v1/games/{game['game_id']}/commands"
     body = {"command": {"type": "return_apple"}, "command_id": uuid.uuid4().hex}
 
     def counted(status: int) -> float:
         label = f'method="POST",route="/v1/games/{{game_id}}/commands",status="{status}"'
-        for line in http.get("/metrics").text.splitlines():
+        metrics = httpx.get(f"http://{system.metrics['gateway']}/metrics").text
+        for line in metrics.splitlines():
             if line.startswith(f"raffe_gateway_requests_total{{{label}}}"):
                 return float(line.rsplit(" ", 1)[1])
         return 0.0

@@ -111,8 +111,7 @@ def test_every_setting_a_service_reads_has_a_value(target: str) -> None:
             continue
         container = w["spec"]["template"]["spec"]["containers"][0]
         env = env_of(container, objects)
-        needed = wanted - ({"RAFFE_METRICS_PORT"} if container["args"] == ["gateway"] else set())
-        assert not needed - set(env), f"{w['metadata']['name']} lacks {needed - set(env)}"
+        assert not wanted - set(env), f"{w['metadata']['name']} lacks {wanted - set(env)}"
 
 
 @needs_kubectl
@@ -170,3 +169,14 @@ def test_the_dockerfile_is_multi_stage_non_root_and_lints_clean() -> None:
     if Path(hadolint).exists():
         done = subprocess.run([hadolint, str(dockerfile)], capture_output=True, text=True)
         assert done.returncode == 0, done.stdout
+
+
+@needs_kubectl
+def test_production_trusts_its_ingress_and_scrapes_the_gateway_off_its_public_port() -> None:
+    objects = render("overlays/production")
+    gateway = next(w for w in workloads(objects) if w["metadata"]["name"] == "raffe-gateway")
+    container = gateway["spec"]["template"]["spec"]["containers"][0]
+    env = env_of(container, objects)
+    assert env["RAFFE_TRUSTED_PROXIES"] and env["RAFFE_METRICS_PORT"] != env["RAFFE_PORT"]
+    annotations = gateway["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/port"] == env["RAFFE_METRICS_PORT"]
