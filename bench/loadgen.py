@@ -111,7 +111,7 @@ async def scripted(http: httpx.AsyncClient, game: str, worker: int, moves: int) 
     while sum(len(g[2]) for g in games) < moves:
         seed = f"bench-{worker}-{len(games)}-{uuid.uuid4().hex[:8]}"
         seats = [{"kind": "human"}] * SEATS[game]
-        body = {"game": game, "seats": seats, "seed": seed}
+        body = {"game": game, "seats": seats, "seed": seed, "practice": True}
         created = (await http.post("/v1/games", json=body)).json()
         games.append((created["game_id"], created["tokens"], script(game, seed)))
     return games

@@ -24,7 +24,15 @@ class CreateGame(Strict):
     game: GameName
     seats: list[SeatIn] = Field(min_length=1, max_length=30)
     options: dict[str, Any] = Field(default_factory=dict)
-    seed: str | None = Field(None, max_length=128, description="secret; drawn when absent")
+    seed: str | None = Field(
+        None,
+        max_length=128,
+        description="a seed of your own gives a deal you can replay, and known to you: "
+        "only with practice, or with bots alone at the table (AL-2); drawn when absent",
+    )
+    practice: bool = Field(
+        False, description="a game whose deals the creator may know (shown in the lobby)"
+    )
     command_id: str | None = Field(None, min_length=1, max_length=128)
 
     model_config = ConfigDict(

@@ -8,11 +8,12 @@ replica stops working everywhere within that time."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from services.core.eventstore import EventStore
 
@@ -46,14 +47,32 @@ class SeatTokens:
     def _token_key(self, digest: str) -> str:
         return f"{self.store.settings.key_prefix}:token:{digest}"
 
-    async def register(self, game_id: str, kinds: list[str]) -> dict[int, str]:
-        """Record the seat kinds of a new game; returns tokens for its human seats."""
-        tokens = {i: secrets.token_urlsafe(32) for i, k in enumerate(kinds) if k == "human"}
-        fields: dict[Any, Any] = {f"kind:{i}": k for i, k in enumerate(kinds)}
-        fields |= {f"token:{i}": token_hash(t) for i, t in tokens.items()}
-        await self.store.redis.hset(self._seats_key(game_id), mapping=fields)
-        await self.bind_all([(token, game_id, seat) for seat, token in tokens.items()])
-        return tokens
+    async def register(self, game_id: str, kinds: list[str], key: str = "") -> dict[int, str]:
+        """Record the seat kinds of a new game; returns tokens for its human seats.
+
+        With ``key`` (a secret only the creator holds: see ``creation_key``) the tokens are
+        derived from it, so registering again (a retried create) gives the same tokens
+        back, but none a seat has rotated away from since."""
+        tokens = {
+            i: _derived(key, game_id, i) if key else secrets.token_urlsafe(32)
+            for i, k in enumerate(kinds)
+            if k == "human"
+        }
+        seats = self._seats_key(game_id)
+        pipe = self.store.redis.pipeline(transaction=False)
+        for i, k in enumerate(kinds):
+            pipe.hsetnx(seats, f"kind:{i}", k)
+        for i, t in tokens.items():
+            pipe.hsetnx(seats, f"token:{i}", token_hash(t))
+        pipe.hgetall(seats)
+        current = (await pipe.execute())[-1]
+        kept = {
+            i: t
+            for i, t in tokens.items()
+            if current.get(f"token:{i}".encode()) == token_hash(t).encode()
+        }
+        await self.bind_all([(token, game_id, seat) for seat, token in kept.items()])
+        return kept
 
     async def issue(self, game_id: str, seat: int) -> str:
         """A new token for (game, seat), e.g. a tournament player's."""
@@ -128,6 +147,18 @@ class SeatTokens:
         left = ttl_ms / 1000 if ttl_ms and ttl_ms > 0 else TRUST_S
         self._known[digest] = (caller, now + min(TRUST_S, left))
         return caller
+
+
+def creation_key(caller: str, command_id: str) -> str:
+    """Who created a game with which command id, as one secret: the game's id and its
+    first tokens are derived from it, so a retried create finds them again. Only the
+    creator knows the command id (events of a create record "create", not the id)."""
+    return hashlib.sha256(f"create\0{caller}\0{command_id}".encode()).hexdigest()
+
+
+def _derived(key: str, game_id: str, seat: int) -> str:
+    digest = hmac.new(key.encode(), f"seat\0{game_id}\0{seat}".encode(), hashlib.sha256)
+    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
 
 
 def _seats(raw: dict[bytes, bytes]) -> dict[int, tuple[str, bool]]:

@@ -20,7 +20,7 @@ from gateway.models import (
     GameView,
 )
 from gateway.problems import Problem
-from gateway.tokens import Caller
+from gateway.tokens import Caller, creation_key
 from services.bots.registry import BOTS
 from services.core.eventstore.keys import GAME_ID
 from services.core.game import SeatSpec
@@ -48,19 +48,38 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
 
 
 @router.post("", status_code=201, response_model=Created, responses=PROBLEMS)
-async def create_game(body: CreateGame, c: ClientsDep, response: Response) -> Created:
+async def create_game(
+    body: CreateGame, c: ClientsDep, request: Request, response: Response
+) -> Created:
     """Create a game: seats are human (a token is returned for each), open (claimable by
-    anyone) or bot (played by the bot runner at ``bot_level``)."""
+    anyone) or bot (played by the bot runner at ``bot_level``).
+
+    With a ``command_id`` the create is idempotent: the same request again from the same
+    client answers the same game and tokens (the id is then a secret: make it a UUID);
+    the same id with another body is refused (``command_id_reused``)."""
     for i, seat in enumerate(body.seats):
         if seat.kind == "bot" and seat.bot_level and seat.bot_level not in BOTS[body.game]:
             levels = ", ".join(BOTS[body.game])
             raise Problem(422, "bad_bot_level", f"seat {i}: bot levels are {levels}")
+    if body.seed and not body.practice and any(s.kind != "bot" for s in body.seats):
+        raise Problem(
+            422,
+            "seed_needs_practice",
+            "whoever chooses the seed knows every hand and secret vote: a seed is for "
+            'practice games ("practice": true) or tables of bots only',
+        )
     engine = c.engines[body.game]
     seats = [SeatSpec(s.kind, s.name, s.bot_level) for s in body.seats]
+    key = creation_key(request.state.client_address, body.command_id) if body.command_id else ""
     created = await engine.create(
-        seats, body.options, seed=body.seed or "", command_id=body.command_id or ""
+        seats,
+        body.options,
+        game_id=key[:32],
+        seed=body.seed or "",
+        command_id="create" if key else "",
+        practice=body.practice or bool(body.seed),
     )
-    tokens = await c.tokens.register(created.game_id, [s.kind for s in body.seats])
+    tokens = await c.tokens.register(created.game_id, [s.kind for s in body.seats], key)
     response.headers["Location"] = f"/v1/games/{created.game_id}"
     return Created(
         game_id=created.game_id,

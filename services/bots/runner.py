@@ -42,11 +42,15 @@ class Watch:
     seats: list[dict[str, Any]]
     timed: bool
     idle: bool
+    # The game's secret seed: bots draw from it, so no player can foresee a bot's secret
+    # choice (a vote, a card) by running the open-source bot with a guessable generator.
+    seed: str = ""
 
     @classmethod
     def of(cls, created: dict[str, Any]) -> Watch:
         timed = has_timer(created.get("options", {}))
-        return cls(created.get("seats", []), timed, not needs_runner(created))
+        seats = created.get("seats", [])
+        return cls(seats, timed, not needs_runner(created), str(created.get("seed", "")))
 
 
 class BotRunner(CheckpointedWorker):
@@ -110,19 +114,20 @@ class BotRunner(CheckpointedWorker):
             if status["over"] or not bots:
                 return True
             for seat in bots:
-                status = await self._move(engine, game_type, game_id, seat, seats[seat])
+                status = await self._move(engine, game_type, game_id, seat, watch)
         return True
 
     async def _move(
-        self, engine: EngineClient, game_type: str, game_id: str, seat: int, spec: dict[str, Any]
+        self, engine: EngineClient, game_type: str, game_id: str, seat: int, watch: Watch
     ) -> dict[str, Any] | None:
         """One move of a bot seat, decided on one state read in one call; the game's status
         after it (from the command's response), or None when it is unknown."""
         version, view, status, legal = await engine.view_and_commands(game_id, seat)
         if not legal.get("to_act"):
             return status
-        rng = SeededRng(f"{game_id}:{seat}", version)
-        command = bot_for(game_type, spec.get("bot_level", ""))(view, legal, rng)
+        rng = SeededRng(f"{watch.seed}:bot:{game_id}:{seat}", version)
+        level = watch.seats[seat].get("bot_level", "")
+        command = bot_for(game_type, level)(view, legal, rng)
         try:
             # The version it decided on: an engine replica whose cache is behind reads
             # just the newer events first, instead of failing an append and reloading.

@@ -24,6 +24,14 @@ def dumps(data: Any) -> bytes:
         return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+def canonical(data: Any) -> bytes:
+    """The same bytes for equal JSON data, whatever the key order (for digests)."""
+    try:
+        return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        return json.dumps(data, separators=(",", ":"), sort_keys=True, default=str).encode()
+
+
 def loads(raw: bytes | str) -> Any:
     """Raises ValueError (orjson.JSONDecodeError) on anything but valid JSON."""
     return orjson.loads(raw)

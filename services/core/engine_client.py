@@ -117,6 +117,7 @@ class EngineClient:
         seed: str = "",
         command_id: str = "",
         attended: bool = False,
+        practice: bool = False,
     ) -> common_pb2.CreateGameResponse:
         request = common_pb2.CreateGameRequest(
             game_id=game_id,
@@ -128,6 +129,7 @@ class EngineClient:
             seed=seed,
             command_id=command_id,
             attended=attended,
+            practice=practice,
         )
         return await self._call(lambda: self.stub.CreateGame(request, timeout=self.timeout))
 

@@ -99,6 +99,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 command_id=request.command_id,
                 time_ms=request.time_ms or None,
                 attended=request.attended,
+                practice=request.practice,
             )
             r = outcome.result
             created = loads(outcome.events[0].payload) if outcome.events else {}

@@ -13,20 +13,23 @@ from services.core.rng import SeededRng, seed_hash
 S = TypeVar("S")
 
 
-def created_event(options: Mapping[str, Any], seats: Sequence[SeatSpec], seed: str) -> Event:
+def created_event(
+    options: Mapping[str, Any], seats: Sequence[SeatSpec], seed: str, practice: bool = False
+) -> Event:
     """The first event of every game: options, seats and the seed's commitment (AL-2).
 
     The seed itself is in the payload for the engine to derive draws; redaction drops it
-    from everything a client sees until the game ends."""
-    return Event(
-        "GameCreated",
-        {
-            "options": dict(options),
-            "seats": [asdict(s) for s in seats],
-            "seed_hash": seed_hash(seed),
-            "seed": seed,
-        },
-    )
+    from everything a client sees until the game ends. ``practice``: the creator chose
+    the seed (AL-2 allows it only where nothing is hidden from them)."""
+    data: dict[str, Any] = {
+        "options": dict(options),
+        "seats": [asdict(s) for s in seats],
+        "seed_hash": seed_hash(seed),
+        "seed": seed,
+    }
+    if practice:
+        data["practice"] = True
+    return Event("GameCreated", data)
 
 
 def opening(
@@ -35,10 +38,11 @@ def opening(
     seats: Sequence[SeatSpec],
     seed: str,
     now_ms: int = 0,
+    practice: bool = False,
 ) -> list[Event]:
     """GameCreated and the game's setup events; raises InvalidArgument on bad options."""
     options = game.options(raw_options, seats)
-    created = created_event(game.recorded_options(options), seats, seed)
+    created = created_event(game.recorded_options(options), seats, seed, practice)
     state = game.evolve(game.initial(), created)
     return [created, *game.setup(state, options, SeededRng(seed, 0), now_ms)]
 

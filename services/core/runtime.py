@@ -7,16 +7,17 @@ reloads and decides again, a bounded number of times (DESIGN §3).
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from services.core.attention import attended as is_attended
-from services.core.codec import to_domain, to_new
+from services.core.codec import canonical, to_domain, to_new
 from services.core.errors import InvalidArgument, RaffeError, UnknownGame, VersionConflict
 from services.core.eventstore import (
     AppendResult,
@@ -37,6 +38,24 @@ ANY_VERSION = 0  # an Execute that pins no version: the engine retries on confli
 
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def digest_of(*parts: Any) -> str:
+    """What a command said, to tell a retry (same digest) from a reused id (another)."""
+    return hashlib.sha256(canonical(parts)).hexdigest()[:32]
+
+
+def command_key(seat: int, command_id: str) -> str:
+    """Command ids are the sender's: seat 1 reusing seat 0's id is another command."""
+    return f"{seat}:{command_id}"
+
+
+def check_same(known: AppendResult, digest: str) -> None:
+    if known.digest and known.digest != digest:
+        raise InvalidArgument(
+            "this command_id was used for another command; use a new id for a new command",
+            "command_id_reused",
+        )
 
 
 @dataclass(frozen=True)
@@ -75,6 +94,7 @@ class GameRuntime(Generic[S]):
         command_id: str = "",
         time_ms: int | None = None,
         attended: bool = False,
+        practice: bool = False,
     ) -> Outcome:
         """A new game. ``attended``: the creator asks the runners to follow it although
         no seat is a bot and no clock runs (a tournament's table)."""
@@ -84,12 +104,15 @@ class GameRuntime(Generic[S]):
         if len(seed) > 128:
             raise InvalidArgument("a seed is at most 128 characters", "bad_seed")
         time_ms = now_ms() if time_ms is None else time_ms
-        events = opening(self.game, options, seats, seed, time_ms)
+        events = opening(self.game, options, seats, seed, time_ms, practice)
         new = [to_new(e) for e in events]
         followed = is_attended(events[0].data, always=self.game.always_attended, asked=attended)
+        command_id = command_id or uuid.uuid4().hex
+        digest = digest_of(self.game.name, [asdict(s) for s in seats], options)
         result = await self._append(
-            game_id, 0, command_id or uuid.uuid4().hex, new, time_ms, followed
+            game_id, 0, command_id, new, time_ms, f"create:{command_id}", digest, followed
         )
+        check_same(result, digest)
         return await self._outcome(game_id, result, SPECTATOR)
 
     async def execute(
@@ -110,14 +133,15 @@ class GameRuntime(Generic[S]):
         if not isinstance(command_id, str) or not 0 < len(command_id) <= 128:
             raise InvalidArgument("a command id is 1-128 characters", "bad_command_id")
         time_ms = now_ms() if time_ms is None else time_ms
+        key, digest = command_key(seat, command_id), digest_of(command)
         fresh = False
         for _ in range(RETRIES + 1):
             loaded = await self._current(game_id, expected_version, fresh)
             if expected_version not in (ANY_VERSION, loaded.version):
                 # A retry of a command that went through carries the version it saw then.
-                known = await self.store.command_result(game_id, command_id)
+                known = await self.store.command_result(game_id, key)
                 if known is not None:
-                    return await self._duplicate(game_id, known, seat)
+                    return await self._duplicate(game_id, known, seat, digest)
                 raise VersionConflict(expected_version, loaded.version)
             rng = SeededRng(loaded.seed, loaded.version)
             try:
@@ -127,20 +151,22 @@ class GameRuntime(Generic[S]):
                     fresh = True
                     continue
                 # A retried command may be refused by the very state it produced.
-                known = await self.store.command_result(game_id, command_id)
+                known = await self.store.command_result(game_id, key)
                 if known is None:
                     raise
-                return await self._duplicate(game_id, known, seat)
+                return await self._duplicate(game_id, known, seat, digest)
             events = [to_new(e) for e in domain]
             try:
-                result = await self._append(game_id, loaded.version, command_id, events, time_ms)
+                result = await self._append(
+                    game_id, loaded.version, command_id, events, time_ms, key, digest
+                )
             except VersionConflict:
                 if expected_version != ANY_VERSION:
                     raise
                 fresh = True
                 continue
             if result.duplicate:  # the same command id was appended before
-                return await self._duplicate(game_id, result, seat)
+                return await self._duplicate(game_id, result, seat, digest)
             state = self._fold_new(game_id, loaded, domain, result)
             stored = self._as_stored(game_id, events, result, command_id, time_ms)
             return Outcome(
@@ -197,6 +223,8 @@ class GameRuntime(Generic[S]):
         command_id: str,
         events: list[NewEvent],
         time_ms: int,
+        key: str,
+        digest: str,
         attended: bool = False,
     ) -> AppendResult:
         return await self.store.append(
@@ -208,6 +236,8 @@ class GameRuntime(Generic[S]):
             time_ms=time_ms,
             engine_version=self.game.engine_version,
             attended=attended,
+            idempotency_key=key,
+            digest=digest,
         )
 
     async def _current(self, game_id: str, expected: int, fresh: bool) -> Loaded[S]:
@@ -241,8 +271,12 @@ class GameRuntime(Generic[S]):
             for i, e in enumerate(events)
         ]
 
-    async def _duplicate(self, game_id: str, result: AppendResult, seat: int) -> Outcome:
-        """A known command id: its original result, events and the caller's view then."""
+    async def _duplicate(
+        self, game_id: str, result: AppendResult, seat: int, digest: str
+    ) -> Outcome:
+        """A known command id: its original result, events and the caller's view then;
+        refused if the id was used for another command."""
+        check_same(result, digest)
         state = await self._state_at(game_id, result.version)
         return await self._outcome(game_id, replace(result, duplicate=True), seat, state)
 

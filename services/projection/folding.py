@@ -81,6 +81,7 @@ def model(game_id: str, f: Folded) -> GameModel:
         "seats": seats,
         "options": f.created.get("options", {}),
         "seed_hash": f.created.get("seed_hash", ""),
+        "practice": bool(f.created.get("practice", False)),
         "created_ms": f.created_ms,
         "updated_ms": f.updated_ms,
     }

@@ -17,5 +17,6 @@ GAME = GameAdapter(
     view=view.view,
     redact=view.redact,
     legal_commands=view.legal_commands,
+    recorded_options=options.recorded,
     always_attended=True,  # its runner opens every round's tables
 )

@@ -82,3 +82,20 @@ def _game_options(raw: Any, games: list[str]) -> dict[str, dict[str, Any]]:
     for g, o in raw.items():  # checked now, so no round can fail to create its games
         GAMES[g].options(o, [SeatSpec("bot")] * PLAYERS_PER_TABLE[g][0])
     return {g: dict(o) for g, o in raw.items()}
+
+
+def public_game_options(game_options: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each game's options as its own GameCreated records them: a custom Giraffometer
+    deck by its name, without the answers (the tables are still to play it)."""
+    out = {}
+    for g, o in game_options.items():
+        full = GAMES[g].options(o, [SeatSpec("bot")] * PLAYERS_PER_TABLE[g][0])
+        recorded = GAMES[g].recorded_options(full)
+        out[g] = {k: recorded[k] for k in o}  # only what the organiser set
+    return out
+
+
+def recorded(options: dict[str, Any]) -> dict[str, Any]:
+    """GameCreated holds the public game options; the full ones, when they differ, go
+    to a GameOptionsSet event that redaction hides until the tournament is over."""
+    return {**options, "game_options": public_game_options(options["game_options"])}

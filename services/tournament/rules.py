@@ -25,7 +25,10 @@ COMMANDS = {
 
 
 def setup(state: State, opts: Mapping[str, Any], rng: SeededRng, now_ms: int = 0) -> list[Event]:
-    return []
+    """Game options with secrets (a custom deck's answers) are recorded apart."""
+    if opts["game_options"] == state.options["game_options"]:
+        return []
+    return [Event("GameOptionsSet", {"game_options": opts["game_options"]}, ORGANISER)]
 
 
 def decide(
@@ -250,6 +253,8 @@ def evolve(state: State, event: Event) -> State:
     t = event.type
     if t == "GameCreated":
         return State(options=dict(d["options"]), seed=d.get("seed", ""))
+    if t == "GameOptionsSet":
+        return state.but(options={**state.options, "game_options": dict(d["game_options"])})
     if t == "PlayerRegistered":
         player = Player(d["name"], d["kind"], d.get("bot_level", ""))
         return state.but(players=(*state.players, player))

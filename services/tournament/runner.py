@@ -39,14 +39,12 @@ class TournamentRunner(CheckpointedWorker):
     ) -> None:
         super().__init__(store, TOURNAMENT_GROUP, ttl_ms)
         self.engines = engines
-        self._seeds: dict[str, str] = {}
+        self._secrets: dict[str, tuple[str, dict[str, Any]]] = {}  # seed, game options
 
     async def work(self, partition: int, events: list[StoredEvent]) -> bool:
         busy = False
         for e in events:
-            if e.game_type == "tournament" and e.type == "GameCreated":
-                self._seeds[e.game_id] = loads(e.payload).get("seed", "")
-            elif e.game_type == "tournament" and e.type == "RoundStarted":
+            if e.game_type == "tournament" and e.type == "RoundStarted":
                 await self.open_tables(e.game_id, loads(e.payload))
                 busy = True
             elif e.type == "GameEnded" and e.game_type != "tournament":
@@ -59,14 +57,14 @@ class TournamentRunner(CheckpointedWorker):
         _, view, _ = await tournaments.view(tournament_id, -1)
         players, options = view["players"], view["options"]
         duplicate = options["format"] == "duplicate"
-        seed = await self._seed(tournament_id)
+        seed, game_options = await self._secret(tournament_id)
         game, number = started["game"], started["round"]
 
         async def create(table: dict[str, Any]) -> None:
             game_id = table_game_id(tournament_id, number, table["table"])
             await self.engines[game].create(
                 [_seat(players[p]) for p in table["players"]],
-                options["game_options"].get(game, {}),
+                game_options.get(game, {}),
                 game_id=game_id,
                 seed=table_seed(seed, number, table["table"], duplicate),
                 command_id=f"create:{game_id}",
@@ -100,11 +98,21 @@ class TournamentRunner(CheckpointedWorker):
             log.info("result refused", extra={"game_id": game_id, "code": error.code})
         return True
 
-    async def _seed(self, tournament_id: str) -> str:
-        if tournament_id not in self._seeds:
-            first = await self.store.read_game_range(tournament_id, 0, 1)
-            self._seeds[tournament_id] = loads(first[0].payload).get("seed", "") if first else ""
-        return self._seeds[tournament_id]
+    async def _secret(self, tournament_id: str) -> tuple[str, dict[str, Any]]:
+        """The tournament's seed and full game options, read from its stream (views show
+        neither: the seed gives the deals, the options a custom deck's answers)."""
+        if tournament_id not in self._secrets:
+            first = [
+                loads(e.payload) for e in await self.store.read_game_range(tournament_id, 0, 2)
+            ]
+            created = first[0] if first else {}
+            options = created.get("options", {}).get("game_options", {})
+            if len(first) > 1 and "game_options" in first[1]:
+                options = first[1]["game_options"]
+            if len(self._secrets) >= 10_000:
+                self._secrets.clear()
+            self._secrets[tournament_id] = (created.get("seed", ""), options)
+        return self._secrets[tournament_id]
 
 
 def _seat(player: dict[str, Any]) -> SeatSpec:

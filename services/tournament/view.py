@@ -7,6 +7,7 @@ from typing import Any
 
 from services.core.game import Event
 from services.tournament import ratings
+from services.tournament.options import public_game_options, recorded
 from services.tournament.rules import ORGANISER, buchholz, ranked, status
 from services.tournament.state import State
 
@@ -15,7 +16,7 @@ def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
     return {
         "game": "tournament",
         "seat": seat,
-        "options": state.options,
+        "options": state.options if state.over or reveal else recorded(state.options),
         "started": state.started,
         "players": [
             {"player": i, "name": p.name, "kind": p.kind, "bot_level": p.bot_level}
@@ -61,6 +62,9 @@ def standings(state: State) -> list[dict[str, Any]]:
 
 
 def redact(state: State, event: Event, seat: int) -> Event:
+    if event.type == "GameOptionsSet":
+        public = public_game_options(dict(event.data["game_options"]))
+        return Event(event.type, {"game_options": public}, event.actor)
     return event
 
 

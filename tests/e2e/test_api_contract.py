@@ -68,7 +68,7 @@ def move(
 
 
 def test_no_body_or_frame_of_a_running_game_leaks_hidden_cards(http: httpx.Client) -> None:
-    created = create(http, "giraffe-raffe", [{"kind": "human"}] * 3, seed=SEED)
+    created = create(http, "giraffe-raffe", [{"kind": "human"}] * 3, seed=SEED, practice=True)
     game_id, tokens = created["game_id"], {int(k): v for k, v in created["tokens"].items()}
     captured: list[tuple[int, int, bytes]] = []  # (viewer seat, version, raw body)
     rng = SeededRng("leak")
@@ -299,7 +299,7 @@ def test_schemathesis_finds_no_server_error(system: System, tmp_path: Path) -> N
 def test_votes_and_chosen_cards_stay_out_of_other_seats_bodies_and_frames(
     http: httpx.Client,
 ) -> None:
-    gm = create(http, "giraffometer", [{"kind": "human"}] * 3, seed=SEED)
+    gm = create(http, "giraffometer", [{"kind": "human"}] * 3, seed=SEED, practice=True)
     tokens = gm["tokens"]
     url = f"/v1/games/{gm['game_id']}"
     vote = {"command": {"type": "vote", "lowest": 5, "highest": 3}, "command_id": "v1"}

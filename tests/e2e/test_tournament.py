@@ -169,3 +169,49 @@ def test_the_cli_runs_a_bot_tournament_with_progress_and_a_chart(
     assert "games, round 2" in done.stdout  # the progress bar's last state
     assert all(f"bot-{i}" in done.stdout for i in range(1, 10))  # the standings table
     assert chart.read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_custom_deck_in_a_tournament_shows_no_answer_while_it_runs(http: httpx.Client) -> None:
+    """#16 item 1: the deck's answers are in no tournament body, event or frame until
+    the tournament is over; its tables play the deck."""
+    answers = [4321, 8765, 1234, 5678, 2468, 1357, 9753]
+    deck = {
+        "name": "secret deck",
+        "facts": [
+            {
+                "id": f"s{i}",
+                "question": f"How big is {i}?",
+                "unit": "u",
+                "answer": a,
+                "source": "test",
+            }
+            for i, a in enumerate(answers)
+        ],
+    }
+    created = create(
+        http,
+        games=["giraffometer"],
+        rounds=1,
+        game_options={"giraffometer": {"deck": deck, "target": 2}},
+    )
+    tid, organiser = created["tournament_id"], auth(created["organiser_token"])
+    for n in range(3):
+        http.post(f"/v1/tournaments/{tid}/players", json={"name": f"b{n}"}, headers=organiser)
+    bodies = [http.get("/v1/tournaments").text, http.get(f"/v1/tournaments/{tid}").text]
+    bodies.append(http.get(f"/v1/games/{tid}/events").text)
+    http.post(f"/v1/tournaments/{tid}/start", headers=organiser)
+    with http.stream("GET", f"/v1/tournaments/{tid}/events/stream") as stream:
+        frames = []
+        for line in stream.iter_lines():
+            frames.append(line)
+            if "RoundStarted" in line:
+                break
+    bodies += ["\n".join(frames), http.get(f"/v1/tournaments/{tid}").text]
+    for body in bodies:
+        assert "secret deck" in body or "RoundStarted" in body
+        assert not any(str(a) in body for a in answers), body
+    over = wait_finished(http, tid)
+    table = over["rounds"][0]["tables"][0]["game_id"]
+    facts = http.get(f"/v1/games/{table}").json()["view"]["last_reveal"]["ids"]
+    assert set(facts) <= {f"s{i}" for i in range(7)}  # the table played the custom deck
+    assert str(answers[0]) in http.get(f"/v1/games/{tid}/events").text  # public once over

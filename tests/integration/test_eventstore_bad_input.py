@@ -89,6 +89,8 @@ def script_args(store: EventStore, **override: Any) -> list[Any]:
         "max_bytes": 65536,
         "count": 1,
         "attended": 0,
+        "key": "0:" + cmd(),
+        "digest": "",
     }
     event = {"id": "e1", "etype": "T", "schema": 1, "payload": b"{}", "actor": -1}
     head.update({k: v for k, v in override.items() if k in head})
@@ -110,6 +112,8 @@ LUA_CASES = [
     ("attended neither 0 nor 1", {"attended": "yes"}, "bad_arguments"),
     ("control byte in an ASCII type", {"etype": b"Played\x07"}, "bad_event_type"),
     ("DEL in a command id", {"command": "c\x7f"}, "bad_command_id"),
+    ("empty idempotency key", {"key": ""}, "bad_command_id"),
+    ("digest that is not hex", {"digest": "xyz"}, "bad_arguments"),
 ]
 
 

@@ -6,6 +6,8 @@
 -- ARGV: 1 expected version, 2 command id, 3 game id, 4 game type, 5 time ms,
 --       6 engine version, 7 partition, 8 max events, 9 max event bytes, 10 event count,
 --       11 attended ("1"/"0", read when the game is created),
+--       12 idempotency key (the command id scoped by who sent it: "<seat>:<command id>"),
+--       13 digest of the command (hex, may be empty),
 --       then 5 per event: id, type, schema version, payload, actor seat.
 --
 -- An attended game (one a runner must follow: bots, clocks, tournaments) has each log
@@ -14,10 +16,11 @@
 -- the attended log existed) counts as attended, so no runner loses sight of it.
 --
 -- Lua does not roll back, so every argument is validated before the first write.
--- Replies: {"ok", version, first position, count} | {"dup", version, first position, count}
+-- Replies: {"ok", version, first position, count}
+--          | {"dup", version, first position, count, digest of the first command}
 --          | {"conflict", current version} | {"invalid", code, message}
 
-local HEAD = 11
+local HEAD = 13
 local PER_EVENT = 5
 
 local function invalid(code, message)
@@ -84,6 +87,9 @@ end
 if ARGV[11] ~= '0' and ARGV[11] ~= '1' then
   return invalid('bad_arguments', 'attended must be 0 or 1')
 end
+local key, digest = ARGV[12], ARGV[13]
+if not is_name(key, 200) then return invalid('bad_command_id', 'idempotency key must be 1-200 printable UTF-8 bytes') end
+if #digest > 64 or string.find(digest, '[^0-9a-f]') then return invalid('bad_arguments', 'digest must be hex') end
 local max_events, max_bytes, n = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
 if n < 1 then return invalid('no_events', 'an append needs at least one event') end
 if n > max_events then return invalid('too_many_events', 'at most ' .. max_events .. ' events per append') end
@@ -98,11 +104,13 @@ for e = 0, n - 1 do
   if #epayload + #etype > max_bytes then return invalid('event_too_large', 'event ' .. (e + 1) .. ' is larger than ' .. max_bytes .. ' bytes') end
 end
 
--- 2. A known command id answers with its first result and writes nothing.
-local known = redis.call('HGET', KEYS[3], command_id)
+-- 2. A known idempotency key answers with its first result and writes nothing (the
+-- caller compares the digests: the same key with another command is refused there).
+local known = redis.call('HGET', KEYS[3], key)
 if known then
-  local v, p, c = string.match(known, '^(%d+):(%d+):(%d+)$')
-  return {'dup', tonumber(v), tonumber(p), tonumber(c)}
+  local v, p, c = string.match(known, '^(%d+):(%d+):(%d+)')
+  local d = string.match(known, '^%d+:%d+:%d+:(%x*)$') or ''
+  return {'dup', tonumber(v), tonumber(p), tonumber(c), d}
 end
 
 -- 3. Optimistic concurrency on the version kept in meta (never XLEN).
@@ -141,5 +149,5 @@ if current == 0 then
     'attended', attended)
 end
 redis.call('HSET', KEYS[2], 'version', new_version, 'last_event_id', last_id, 'updated', time_ms)
-redis.call('HSET', KEYS[3], command_id, new_version .. ':' .. first_position .. ':' .. n)
+redis.call('HSET', KEYS[3], key, new_version .. ':' .. first_position .. ':' .. n .. ':' .. digest)
 return {'ok', new_version, first_position, n}

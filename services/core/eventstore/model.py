@@ -45,6 +45,7 @@ class AppendResult:
     first_position: int
     count: int
     duplicate: bool = False
+    digest: str = ""  # of the command first appended under this idempotency key
 
     @property
     def first_version(self) -> int:

@@ -84,12 +84,18 @@ class EventStore:
         time_ms: int,
         engine_version: str,
         attended: bool = False,
+        idempotency_key: str = "",
+        digest: str = "",
     ) -> AppendResult:
         """Append ``events`` atomically if the game is at ``expected_version``.
 
         Raises VersionConflict (with the current version) and InvalidArgument subclasses;
         in both cases nothing was written. A command id seen before returns the original
         result with ``duplicate=True`` and writes nothing.
+
+        The idempotency key defaults to the command id; the runtime scopes it by seat
+        (``"<seat>:<command id>"``) and passes the command's ``digest``, which a
+        duplicate reports back so a reused id with another command can be refused.
 
         ``attended`` counts when the game is created (expected version 0): the game's
         events go to its partition's attended log too, which the runners follow.
@@ -103,6 +109,8 @@ class EventStore:
             time_ms,
             engine_version,
             attended,
+            idempotency_key or command_id,
+            digest,
         )
         reply = await self._append(keys=self.keys.append_keys(game_id), args=args)
         return self._parse_reply(game_id, expected_version, reply)
@@ -117,6 +125,8 @@ class EventStore:
         time_ms: int,
         engine_version: str,
         attended: bool,
+        idempotency_key: str,
+        digest: str,
     ) -> list[bytes | int | str]:
         check_game_id(game_id)
         _uint(expected_version, "expected version")
@@ -138,6 +148,8 @@ class EventStore:
             self.settings.max_event_bytes,
             len(events),
             1 if attended else 0,
+            _text(idempotency_key, "command id", 200),
+            digest,
         ]
         for index, event in enumerate(events, start=1):
             args.extend(self._event_args(index, event))
@@ -175,6 +187,7 @@ class EventStore:
             first_position=int(reply[2]),
             count=int(reply[3]),
             duplicate=status == "dup",
+            digest=_decoded(reply[4]) if status == "dup" else "",
         )
 
     # -- read -------------------------------------------------------------------
@@ -233,14 +246,21 @@ class EventStore:
             entries = reply[0][1] if reply else []
         return [parse_log_entry(eid, fields) for eid, fields in entries]
 
-    async def command_result(self, game_id: str, command_id: str) -> AppendResult | None:
-        """The result of an append by ``command_id``, if there was one."""
+    async def command_result(self, game_id: str, key: str) -> AppendResult | None:
+        """The result of an append under idempotency ``key``, if there was one."""
         check_game_id(game_id)
-        raw = cast(bytes | None, await self.redis.hget(self.keys.commands(game_id), command_id))
+        raw = cast(bytes | None, await self.redis.hget(self.keys.commands(game_id), key))
         if raw is None:
             return None
-        version, position, count = (int(x) for x in raw.split(b":"))
-        return AppendResult(version, self.partition_of(game_id), position, count, duplicate=True)
+        version, position, count, *digest = raw.decode().split(":")
+        return AppendResult(
+            int(version),
+            self.partition_of(game_id),
+            int(position),
+            int(count),
+            duplicate=True,
+            digest=digest[0] if digest else "",
+        )
 
     async def partition_head(self, partition: int) -> int:
         """The last position written to a partition log (0 when empty)."""
@@ -276,6 +296,10 @@ class EventStore:
     async def _game_type(self, game_id: str) -> str:
         raw = cast(bytes | None, await self.redis.hget(self.keys.meta(game_id), "type"))
         return raw.decode() if raw else ""
+
+
+def _decoded(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _entry_number(entry_id: bytes) -> int:
