@@ -3,13 +3,14 @@ engines and the projection over gRPC. Built once by the app's lifespan."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+from redis.asyncio import Redis
 
+from gateway.live import LiveHub
 from gateway.settings import GatewaySettings
 from gateway.tokens import SeatTokens
 from raffe.v1 import common_pb2, projection_pb2_grpc
@@ -18,6 +19,7 @@ from services.core.engine_client import EngineClient, typed_error
 from services.core.errors import UnknownGame
 from services.core.eventstore import EventStore, open_store
 from services.projection.readmodels import ReadModels
+from services.projection.streams import STREAMS
 
 
 @dataclass
@@ -29,6 +31,7 @@ class Clients:
     projection_channel: grpc.aio.Channel
     read_models: ReadModels
     tokens: SeatTokens
+    live: LiveHub
     _gen: tuple[float, int] = field(default=(0.0, 1))
     # A game's type never changes: remember it instead of asking Redis on every request.
     _types: dict[str, str] = field(default_factory=dict)
@@ -39,6 +42,14 @@ class Clients:
         channel = grpc.aio.insecure_channel(
             settings.projection, options=[("grpc.lb_policy_name", "round_robin")]
         )
+        # Its own connection, outside the pool: it listens for as long as the gateway runs.
+        listener = Redis.from_url(
+            settings.store.redis_url,
+            password=settings.store.redis_password or None,
+            socket_keepalive=True,
+        )
+        live = LiveHub(store, STREAMS, listener, settings.streams_per_address, settings.max_streams)
+        live.start()
         return cls(
             settings,
             store,
@@ -50,9 +61,11 @@ class Clients:
             channel,
             ReadModels(store),
             SeatTokens(store, settings.token_ttl_s),
+            live,
         )
 
     async def close(self) -> None:
+        await self.live.close()
         for engine in self.engines.values():
             await engine.close()
         await self.projection_channel.close()
@@ -87,18 +100,16 @@ class Clients:
     async def projected_view(
         self, game_id: str, seat: int, min_version: int
     ) -> tuple[int, dict[str, Any]] | None:
-        """The read model's view once it has ``min_version`` (waiting up to
-        RAFFE_READ_WAIT_MS when one is asked for), else None: the caller asks the engine."""
-        gen = await self.generation()
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + (self.settings.read_wait_ms / 1000 if min_version else 0)
-        while True:
-            found = await self.read_models.view(gen, game_id, seat)
-            if found and found[0] >= min_version:
-                return found
-            if loop.time() >= deadline:
-                return None
-            await asyncio.sleep(0.01)
+        """The read model's view if it has ``min_version``, else None: the caller asks
+        the engine, once that version exists (``await_version``)."""
+        found = await self.read_models.view(await self.generation(), game_id, seat)
+        return found if found and found[0] >= min_version else None
+
+    async def await_version(self, game_id: str, min_version: int) -> None:
+        """Until the game has ``min_version`` (woken by its announcement, no polling), or
+        RAFFE_READ_WAIT_MS has passed."""
+        if min_version:
+            await self.live.wait_version(game_id, min_version, self.settings.read_wait_ms / 1000)
 
     async def replay(
         self, game_id: str, seat: int, version: int, reveal: bool = False

@@ -7,20 +7,23 @@ about a fifth of the gateway's CPU per command in the profile (docs/performance.
 
 from __future__ import annotations
 
+import logging
 import time
 
 import orjson
 from prometheus_client import Counter, Histogram
 from starlette.datastructures import Headers
+from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.addresses import client_address, networks
-from gateway.problems import problem_response
+from gateway.problems import failure_problem, on_raffe_error, problem_response
 from gateway.ratelimit import Buckets
 from gateway.settings import GatewaySettings
 from gateway.tokens import token_hash
 
+log = logging.getLogger(__name__)
 # On every answer: browsers never guess a type (a JSON body is never run as a page), and
 # no cache keeps an answer (seat tokens, private views).
 SAFETY_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"cache-control", b"no-store")]
@@ -42,14 +45,23 @@ class Guard:
         started, status = time.perf_counter(), [500]
         scope.setdefault("state", {})["client_address"] = client_address(scope, self.trusted)
 
+        started_response = [False]
+
         async def send_noting_status(message: Message) -> None:
             if message["type"] == "http.response.start":
+                started_response[0] = True
                 status[0] = message["status"]
                 message["headers"] = [*message.get("headers", []), *SAFETY_HEADERS]
             await send(message)
 
         try:
             await self._checked(scope, receive, send_noting_status)
+        except Exception as error:  # past every handler: still problem+json, with CORS
+            if started_response[0]:
+                raise
+            log.error("unhandled error", exc_info=error)
+            refusal = await on_raffe_error(Request(scope), failure_problem(error))
+            await refusal(scope, receive, send_noting_status)
         finally:
             route = getattr(scope.get("route"), "path", "unmatched")
             REQUESTS.labels(scope["method"], route, str(status[0])).inc()

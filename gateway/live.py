@@ -1,39 +1,304 @@
-"""Live events over Server-Sent Events: woken by the game's Redis stream, filled by the
-engine (which redacts for the caller), resumable from Last-Event-ID (= version)."""
+"""Live events over Server-Sent Events, fanned out once per event, not once per viewer.
+
+Each gateway has one LiveHub. The append script publishes every new version on the game
+stream's own name; the hub listens to all of them on one dedicated Redis connection
+(a pattern subscription: no pooled connection is held by any viewer). For each game
+someone watches, the hub keeps the game's state, folded from its stream. When a new
+version is announced it reads the new events once, folds them, and for each audience
+that watches (each seat, spectators) redacts them once (the engine's own redaction,
+services.core.redaction) and puts the frames on every such viewer's queue. A viewer
+costs memory, not engine calls or Redis reads.
+
+A viewer who (re)connects with Last-Event-ID first gets what it missed, read from the
+stream, then the live frames: registration and catch-up happen under the game's lock,
+so nothing is lost or sent twice. If the listening connection drops (Redis restarting),
+the hub resubscribes and reads every watched game's stream again from where it was.
+
+The same announcements wake readers waiting for a version (``wait_version``): a view
+read with ``min_version`` is answered as soon as that version exists, with no polling.
+
+Admission is bounded: at most ``streams_per_address`` streams per client address (429)
+and ``max_streams`` in all (503), both with Retry-After.
+"""
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator
+import asyncio
+import contextlib
+import logging
+from collections import Counter, defaultdict
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from fastapi import Request
+import orjson
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
 from sse_starlette.sse import EventSourceResponse
+from starlette.background import BackgroundTask
 
-from gateway.clients import Clients
-from services.core.engine_client import EngineClient
+from gateway.problems import Problem
+from services.core.codec import to_domain
+from services.core.eventstore import EventStore, StoredEvent
+from services.core.game import Game
+from services.core.redaction import redact_stored
+
+log = logging.getLogger(__name__)
+QUEUE_FRAMES = 2000  # a viewer further behind than this is dropped (it reconnects)
+RESUBSCRIBE_S = (0.1, 2.0)  # backoff after the listening connection fails
+
+
+def frame(e: StoredEvent) -> dict[str, str]:
+    """An event as an SSE frame: id = version, event = type, data = the event's JSON."""
+    body = {
+        "id": e.id,
+        "game_id": e.game_id,
+        "version": e.version,
+        "type": e.type,
+        "schema_version": e.schema_version,
+        "data": orjson.Fragment(e.payload),
+        "actor": e.actor,
+        "command_id": e.command_id,
+        "time_ms": e.time_ms,
+        "engine_version": e.engine_version,
+    }
+    return {"id": str(e.version), "event": e.type, "data": orjson.dumps(body).decode()}
+
+
+@dataclass(eq=False)
+class Viewer:
+    seat: int
+    queue: asyncio.Queue[dict[str, str] | None] = field(
+        default_factory=lambda: asyncio.Queue(QUEUE_FRAMES)
+    )
+
+    def push(self, frames: list[dict[str, str]]) -> None:
+        for f in frames:
+            try:
+                self.queue.put_nowait(f)
+            except asyncio.QueueFull:  # too slow: end its stream, it resumes from its id
+                self.queue = asyncio.Queue(1)
+                self.queue.put_nowait(None)
+                return
+
+
+@dataclass(eq=False)
+class Watched:
+    """A game someone watches: its state at ``version`` and its viewers by seat."""
+
+    game: Game[Any]
+    state: Any
+    version: int = 0
+    viewers: dict[int, set[Viewer]] = field(default_factory=lambda: defaultdict(set))
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    announced: int = 0  # the newest version heard of
+    draining: asyncio.Task[None] | None = None
+
+    def fold(self, events: list[StoredEvent]) -> None:
+        for e in events:
+            if e.version == self.version + 1:
+                self.state = self.game.evolve(self.state, to_domain(e))
+                self.version = e.version
+
+    @property
+    def empty(self) -> bool:
+        return not any(self.viewers.values())
+
+
+class LiveHub:
+    def __init__(
+        self,
+        store: EventStore,
+        games: Mapping[str, Game[Any]],
+        listener: Redis,
+        streams_per_address: int = 20,
+        max_streams: int = 10_000,
+    ) -> None:
+        self.store, self.games, self.listener = store, games, listener
+        self.streams_per_address, self.max_streams = streams_per_address, max_streams
+        self.watched: dict[str, Watched] = {}
+        self.waiters: dict[str, list[tuple[int, asyncio.Future[int]]]] = defaultdict(list)
+        self.open_streams: Counter[str] = Counter()
+        self._task: asyncio.Task[None] | None = None
+        self._prefix = f"{store.settings.key_prefix}:"
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._listen())
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await self.listener.aclose()
+
+    # -- viewers -----------------------------------------------------------------------
+
+    def admit(self, address: str) -> Callable[[], None]:
+        """Count a new stream against its address and the total, or refuse it; returns
+        what to call (once or more) when the stream is over."""
+        if self.open_streams[address] >= self.streams_per_address:
+            raise Problem(429, "too_many_streams", "too many live streams from here", retry_after=5)
+        if self.open_streams.total() >= self.max_streams:
+            raise Problem(503, "streams_full", "no room for another live stream", retry_after=5)
+        self.open_streams[address] += 1
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                self.open_streams[address] -= 1
+                if self.open_streams[address] <= 0:
+                    del self.open_streams[address]
+
+        return release
+
+    async def frames(
+        self, game_id: str, game_type: str, seat: int, after: int
+    ) -> AsyncIterator[dict[str, str]]:
+        """Every event after version ``after`` as ``seat`` may see it, then each new one
+        as it is appended; ends after the game's last event (GameEnded)."""
+        watched = self.watched.get(game_id)
+        if watched is None:
+            game = self.games[game_type]
+            watched = self.watched[game_id] = Watched(game, game.initial())
+        viewer = Viewer(seat)
+        try:
+            async with watched.lock:
+                await self._read_new(game_id, watched)
+                missed = await self.store.read_game_range(game_id, after, watched.version)
+                backlog = redact_stored(watched.game, watched.state, missed, seat)
+                watched.viewers[seat].add(viewer)
+            for e in backlog:
+                yield frame(e)
+                if e.type == "GameEnded":
+                    return
+            while (f := await viewer.queue.get()) is not None:
+                yield f
+                if f["event"] == "GameEnded":
+                    return
+        finally:
+            watched.viewers[seat].discard(viewer)
+            if watched.empty and self.watched.get(game_id) is watched:
+                del self.watched[game_id]
+
+    async def _read_new(self, game_id: str, watched: Watched) -> list[StoredEvent]:
+        """Fold what the stream holds past the watched version (the caller holds the lock)."""
+        new = await self.store.read_game_range(game_id, watched.version, None)
+        watched.fold(new)
+        return new
+
+    async def _drain(self, game_id: str, watched: Watched) -> None:
+        """Read, fold and fan out until the watched game has every announced version."""
+        try:
+            while watched.version < watched.announced and not watched.empty:
+                async with watched.lock:
+                    new = await self._read_new(game_id, watched)
+                    if not new:
+                        break
+                    for seat, viewers in list(watched.viewers.items()):
+                        if viewers:
+                            frames = [
+                                frame(e)
+                                for e in redact_stored(watched.game, watched.state, new, seat)
+                            ]
+                            for v in list(viewers):
+                                v.push(frames)
+        except Exception as error:  # Redis away: the next announcement or resync retries
+            log.warning("live fan-out failed", extra={"game_id": game_id, "error": str(error)})
+        finally:
+            watched.draining = None
+
+    # -- versions ----------------------------------------------------------------------
+
+    async def wait_version(self, game_id: str, version: int, within_s: float) -> bool:
+        """Whether ``version`` of the game exists within ``within_s`` seconds: woken by
+        its announcement, and checked in the store first (and again after the listener
+        resubscribed), so none is missed."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within_s
+        while True:
+            future: asyncio.Future[int] = loop.create_future()
+            entry = (version, future)
+            self.waiters[game_id].append(entry)
+            try:
+                if await self.store.version(game_id) >= version:
+                    return True
+                async with asyncio.timeout_at(deadline):
+                    if await future >= version:
+                        return True
+            except TimeoutError:
+                return False
+            finally:
+                self._forget(game_id, entry)
+
+    def _forget(self, game_id: str, entry: tuple[int, asyncio.Future[int]]) -> None:
+        waiting = self.waiters.get(game_id, [])
+        if entry in waiting:
+            waiting.remove(entry)
+        if not waiting:
+            self.waiters.pop(game_id, None)
+
+    def _announced(self, game_id: str, version: int) -> None:
+        for wanted, future in self.waiters.get(game_id, []):
+            if wanted <= version and not future.done():
+                future.set_result(version)
+        watched = self.watched.get(game_id)
+        if watched is not None and version > watched.announced:
+            watched.announced = version
+            if watched.draining is None:
+                watched.draining = asyncio.create_task(self._drain(game_id, watched))
+
+    async def _listen(self) -> None:
+        pattern = f"{self._prefix}{{p:*}}:game:*"
+        delay = RESUBSCRIBE_S[0]
+        while True:
+            try:
+                async with self.listener.pubsub() as pubsub:
+                    await pubsub.psubscribe(pattern)
+                    delay = RESUBSCRIBE_S[0]
+                    self._resync()
+                    async for message in pubsub.listen():
+                        if message["type"] == "pmessage":
+                            self._on_message(message["channel"], message["data"])
+            except (RedisError, OSError) as error:
+                log.warning("live listener lost Redis", extra={"error": str(error)})
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RESUBSCRIBE_S[1])
+
+    def _on_message(self, channel: bytes, data: bytes) -> None:
+        _, _, game_id = channel.decode().rpartition(":game:")
+        with contextlib.suppress(ValueError):
+            self._announced(game_id, int(data))
+
+    def _resync(self) -> None:
+        """After (re)subscribing: announcements may have been missed; read every watched
+        game's stream again, and let waiters check the store once more."""
+        for game_id, watched in list(self.watched.items()):
+            self._announced(game_id, watched.version + 1)
+        for waiting in list(self.waiters.values()):
+            for _, future in waiting:
+                if not future.done():
+                    future.set_result(0)  # "look again": each waiter asks the store
 
 
 def event_stream(
-    c: Clients, engine: EngineClient, request: Request, game_id: str, seat: int, after: int
+    c: Any, request: Any, game_id: str, game_type: str, seat: int, after: int
 ) -> EventSourceResponse:
+    """The SSE answer of a stream route (``c``: the gateway's Clients)."""
+    hub: LiveHub = c.live
+    release = hub.admit(request.state.client_address)
+
+    async def frames() -> AsyncIterator[dict[str, str]]:
+        try:
+            async for f in hub.frames(game_id, game_type, seat, after):
+                yield f
+        finally:
+            release()
+
     return EventSourceResponse(
-        _frames(c, engine, request, game_id, seat, after),
-        ping=int(c.settings.sse_heartbeat_s),
+        frames(), ping=int(c.settings.sse_heartbeat_s), background=BackgroundTask(release)
     )
-
-
-async def _frames(
-    c: Clients, engine: EngineClient, request: Request, game_id: str, seat: int, last: int
-) -> AsyncIterator[dict[str, Any]]:
-    key = c.store.keys.game(game_id)
-    while not await request.is_disconnected():
-        version, events = await engine.events(game_id, seat, last, 200)
-        for event in events:
-            last = event["version"]
-            yield {"id": str(last), "event": event["type"], "data": json.dumps(event)}
-        if events and events[-1]["type"] == "GameEnded" and last >= version:
-            return
-        if not events:
-            # Block until the game's stream grows past what was sent (or a heartbeat).
-            await c.store.redis.xread({key: f"{last}-0"}, count=1, block=1000)

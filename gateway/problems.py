@@ -7,18 +7,22 @@ from typing import Any
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from redis.exceptions import RedisError
 from starlette.exceptions import HTTPException
 
 from services.core.errors import (
     InvalidArgument,
     RaffeError,
     RuleViolation,
+    StoreUnavailable,
     UnknownGame,
     VersionConflict,
+    store_failure,
 )
 from services.core.grpc_errors import EngineUnavailable
 
 MEDIA_TYPE = "application/problem+json"
+RETRY_AFTER_S = 1  # what a 503 asks: Redis and engines restart within seconds
 
 
 class Problem(Exception):
@@ -47,7 +51,7 @@ def _status_of(error: RaffeError) -> int:
         return 409
     if isinstance(error, UnknownGame):
         return 404
-    if isinstance(error, EngineUnavailable):
+    if isinstance(error, EngineUnavailable | StoreUnavailable):
         return 503
     if isinstance(error, RuleViolation | InvalidArgument):
         return 422
@@ -64,7 +68,20 @@ async def on_raffe_error(request: Request, exc: Exception) -> JSONResponse:
     extra: dict[str, Any] = {}
     if isinstance(exc, VersionConflict):
         extra["current_version"] = exc.current
+    if isinstance(exc, EngineUnavailable | StoreUnavailable):
+        extra["retry_after"] = RETRY_AFTER_S
     return problem_response(_status_of(exc), exc.code, exc.message, **extra)
+
+
+async def on_store_error(request: Request, exc: Exception) -> JSONResponse:
+    """Redis out of reach (restarting, unreachable, no connection free in time)."""
+    return await on_raffe_error(request, failure_problem(exc))
+
+
+def failure_problem(exc: BaseException) -> RaffeError:
+    """What an unexpected failure tells the client: 503 store_unavailable when Redis is
+    out of reach, else a 500 (logged by whoever caught it)."""
+    return store_failure(exc) or RaffeError("internal error", "internal")
 
 
 async def on_validation(request: Request, exc: Exception) -> JSONResponse:
@@ -86,6 +103,8 @@ async def on_http(request: Request, exc: Exception) -> JSONResponse:
 
 HANDLERS = {
     Problem: on_problem,
+    RedisError: on_store_error,
+    OSError: on_store_error,
     RaffeError: on_raffe_error,
     RequestValidationError: on_validation,
     HTTPException: on_http,

@@ -83,7 +83,7 @@ def start_store(args: argparse.Namespace) -> tuple[RedisServer | RedisCluster, d
     redis = start_redis(Path(args.state_dir), args.redis_port)
     print(
         f"redis {server_version(redis.binary)} (embedded, AOF appendfsync="
-        f"{redis.appendfsync}) at {redis.url}",
+        f"{redis.appendfsync}) at {redis.url} (pid {redis.process.pid if redis.process else 0})",
         flush=True,
     )
     return redis, {"RAFFE_REDIS_URL": redis.url}
@@ -160,6 +160,10 @@ def start_service(service: Service, env: dict[str, str]) -> subprocess.Popen[byt
     return process
 
 
+def exited(process: subprocess.Popen[bytes] | None) -> bool:
+    return process is not None and process.poll() is not None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--state-dir", default=".run", help="where Redis keeps its AOF")
@@ -197,14 +201,33 @@ def main(argv: list[str] | None = None) -> int:
         if gateway:
             print(f"gateway: http://127.0.0.1:{gateway.port}  docs: /docs", flush=True)
         print("raffe is running; Ctrl-C stops it", flush=True)
+        restarts: dict[str, list[float]] = {}
         while not stop:
-            for service, process in list(children):
-                if process.poll() is not None:
-                    print(f"{service.name} exited with {process.returncode}", flush=True)
-                    children.remove((service, process))
-                    # With replicas the others carry on (as behind a Deployment); a lone
-                    # service gone means the system is down.
-                    stop = stop or args.replicas <= 1 or service.module == "gateway"
+            if (
+                isinstance(redis, RedisServer)
+                and redis.process
+                and redis.process.poll() is not None
+            ):
+                # As a StatefulSet would: the same port and AOF, so nothing acknowledged is
+                # lost (appendfsync always); services reconnect by themselves.
+                print("redis exited; restarting it", flush=True)
+                redis.process = None
+                redis.start()
+                print(
+                    f"redis restarted (pid {redis.process.pid if redis.process else 0})", flush=True
+                )
+            for i, (service, process) in enumerate(children):
+                if process.poll() is None:
+                    continue
+                print(f"{service.name} exited with {process.returncode}", flush=True)
+                recent = [t for t in restarts.get(service.name, []) if time.monotonic() - t < 60]
+                if len(recent) >= 3:  # crashing at once every time: say so and stop
+                    print(f"{service.name} keeps exiting; stopping", flush=True)
+                    stop = True
+                    break
+                restarts[service.name] = [*recent, time.monotonic()]
+                children[i] = (service, start_service(service, env))
+                print(f"{service.name} restarted (pid {children[i][1].pid})", flush=True)
             time.sleep(0.2)
     finally:
         for _, process in reversed(children):

@@ -160,7 +160,9 @@ async def get_game(
         return GameView(
             game_id=game_id, version=found[0], seat=seat, view=found[1], source="projection"
         )
-    # The projection lags (or has not seen the game yet): ask the engine.
+    # The projection lags (or has not seen the game yet): the engine answers as soon as
+    # the version asked for exists.
+    await c.await_version(game_id, min_version)
     version, view, _ = await engine.view(game_id, seat)
     response.headers["ETag"] = f'"{version}"'
     return GameView(game_id=game_id, version=version, seat=seat, view=view, source="engine")
@@ -244,10 +246,10 @@ async def stream(
 ) -> Response:
     """The same events live (Server-Sent Events); reconnect with Last-Event-ID."""
     seat = seat_in(game_id, who)
-    engine = await c.engine_for(game_id)
+    game_type = await c.game_type(game_id)
     resume = version_number(last_event_id.strip()) if last_event_id else None
     start = after if resume is None else resume
-    return event_stream(c, engine, request, game_id, seat, start)
+    return event_stream(c, request, game_id, game_type, seat, start)
 
 
 @router.get("/{game_id}/replay", responses=PROBLEMS)

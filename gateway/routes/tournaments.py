@@ -144,6 +144,7 @@ async def _view(c: Clients, tournament_id: str, min_version: int) -> tuple[int, 
     found = await c.projected_view(tournament_id, -1, min_version)
     if found is not None:
         return found[0], found[1], "projection"
+    await c.await_version(tournament_id, min_version)
     version, view, _ = await _engine(c).view(tournament_id, -1)
     return version, view, "engine"
 
@@ -189,7 +190,9 @@ async def stream(
     """The tournament's events live (SSE): rounds started, tables finished, ratings."""
     resume = version_number(request.headers.get("last-event-id", "").strip())
     start_at = after if resume is None else resume
-    return event_stream(c, _engine(c), request, tournament_id, -1, start_at)
+    if await c.game_type(tournament_id) != "tournament":
+        raise Problem(404, "unknown_tournament", f"no tournament {tournament_id}")
+    return event_stream(c, request, tournament_id, "tournament", -1, start_at)
 
 
 async def _exists(c: Clients, game_id: str) -> bool:

@@ -14,7 +14,7 @@ from prometheus_client import Counter, Histogram
 
 from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.codec import dumps, loads
-from services.core.errors import InvalidArgument, RaffeError
+from services.core.errors import InvalidArgument, RaffeError, store_failure
 from services.core.eventstore import StoredEvent
 from services.core.game import SeatSpec
 from services.core.grpc_errors import INTERNAL, status_of
@@ -67,9 +67,14 @@ def _seats(seats: Any) -> list[SeatSpec]:
 
 
 def failure_status(error: Exception) -> status_pb2.Status:
-    """A typed error's status; anything else is logged and INTERNAL, never a crash."""
+    """A typed error's status (Redis out of reach: UNAVAILABLE, which clients retry);
+    anything else is logged and INTERNAL, never a crash."""
     if isinstance(error, RaffeError):
         return status_of(error)
+    unavailable = store_failure(error)
+    if unavailable is not None:
+        log.warning("event store unavailable", extra={"error": str(error)})
+        return status_of(unavailable)
     log.error("unexpected error", exc_info=error)
     return INTERNAL
 

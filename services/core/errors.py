@@ -67,3 +67,19 @@ class RuleViolation(RaffeError):
     """A command the game's rules do not allow. ``code`` names the rule that says no."""
 
     code = "rule_violation"
+
+
+class StoreUnavailable(RaffeError):
+    """Redis did not answer (restarting, unreachable, out of connections): nothing was
+    decided; the same request may be sent again (command ids make that safe)."""
+
+    code = "store_unavailable"
+
+
+def store_failure(error: BaseException) -> StoreUnavailable | None:
+    """The typed error for a failure to reach Redis, or None for any other error."""
+    from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
+
+    if isinstance(error, ConnectionError | TimeoutError | BusyLoadingError | OSError):
+        return StoreUnavailable(f"the event store did not answer ({type(error).__name__})")
+    return None

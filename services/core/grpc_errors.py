@@ -13,12 +13,14 @@ from services.core.errors import (
     LimitExceeded,
     RaffeError,
     RuleViolation,
+    StoreUnavailable,
     UnknownGame,
     VersionConflict,
 )
 
 # Most specific class first.
 CODES: list[tuple[type[RaffeError], int]] = [
+    (StoreUnavailable, code_pb2.UNAVAILABLE),
     (VersionConflict, code_pb2.ABORTED),
     (UnknownGame, code_pb2.NOT_FOUND),
     (LimitExceeded, code_pb2.INVALID_ARGUMENT),
@@ -40,6 +42,8 @@ def typed(status: grpc.StatusCode, detail: common_pb2.ErrorDetail | None, text: 
     """The typed error an engine raised, from a failed call's code and ErrorDetail."""
     if detail is None:
         return EngineUnavailable(text or str(status))
+    if status == grpc.StatusCode.UNAVAILABLE:
+        return StoreUnavailable(detail.message, detail.code)
     if status == grpc.StatusCode.ABORTED:
         return VersionConflict(0, detail.current_version, detail.message)
     if status == grpc.StatusCode.NOT_FOUND:

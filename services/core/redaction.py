@@ -6,8 +6,11 @@ log is public. Everything else a game hides, its own ``redact`` hides."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, TypeVar
 
+from services.core.codec import to_domain, to_new
+from services.core.eventstore import StoredEvent
 from services.core.game import Event, Game
 
 S = TypeVar("S")
@@ -18,3 +21,21 @@ def redact_event(game: Game[S], state: S, event: Event, seat: int) -> Event:
         data: dict[str, Any] = {k: v for k, v in event.data.items() if k != "seed"}
         return Event(event.type, data, event.actor)
     return game.redact(state, event, seat)
+
+
+def redact_stored(
+    game: Game[S], state: S, stored: list[StoredEvent], seat: int
+) -> list[StoredEvent]:
+    """Stored events as ``seat`` may see them, given the game's current ``state``: all
+    of them, seed included, once the game is over. Shared by the engine (reads, command
+    answers) and the gateway's live fan-out, so both show the same."""
+    if game.status(state).over:
+        return stored
+    out = []
+    for s in stored:
+        domain = to_domain(s)
+        event = redact_event(game, state, domain, seat)
+        # Most events hide nothing (a game's redact returns them as they are): their
+        # stored payload stands, without encoding it again.
+        out.append(s if event is domain else replace(s, payload=to_new(event).payload))
+    return out

@@ -28,7 +28,7 @@ from services.core.eventstore import (
 )
 from services.core.game import SPECTATOR, Event, Game, SeatSpec
 from services.core.playthrough import opening
-from services.core.redaction import redact_event
+from services.core.redaction import redact_stored
 from services.core.rng import SeededRng
 
 S = TypeVar("S")
@@ -281,16 +281,7 @@ class GameRuntime(Generic[S]):
         return await self._outcome(game_id, replace(result, duplicate=True), seat, state)
 
     def _redact(self, stored: list[StoredEvent], seat: int, state: S) -> list[StoredEvent]:
-        if self.game.status(state).over:
-            return stored
-        out = []
-        for s in stored:
-            domain = to_domain(s)
-            event = redact_event(self.game, state, domain, seat)
-            # Most events hide nothing (a game's redact returns them as they are): their
-            # stored payload stands, without encoding it again.
-            out.append(s if event is domain else replace(s, payload=to_new(event).payload))
-        return out
+        return redact_stored(self.game, state, stored, seat)
 
     def _fold_new(self, game_id: str, loaded: Loaded[S], events: list[Event], r: AppendResult) -> S:
         state = loaded.state

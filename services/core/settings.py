@@ -31,6 +31,9 @@ class StoreSettings:
     partitions: int = 64
     max_event_bytes: int = 64 * 1024
     max_events_per_append: int = 256
+    # A call to Redis gives up after this long (so does waiting for a pooled connection).
+    redis_timeout_s: float = 5.0
+    redis_connections: int = 200  # per process (per node on a cluster)
 
     @classmethod
     def from_env(cls) -> StoreSettings:
@@ -44,6 +47,8 @@ class StoreSettings:
             max_events_per_append=_env_int(
                 "RAFFE_MAX_EVENTS_PER_APPEND", cls.max_events_per_append
             ),
+            redis_timeout_s=float(os.environ.get("RAFFE_REDIS_TIMEOUT_S") or cls.redis_timeout_s),
+            redis_connections=_env_int("RAFFE_REDIS_CONNECTIONS", cls.redis_connections),
         )
 
 

@@ -14,13 +14,14 @@ models) per few milliseconds costs far less than one per event, for a lag of tha
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Iterable
 from typing import Any, TypeVar, cast
 
-from services.core.errors import RaffeError
+from services.core.errors import RaffeError, store_failure
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.eventstore.pipelined import run_script_many
 from services.core.eventstore.store import parse_log_entry
@@ -46,7 +47,8 @@ class PartitionWorker(ABC):
     idle_sleep = 0.02
     block_ms = 500  # bounded, so leases are renewed and ticks (timers) run meanwhile
     coalesce_s = 0.0
-    retry_sleep = 0.5  # after a failed step; nothing was checkpointed, the batch comes again
+    retry_sleep = 0.1  # after a failed step, doubling; nothing was checkpointed
+    max_retry_sleep = 2.0
 
     def __init__(self, store: EventStore, group: str, ttl_ms: int = 5000) -> None:
         self.store = store
@@ -54,8 +56,10 @@ class PartitionWorker(ABC):
         self.checkpoints: dict[int, int] = {}
         self.stopping = asyncio.Event()
         self._last_refresh = 0.0
-        # Wake at least four times a lease period, so leases are renewed in time.
-        self.block_ms = max(10, min(self.block_ms, ttl_ms // 4))
+        # Wake at least four times a lease period, so leases are renewed in time, and well
+        # before a Redis call times out (a blocked read is a call).
+        timeout_ms = int(store.settings.redis_timeout_s * 1000)
+        self.block_ms = max(10, min(self.block_ms, ttl_ms // 4, timeout_ms // 2))
 
     @abstractmethod
     async def load_checkpoint(self, partition: int) -> int: ...
@@ -78,21 +82,41 @@ class PartitionWorker(ABC):
         return self.coalesce_s
 
     async def run(self) -> None:
+        """Until stopped. A step that fails (Redis restarting, no engine answering, a bug
+        on one event) is logged and tried again after a backoff of up to
+        ``max_retry_sleep``: nothing of it was checkpointed, so its batch comes again.
+        Leases lost meanwhile are taken again (or by another worker) on the next step."""
+        failures = 0
         try:
             while not self.stopping.is_set():
                 try:
                     worked = await self.step()
                     await self.tick()
-                except RaffeError as error:  # e.g. no engine replica answers: try again
-                    log.warning("step failed", extra={"code": error.code, "error": str(error)})
-                    await asyncio.sleep(self.retry_sleep)
+                except Exception as error:
+                    failures += 1
+                    await self._back_off(error, failures)
                     continue
+                failures = 0
                 if not worked and (self.store.settings.cluster or not self.leases.owned):
                     await asyncio.sleep(self.idle_sleep)
                 elif worked and (pause := self.pause_after_work()):  # asked once: it resets
                     await asyncio.sleep(pause)
         finally:
-            await self.leases.release_all()
+            with contextlib.suppress(Exception):  # Redis may be gone: the leases expire
+                await self.leases.release_all()
+
+    async def _back_off(self, error: Exception, failures: int) -> None:
+        delay = min(self.retry_sleep * 2 ** min(failures - 1, 6), self.max_retry_sleep)
+        if isinstance(error, RaffeError):  # e.g. no engine replica answers
+            log.warning("step failed", extra={"code": error.code, "error": str(error)})
+        elif store_failure(error) is not None:
+            log.warning("event store unavailable", extra={"error": str(error), "retry_s": delay})
+        else:
+            log.error("step failed", exc_info=error)
+        # Held partitions are read again from their checkpoints after an outage.
+        self._last_refresh = 0.0
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self.stopping.wait(), delay)
 
     async def step(self) -> bool:
         owned = await self._owned()

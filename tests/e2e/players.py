@@ -57,3 +57,14 @@ def play_seat(
         body = response.json()
         seen[body["version"]] = body["view"]
     raise AssertionError("the game did not end in time")
+
+
+def lobby_entry(http: httpx.Client, game_id: str) -> dict[str, Any]:
+    """The game's lobby summary, once the projection has it (it trails by milliseconds)."""
+    for _ in range(100):
+        games = http.get("/v1/games", params={"limit": 200}).json()["games"]
+        found = [g for g in games if g["game_id"] == game_id]
+        if found:
+            return dict(found[0])
+        time.sleep(0.05)
+    raise AssertionError(f"{game_id} is not in the lobby")

@@ -28,6 +28,7 @@ class System:
     # every started process, as the launcher printed it: name -> (address, pid)
     processes: dict[str, tuple[str, int]] = field(default_factory=dict)
     metrics: dict[str, str] = field(default_factory=dict)  # name -> metrics address
+    output: list[str] = field(default_factory=list)  # every line the launcher printed
 
 
 @contextmanager
@@ -62,11 +63,14 @@ def running_system(state_dir: Path, *args: str, **env: str) -> Iterator[System]:
         "RAFFE_ENGINES": ",".join(f"{k}={v}" for k, v in engines.items()),
         "RAFFE_PROJECTION": projection.group(1) if projection else "",
     }
-    drain = threading.Thread(target=lambda: [None for _ in process.stdout], daemon=True)  # type: ignore[union-attr]
+    output = list(lines)
+    drain = threading.Thread(target=lambda: output.extend(process.stdout), daemon=True)  # type: ignore[arg-type]
     drain.start()
     try:
         env_out = {**full_env, **wiring}
-        yield System(gateway.group(1), redis_url.group(1), env_out, process, processes, metrics)
+        yield System(
+            gateway.group(1), redis_url.group(1), env_out, process, processes, metrics, output
+        )
     finally:
         process.send_signal(signal.SIGINT)
         try:

@@ -4,13 +4,11 @@ refused, and a create retried with its command id answers the same game."""
 
 from __future__ import annotations
 
-import time
 import uuid
-from typing import Any
 
 import httpx
 
-from tests.e2e.players import auth, create
+from tests.e2e.players import auth, create, lobby_entry
 
 SEATS = [{"kind": "human"}, {"kind": "human"}]
 
@@ -79,14 +77,3 @@ def test_a_chosen_seed_is_for_practice_or_bots_alone(http: httpx.Client) -> None
     assert lobby_entry(http, game_id)["practice"] is True
     first = http.get(f"/v1/games/{game_id}/events").json()["events"][0]
     assert first["data"]["practice"] is True and "seed" not in first["data"]
-
-
-def lobby_entry(http: httpx.Client, game_id: str) -> dict[str, Any]:
-    """The game's lobby summary, once the projection has it (it trails by milliseconds)."""
-    for _ in range(100):
-        games = http.get("/v1/games", params={"limit": 200}).json()["games"]
-        found = [g for g in games if g["game_id"] == game_id]
-        if found:
-            return dict(found[0])
-        time.sleep(0.05)
-    raise AssertionError(f"{game_id} is not in the lobby")

@@ -150,4 +150,7 @@ if current == 0 then
 end
 redis.call('HSET', KEYS[2], 'version', new_version, 'last_event_id', last_id, 'updated', time_ms)
 redis.call('HSET', KEYS[3], key, new_version .. ':' .. first_position .. ':' .. n .. ':' .. digest)
+-- Live readers (each gateway's fan-out, waiters on a version) hear of the new version on
+-- the game stream's own name; with no listener this costs next to nothing.
+redis.call('PUBLISH', KEYS[1], new_version)
 return {'ok', new_version, first_position, n}

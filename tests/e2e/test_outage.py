@@ -1,0 +1,135 @@
+"""A Redis outage of a few seconds under load (#16 item 4): Redis is killed with SIGKILL
+while humans and bots play; meanwhile every answer is a 503 problem+json with
+Retry-After and CORS headers (never a text/plain 500); the launcher brings Redis back on
+its AOF, every service carries on without a restart, no acknowledged move is lost, and
+the bot games, the read models and the live streams go on to the end."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.e2e.players import auth, create
+from tests.e2e.system import System, running_system, wait_over
+
+ORIGIN = {"Origin": "https://play.example.org"}
+UNLIMITED = {
+    "RAFFE_RATE_PER_ADDRESS": "5000",
+    "RAFFE_RATE_PER_TOKEN": "5000",
+    "RAFFE_REDIS_TIMEOUT_S": "1",  # a hung Redis: every call gives up soon
+}
+
+
+def redis_pid(system: System) -> int:
+    """The running redis-server of this system (the launcher prints each one it starts)."""
+    for line in reversed(system.output):
+        found = re.search(r"redis.*\(pid (\d+)\)", line)
+        if found:
+            return int(found.group(1))
+    raise AssertionError("no redis pid printed")
+
+
+def all_events(http: httpx.Client, game_id: str) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    while page := http.get(f"/v1/games/{game_id}/events", params={"after": len(events)}).json()[
+        "events"
+    ]:
+        events += page
+    return events
+
+
+def test_the_system_rides_out_a_redis_crash(tmp_path: Path) -> None:
+    with running_system(tmp_path, RAFFE_LEASE_MS="1500", **UNLIMITED) as s:
+        http = httpx.Client(base_url=s.base_url, timeout=10)
+        bots = [create(http, "riff-raff", [{"kind": "bot"}] * 3) for _ in range(3)]
+        humans = create(http, "giraffometer", [{"kind": "human"}] * 2, options={"target": 100})
+        voter = Voter(s.base_url, humans)
+        voter.start()
+        time.sleep(1.0)
+        # Redis hangs for two seconds (calls time out), then dies; the launcher restarts it.
+        pid = redis_pid(s)
+        os.kill(pid, signal.SIGSTOP)
+        time.sleep(2.0)
+        os.kill(pid, signal.SIGKILL)
+        down = httpx.get(f"{s.base_url}/v1/games/{humans['game_id']}", headers=ORIGIN)
+        time.sleep(1.0)
+        voter.stop.set()
+        voter.join(timeout=30)
+        # Every refusal meanwhile was typed and carried CORS headers.
+        refusals = [*voter.refusals, down]
+        assert any(r.status_code == 503 for r in refusals), [r.status_code for r in refusals]
+        for r in refusals:
+            assert r.status_code in (503, 409), r.text
+            assert r.headers["content-type"] == "application/problem+json", r.text
+            assert r.headers["access-control-allow-origin"] == "*"
+            if r.status_code == 503:
+                assert int(r.headers["retry-after"]) >= 1
+        # Nothing acknowledged was lost, and the game goes on at once.
+        stored = {e["id"] for e in all_events(http, humans["game_id"])}
+        for result in voter.acknowledged:
+            assert {e["id"] for e in result["events"]} <= stored
+        assert voter.acknowledged, "no vote was acknowledged"
+        after = Voter(s.base_url, humans)
+        after.rounds = 3  # its first vote may find that seat voted already this round
+        after.run()
+        assert len(after.acknowledged) >= 5
+        # The bots' games finish (the bot runner rode it out) and the read models follow.
+        for game in bots:
+            final = wait_over(http, game["game_id"], timeout=120)
+            assert final["view"]["status"]["over"]
+        version = after.acknowledged[-1]["version"]
+        view = http.get(f"/v1/games/{humans['game_id']}", params={"min_version": version})
+        assert view.json()["version"] >= version
+        assert view.json()["source"] in ("projection", "engine")
+        time.sleep(1.0)
+        assert http.get(f"/v1/games/{humans['game_id']}").json()["source"] == "projection"
+
+
+class Voter(threading.Thread):
+    """Both seats of a long Giraffometer game vote round after round, each vote retried
+    with its command id until it is answered; every acknowledged answer is kept."""
+
+    def __init__(self, base_url: str, game: dict[str, Any]) -> None:
+        super().__init__(daemon=True)
+        self.base_url, self.game = base_url, game
+        self.acknowledged: list[dict[str, Any]] = []
+        self.refusals: list[httpx.Response] = []
+        self.stop = threading.Event()
+        self.rounds = 1000
+
+    def run(self) -> None:
+        with httpx.Client(base_url=self.base_url, timeout=5) as http:
+            for _ in range(self.rounds):
+                for seat in ("0", "1"):
+                    if self.stop.is_set():
+                        return
+                    self.vote(http, seat)
+
+    def vote(self, http: httpx.Client, seat: str) -> None:
+        body = {
+            "command": {"type": "vote", "lowest": 1, "highest": 2},
+            "command_id": uuid.uuid4().hex,
+        }
+        url = f"/v1/games/{self.game['game_id']}/commands"
+        headers = {**auth(self.game["tokens"][seat]), **ORIGIN}
+        for _ in range(400):  # the same command id until it is answered
+            try:
+                sent = http.post(url, json=body, headers=headers)
+            except httpx.TransportError:
+                time.sleep(0.05)
+                continue
+            if sent.status_code == 200:
+                self.acknowledged.append(sent.json())
+                return
+            self.refusals.append(sent)
+            if sent.status_code != 503:
+                return
+            time.sleep(0.05)
