@@ -11,6 +11,7 @@ import grpc
 from redis.asyncio import Redis
 
 from gateway.live import LiveHub
+from gateway.quota import CreateQuota
 from gateway.settings import GatewaySettings
 from gateway.tokens import SeatTokens
 from raffe.v1 import common_pb2, projection_pb2_grpc
@@ -32,6 +33,7 @@ class Clients:
     read_models: ReadModels
     tokens: SeatTokens
     live: LiveHub
+    quota: CreateQuota
     _gen: tuple[float, int] = field(default=(0.0, 1))
     # A game's type never changes: remember it instead of asking Redis on every request.
     _types: dict[str, str] = field(default_factory=dict)
@@ -62,6 +64,7 @@ class Clients:
             ReadModels(store),
             SeatTokens(store, settings.token_ttl_s),
             live,
+            CreateQuota(store, settings.creates_per_hour),
         )
 
     async def close(self) -> None:

@@ -27,6 +27,7 @@ class GatewaySettings:
     # Proxies whose X-Forwarded-For names the client (gateway.addresses); none by default.
     trusted_proxies: list[str] = field(default_factory=list)
     token_ttl_s: int = 30 * 24 * 3600  # a seat token lives this long unless rotated
+    creates_per_hour: int = 300  # games and tournaments one address may create an hour
     streams_per_address: int = 20  # live (SSE) streams open at once from one address
     max_streams: int = 10_000  # live streams open at once on this gateway
 
@@ -42,6 +43,7 @@ class GatewaySettings:
             sse_heartbeat_s=float(os.environ.get("RAFFE_SSE_HEARTBEAT_S", 15)),
             trusted_proxies=_list("RAFFE_TRUSTED_PROXIES", ""),
             token_ttl_s=int(os.environ.get("RAFFE_TOKEN_TTL_S", 30 * 24 * 3600)),
+            creates_per_hour=int(os.environ.get("RAFFE_CREATES_PER_HOUR", 300)),
             streams_per_address=int(os.environ.get("RAFFE_STREAMS_PER_ADDRESS", 20)),
             max_streams=int(os.environ.get("RAFFE_MAX_STREAMS", 10_000)),
         )

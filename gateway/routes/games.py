@@ -70,6 +70,7 @@ async def create_game(
         )
     engine = c.engines[body.game]
     seats = [SeatSpec(s.kind, s.name, s.bot_level) for s in body.seats]
+    await c.quota.take(request.state.client_address)
     key = creation_key(request.state.client_address, body.command_id) if body.command_id else ""
     created = await engine.create(
         seats,

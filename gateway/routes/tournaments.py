@@ -48,8 +48,11 @@ def _organiser(tournament_id: str, who: Caller) -> None:
 
 
 @router.post("", status_code=201, response_model=TournamentCreated, responses=PROBLEMS)
-async def create(body: CreateTournament, c: ClientsDep, response: Response) -> TournamentCreated:
+async def create(
+    body: CreateTournament, c: ClientsDep, request: Request, response: Response
+) -> TournamentCreated:
     """Create a tournament; keep the organiser token it returns."""
+    await c.quota.take(request.state.client_address)
     options = body.model_dump(exclude_none=True)
     created = await _engine(c).create([SeatSpec("human", "organiser")], options)
     tokens = await c.tokens.register(created.game_id, ["human"])

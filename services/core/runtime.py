@@ -11,7 +11,6 @@ import hashlib
 import secrets
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Generic, TypeVar
@@ -27,6 +26,7 @@ from services.core.eventstore import (
     check_game_id,
 )
 from services.core.game import SPECTATOR, Event, Game, SeatSpec
+from services.core.lru import OBJECT_FACTOR, BytesLRU
 from services.core.playthrough import opening
 from services.core.redaction import redact_stored
 from services.core.rng import SeededRng
@@ -63,6 +63,7 @@ class Loaded(Generic[S]):
     state: S
     version: int
     seed: str
+    size: int = 0  # estimated bytes in memory (services.core.lru)
 
 
 @dataclass(frozen=True)
@@ -76,11 +77,12 @@ class Outcome:
 
 
 class GameRuntime(Generic[S]):
-    def __init__(self, game: Game[S], store: EventStore, cache_size: int = 4096) -> None:
+    def __init__(
+        self, game: Game[S], store: EventStore, cache_bytes: int = 256 * 1024 * 1024
+    ) -> None:
         self.game = game
         self.store = store
-        self.cache_size = cache_size
-        self._cache: OrderedDict[str, Loaded[S]] = OrderedDict()
+        self._cache: BytesLRU[str, Loaded[S]] = BytesLRU(cache_bytes)
 
     # -- writes -------------------------------------------------------------------
 
@@ -167,7 +169,7 @@ class GameRuntime(Generic[S]):
                 continue
             if result.duplicate:  # the same command id was appended before
                 return await self._duplicate(game_id, result, seat, digest)
-            state = self._fold_new(game_id, loaded, domain, result)
+            state = self._fold_new(game_id, loaded, domain, events, result)
             stored = self._as_stored(game_id, events, result, command_id, time_ms)
             return Outcome(
                 game_id, result, self._redact(stored, seat, state), self.game.view(state, seat)
@@ -283,11 +285,19 @@ class GameRuntime(Generic[S]):
     def _redact(self, stored: list[StoredEvent], seat: int, state: S) -> list[StoredEvent]:
         return redact_stored(self.game, state, stored, seat)
 
-    def _fold_new(self, game_id: str, loaded: Loaded[S], events: list[Event], r: AppendResult) -> S:
+    def _fold_new(
+        self,
+        game_id: str,
+        loaded: Loaded[S],
+        domain: list[Event],
+        events: list[NewEvent],
+        r: AppendResult,
+    ) -> S:
         state = loaded.state
-        for e in events:
+        for e in domain:
             state = self.game.evolve(state, e)
-        self._remember(game_id, replace(loaded, state=state, version=r.version))
+        grown = loaded.size + OBJECT_FACTOR * sum(len(e.payload) for e in events)
+        self._remember(game_id, replace(loaded, state=state, version=r.version, size=grown))
         return state
 
     async def _state_at(self, game_id: str, version: int) -> S:
@@ -312,7 +322,6 @@ class GameRuntime(Generic[S]):
         if cached is None and not newer:
             raise UnknownGame(f"no game {game_id}")
         if cached is not None and not newer:
-            self._cache.move_to_end(game_id)
             return cached
         if newer and newer[0].game_type != self.game.name:
             raise UnknownGame(f"game {game_id} is a {newer[0].game_type} game")
@@ -320,17 +329,15 @@ class GameRuntime(Generic[S]):
         seed = cached.seed if cached else str(to_domain(newer[0]).data.get("seed", ""))
         for stored in newer:
             state = self.game.evolve(state, to_domain(stored))
-        loaded = Loaded(state, newer[-1].version if newer else after, seed)
+        size = (cached.size if cached else 0) + OBJECT_FACTOR * sum(len(e.payload) for e in newer)
+        loaded = Loaded(state, newer[-1].version if newer else after, seed, size)
         self._remember(game_id, loaded)
         return loaded
 
     def _remember(self, game_id: str, loaded: Loaded[S]) -> None:
-        current = self._cache.get(game_id)
+        current = self._cache.peek(game_id)
         if current is None or current.version <= loaded.version:
-            self._cache[game_id] = loaded
-            self._cache.move_to_end(game_id)
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+            self._cache.put(game_id, loaded, loaded.size)
 
     async def view(self, game_id: str, seat: int) -> tuple[int, dict[str, Any], dict[str, Any]]:
         loaded = await self.load(game_id)

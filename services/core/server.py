@@ -42,7 +42,7 @@ class RunningEngine:
 async def start_engine(game: Game[Any], settings: ServiceSettings) -> RunningEngine:
     """Build and start the server (settings.port 0 picks a free port)."""
     store = await open_store(settings.store)
-    runtime = GameRuntime(game, store)
+    runtime = GameRuntime(game, store, settings.cache_mb * 1024 * 1024)
     server = grpc.aio.server(options=[("grpc.max_receive_message_length", 1 << 20)])
     common_pb2_grpc.add_EngineServicer_to_server(EngineService(runtime), server)  # type: ignore[no-untyped-call]
     health_servicer = health.aio.HealthServicer()

@@ -59,6 +59,8 @@ class ServiceSettings:
     host: str = "127.0.0.1"
     port: int = 50051
     store: StoreSettings = field(default_factory=StoreSettings)
+    # Game states kept in memory (engines, projection), by estimated size.
+    cache_mb: int = 128
 
     @classmethod
     def from_env(cls, default_port: int) -> ServiceSettings:
@@ -66,4 +68,5 @@ class ServiceSettings:
             host=os.environ.get("RAFFE_HOST", cls.host),
             port=_env_int("RAFFE_PORT", default_port),
             store=StoreSettings.from_env(),
+            cache_mb=_env_int("RAFFE_CACHE_MB", cls.cache_mb),
         )

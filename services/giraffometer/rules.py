@@ -175,7 +175,7 @@ def _created(s: State, d: Data) -> State:
         themes = opts.get("themes")
         # Every known fact (retired ones too), so games dealt before a fact was retired
         # fold; new games shuffle only the current deck (``drawable``).
-        facts = {k: f for k, f in decks.known_facts().items() if not themes or f.theme in themes}
+        facts = decks.facts_for(tuple(themes) if themes else None)
     return s.but(
         options=opts,
         seat_count=len(d["seats"]),

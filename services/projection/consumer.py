@@ -25,10 +25,12 @@ class Projector(PartitionWorker):
     # ask for a newer version (min_version) wait or fall back to the engine.
     coalesce_s = 0.1
 
-    def __init__(self, store: EventStore, ttl_ms: int = 5000) -> None:
+    def __init__(
+        self, store: EventStore, ttl_ms: int = 5000, cache_bytes: int = 128 * 1024 * 1024
+    ) -> None:
         super().__init__(store, "proj", ttl_ms)
         self.models = ReadModels(store)
-        self.folder = Folder(store)
+        self.folder = Folder(store, cache_bytes)
         self.gen = 1
         self._gen_checked = 0.0
 

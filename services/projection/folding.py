@@ -3,13 +3,13 @@ model (summary and every viewer's view)."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 from services.core.codec import to_domain
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.game import SPECTATOR, Game
+from services.core.lru import OBJECT_FACTOR, BytesLRU
 from services.projection.readmodels import GameModel
 from services.projection.streams import STREAMS
 
@@ -22,19 +22,20 @@ class Folded:
     created: dict[str, Any]  # the GameCreated payload (seats, options), seed removed
     created_ms: int
     updated_ms: int
+    size: int = 0  # estimated bytes in memory (services.core.lru)
 
 
 class Folder:
     """Game states by game id, advanced event by event; a game seen first mid-stream
     (after a restart from a checkpoint) is first rebuilt from its own stream."""
 
-    def __init__(self, store: EventStore, cache_size: int = 20_000) -> None:
+    def __init__(self, store: EventStore, cache_bytes: int = 128 * 1024 * 1024) -> None:
         self.store = store
-        self.cache_size = cache_size
-        self.games: OrderedDict[str, Folded] = OrderedDict()
+        self.games: BytesLRU[str, Folded] = BytesLRU(cache_bytes)
 
     async def apply(self, event: StoredEvent) -> Folded | None:
-        """Fold one event; None when the game type is unknown to this build."""
+        """Fold one event; None when the game type is unknown to this build. A game that
+        ends leaves the cache: nothing follows its GameEnded."""
         folded = self.games.get(event.game_id)
         if folded is None or folded.version < event.version - 1:
             folded = await self._load(event.game_id, event.game_type, event.version - 1)
@@ -43,9 +44,10 @@ class Folder:
         if folded.version >= event.version:  # redelivered: already folded
             return folded
         self._fold(folded, event)
-        self.games.move_to_end(event.game_id)
-        while len(self.games) > self.cache_size:
-            self.games.popitem(last=False)
+        if event.type == "GameEnded":
+            self.games.pop(event.game_id)
+        else:
+            self.games.put(event.game_id, folded, folded.size)
         return folded
 
     def _fold(self, folded: Folded, event: StoredEvent) -> None:
@@ -53,6 +55,7 @@ class Folder:
         folded.state = folded.game.evolve(folded.state, domain)
         folded.version = event.version
         folded.updated_ms = event.time_ms
+        folded.size += OBJECT_FACTOR * len(event.payload)
         if event.type == "GameCreated":
             folded.created = {k: v for k, v in domain.data.items() if k != "seed"}
             folded.created_ms = event.time_ms
@@ -65,7 +68,7 @@ class Folder:
         if up_to > 0:
             for stored in await self.store.read_game_range(game_id, 0, up_to):
                 self._fold(folded, stored)
-        self.games[game_id] = folded
+        self.games.put(game_id, folded, folded.size)
         return folded
 
 

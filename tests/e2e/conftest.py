@@ -15,7 +15,11 @@ from tests.e2e.system import System, running_system
 def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
     state: Path = tmp_path_factory.mktemp("raffe-e2e")
     with running_system(
-        state, RAFFE_RATE_PER_ADDRESS="2000", RAFFE_RATE_PER_TOKEN="2000", RAFFE_SSE_HEARTBEAT_S="1"
+        state,
+        RAFFE_RATE_PER_ADDRESS="2000",
+        RAFFE_RATE_PER_TOKEN="2000",
+        RAFFE_SSE_HEARTBEAT_S="1",
+        RAFFE_CREATES_PER_HOUR="100000",
     ) as s:
         yield s
 

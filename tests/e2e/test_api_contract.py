@@ -363,3 +363,17 @@ def test_a_seat_token_rotates_and_expires(http: httpx.Client, system: System) ->
         time.sleep(1.5)
         expired = short.get(f"/v1/games/{brief['game_id']}", headers=mine)
         assert expired.status_code == 401 and expired.json()["code"] == "bad_token"
+
+
+def test_creation_is_quota_limited_per_address(system: System) -> None:
+    seats = [{"kind": "human"}, {"kind": "human"}]
+    # A client address of its own (the counter is shared with every other test's creates).
+    me = {"X-Forwarded-For": f"198.18.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}"}
+    settings = {"RAFFE_CREATES_PER_HOUR": "3", "RAFFE_TRUSTED_PROXIES": "127.0.0.1"}
+    with extra_gateway(system, **settings) as client:
+        body = {"game": "giraffe-raffe", "seats": seats}
+        statuses = [client.post("/v1/games", json=body, headers=me).status_code for _ in range(4)]
+        tournament = client.post("/v1/tournaments", json={}, headers=me)
+    assert statuses[:3] == [201] * 3 and statuses[3] == 429
+    assert tournament.status_code == 429 and tournament.json()["code"] == "quota_exceeded"
+    assert 0 < int(tournament.headers["retry-after"]) <= 3600

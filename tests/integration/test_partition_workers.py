@@ -131,3 +131,34 @@ async def test_runners_read_attended_games_only_and_trim_what_all_groups_passed(
     assert await bots.step() and await tourn.step()
     assert bots.read[-1] == tourn.read[-1] == ("followed", 4)
     assert len(await s.read_partition(0, 0)) == 7  # the log itself keeps everything
+
+
+async def test_the_projection_forgets_finished_games_and_keeps_its_byte_bound(
+    store: EventStore,
+) -> None:
+    """#16 item 8: the fold cache is bounded by bytes, and a game that ends leaves it."""
+    from services.core.codec import to_new
+    from services.core.playthrough import play_bots
+    from services.giraffe_raffe.bots import random_bot
+    from services.giraffe_raffe.game import GAME as GR
+    from services.projection.folding import Folder
+
+    folder = Folder(store, cache_bytes=200_000)
+    for n in range(6):
+        played = play_bots(GR, [random_bot] * 3, f"cache-{n}")
+        for version, event in enumerate(played.events):
+            await store.append(
+                f"g{n}",
+                GR.name,
+                version,
+                f"c{version}",
+                [to_new(event)],
+                time_ms=1,
+                engine_version="t",
+            )
+        stored = await store.read_game(f"g{n}")
+        for e in stored[:-1]:
+            await folder.apply(e)
+        assert folder.games.bytes <= 200_000 or len(folder.games) == 1
+        await folder.apply(stored[-1])  # GameEnded
+        assert f"g{n}" not in folder.games

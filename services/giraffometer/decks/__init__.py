@@ -89,3 +89,11 @@ def _fact_name(deck: Any, path: list[Any]) -> str:
         except (AttributeError, IndexError, KeyError, TypeError):
             return ""
     return ""
+
+
+@cache
+def facts_for(themes: tuple[str, ...] | None) -> dict[str, Fact]:
+    """The known facts of some themes (all for None), one dict shared by every game that
+    asks: a game's state holds it without copying (a copy per game was most of a
+    Giraffometer game's memory in the projection)."""
+    return {k: f for k, f in known_facts().items() if not themes or f.theme in themes}
