@@ -15,6 +15,7 @@ BENCHMARKS = [
     "bench.riff_raff",
     "bench.fullstack",
     "bench.tournament",
+    "bench.retention",
 ]
 
 

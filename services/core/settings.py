@@ -34,6 +34,10 @@ class StoreSettings:
     # A call to Redis gives up after this long (so does waiting for a pooled connection).
     redis_timeout_s: float = 5.0
     redis_connections: int = 200  # per process (per node on a cluster)
+    # A finished game is compacted into one archive value this long after it ended, and
+    # its archive kept this long (0: for ever).
+    retain_finished_s: int = 7 * 24 * 3600
+    archive_ttl_s: int = 0
 
     @classmethod
     def from_env(cls) -> StoreSettings:
@@ -49,6 +53,8 @@ class StoreSettings:
             ),
             redis_timeout_s=float(os.environ.get("RAFFE_REDIS_TIMEOUT_S") or cls.redis_timeout_s),
             redis_connections=_env_int("RAFFE_REDIS_CONNECTIONS", cls.redis_connections),
+            retain_finished_s=_env_int("RAFFE_RETAIN_FINISHED_S", cls.retain_finished_s),
+            archive_ttl_s=_env_int("RAFFE_ARCHIVE_TTL_S", cls.archive_ttl_s),
         )
 
 

@@ -10,6 +10,7 @@ from prometheus_client import Counter, Gauge
 
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.worker import Batch, PartitionWorker
+from services.projection.archive import Archiver
 from services.projection.folding import Folded, Folder, model
 from services.projection.readmodels import ReadModels, Save
 
@@ -25,21 +26,29 @@ class Projector(PartitionWorker):
     # ask for a newer version (min_version) wait or fall back to the engine.
     coalesce_s = 0.1
 
+    archive_every_s = 30.0
+
     def __init__(
         self, store: EventStore, ttl_ms: int = 5000, cache_bytes: int = 128 * 1024 * 1024
     ) -> None:
         super().__init__(store, "proj", ttl_ms)
         self.models = ReadModels(store)
         self.folder = Folder(store, cache_bytes)
+        self.archiver = Archiver(store, store.settings.retain_finished_s)
         self.gen = 1
         self._gen_checked = 0.0
+        self._archived_at = 0.0
 
     async def load_checkpoint(self, partition: int) -> int:
         return await self.models.checkpoint(self.gen, partition)
 
     async def tick(self) -> None:
-        """Follow a rebuild's switch to a new generation, and report lag."""
+        """Follow a rebuild's switch to a new generation, report lag, and now and then
+        apply the retention policy to the partitions owned."""
         now = time.monotonic()
+        if now - self._archived_at >= self.archive_every_s:
+            self._archived_at = now
+            await self.archiver.run(dict(self.checkpoints), self.gen)
         if now - self._gen_checked < 0.5:
             return
         self._gen_checked = now

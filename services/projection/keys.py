@@ -31,5 +31,14 @@ class ReadModelKeys:
     def game(self, gen: int, game_id: str) -> str:
         return self.base(gen, self.keys.partition_of(game_id)) + f":game:{game_id}"
 
+    def ended(self, partition: int) -> str:
+        """Finished games of a partition by end time (any generation): the archiver's
+        queue (services.projection.archive)."""
+        return f"{self.keys.tag(partition)}:ended"
+
+    def marks(self, partition: int) -> str:
+        """Projection checkpoints by time, to trim the log past the retention period."""
+        return f"{self.keys.tag(partition)}:proj:marks"
+
     def fence(self, partition: int) -> str:
         return f"{self.keys.tag(partition)}:proj:fence"

@@ -17,29 +17,30 @@ NO_FENCE = "-"  # rebuilds write a generation nobody else writes
 TOURNAMENTS = "tournament"  # streams of this type get a lobby of their own
 
 STORE_LUA = """
--- KEYS: 1 checkpoint, 2 fence, 3 lobby of games, 4 lobby of tournaments, 5.. one hash
---       per game
+-- KEYS: 1 checkpoint, 2 fence, 3 lobby of games, 4 lobby of tournaments, 5 finished
+--       games (by end time, for the archiver), 6.. one hash per game
 -- ARGV: 1 fence token or '-', 2 new checkpoint, then per game:
---       version, lobby score, lobby (3 or 4), field count, field, value, field, value...
+--       version, lobby score, lobby (3 or 4), over (0/1), field count, field, value...
 if ARGV[1] ~= '-' and redis.call('GET', KEYS[2]) ~= ARGV[1] then return 'fenced' end
 local checkpoint = tonumber(redis.call('GET', KEYS[1]) or '0')
 if checkpoint >= tonumber(ARGV[2]) then return 'stale' end
 local i = 3
-for g = 5, #KEYS do
+for g = 6, #KEYS do
   local version, score, lobby = tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2])
-  local n = tonumber(ARGV[i + 3])
+  local over, n = ARGV[i + 3], tonumber(ARGV[i + 4])
   local stored = tonumber(redis.call('HGET', KEYS[g], 'v') or '0')
   if version > stored then
     local fields = {'v', version}
     for f = 1, n do
-      fields[#fields + 1] = ARGV[i + 3 + 2 * f - 1]
-      fields[#fields + 1] = ARGV[i + 3 + 2 * f]
+      fields[#fields + 1] = ARGV[i + 4 + 2 * f - 1]
+      fields[#fields + 1] = ARGV[i + 4 + 2 * f]
     end
     redis.call('HSET', KEYS[g], unpack(fields))
     local id = string.sub(KEYS[g], string.find(KEYS[g], ':game:') + 6)
     redis.call('ZADD', KEYS[lobby], score, id)
+    if over == '1' then redis.call('ZADD', KEYS[5], score, id) end
   end
-  i = i + 4 + 2 * n
+  i = i + 5 + 2 * n
 end
 redis.call('SET', KEYS[1], ARGV[2])
 return 'ok'
@@ -104,6 +105,7 @@ class ReadModels:
             self.keys.fence(save.partition),
             self.keys.lobby(gen, save.partition),
             self.keys.lobby(gen, save.partition, TOURNAMENTS),
+            self.keys.ended(save.partition),
             *(self.keys.game(gen, g.game_id) for g in save.games),
         ]
         args: list[str | int | bytes] = [save.fence, save.position]
@@ -111,7 +113,8 @@ class ReadModels:
             fields = g.fields()
             lobby = 4 if g.summary.get("game") == TOURNAMENTS else 3
             score = int(g.summary.get("updated_ms", 0))
-            args += [g.version, score, lobby, len(fields) // 2, *fields]
+            over = 1 if g.summary.get("status", {}).get("over") else 0
+            args += [g.version, score, lobby, over, len(fields) // 2, *fields]
         return keys, args
 
     # -- reads (the gateway) ----------------------------------------------------------

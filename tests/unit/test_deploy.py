@@ -180,3 +180,18 @@ def test_production_trusts_its_ingress_and_scrapes_the_gateway_off_its_public_po
     assert env["RAFFE_TRUSTED_PROXIES"] and env["RAFFE_METRICS_PORT"] != env["RAFFE_PORT"]
     annotations = gateway["spec"]["template"]["metadata"]["annotations"]
     assert annotations["prometheus.io/port"] == env["RAFFE_METRICS_PORT"]
+
+
+@needs_kubectl
+def test_redis_never_evicts_and_stays_below_its_container_limit() -> None:
+    objects = render("overlays/local")
+    conf = next(o for o in objects if o["metadata"]["name"] == "raffe-redis-config")
+    lines = dict(
+        line.split(" ", 1)
+        for line in conf["data"]["redis.conf"].splitlines()
+        if line and not line.startswith("#")
+    )
+    assert lines["maxmemory-policy"] == "noeviction"
+    redis = next(w for w in workloads(objects) if w["metadata"]["name"] == "raffe-redis")
+    limit = redis["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["memory"]
+    assert int(lines["maxmemory"].removesuffix("mb")) < int(limit.removesuffix("Gi")) * 1024

@@ -43,6 +43,10 @@ class Keys:
     def commands(self, game_id: str) -> str:
         return self.game(game_id) + ":cmd"
 
+    def archive(self, game_id: str) -> str:
+        """A finished game's events, compacted into one value after its retention."""
+        return self.game(game_id) + ":archive"
+
     def log(self, partition: int) -> str:
         return f"{self.tag(partition)}:log"
 

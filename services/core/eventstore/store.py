@@ -4,10 +4,12 @@ ids, read a game, read a partition log (DESIGN §3)."""
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Sequence
 from importlib.resources import files
 from typing import Any, cast
 
+import orjson
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
@@ -33,6 +35,19 @@ _LIMIT_ERRORS: dict[str, type[InvalidArgument]] = {
     "game_type_mismatch": GameTypeMismatch,
 }
 
+
+# KEYS: 1 game stream, 2 meta, 3 command ids, 4 archive.
+# ARGV: 1 the version the caller read, 2 the compressed events, 3 seconds to keep (0: ever)
+ARCHIVE_LUA = """
+if tonumber(redis.call('HGET', KEYS[2], 'version') or '0') ~= tonumber(ARGV[1]) then
+  return 0
+end
+redis.call('SET', KEYS[4], ARGV[2])
+if tonumber(ARGV[3]) > 0 then redis.call('EXPIRE', KEYS[4], ARGV[3]) end
+redis.call('HSET', KEYS[2], 'archived', '1')
+redis.call('DEL', KEYS[1], KEYS[3])
+return 1
+"""
 
 _CONTROL = re.compile(rb"[\x00-\x1f\x7f]")  # bytes no id, type or name may hold
 
@@ -67,6 +82,8 @@ class EventStore:
         self.settings = settings
         self.keys = Keys(settings.key_prefix, settings.partitions)
         self._append = redis.register_script(APPEND_LUA)
+        self._archive = redis.register_script(ARCHIVE_LUA)
+        self.archive_ttl_s = settings.archive_ttl_s
 
     def partition_of(self, game_id: str) -> int:
         return self.keys.partition_of(game_id)
@@ -216,9 +233,54 @@ class EventStore:
             ),
         )
         if not entries:
-            return []
+            return await self._from_archive(game_id, after_version, to_version, limit)
         game_type = await self._game_type(game_id)
         return [parse_game_entry(game_id, game_type, eid, fields) for eid, fields in entries]
+
+    async def _from_archive(
+        self, game_id: str, after: int, to: int | None, limit: int | None
+    ) -> list[StoredEvent]:
+        """The same range from the game's archive, if it was archived (else nothing)."""
+        meta = cast(
+            list[bytes | None],
+            await self.redis.hmget(self.keys.meta(game_id), ["archived", "type"]),
+        )
+        if meta[0] != b"1":
+            return []
+        raw = cast(bytes | None, await self.redis.get(self.keys.archive(game_id)))
+        if raw is None:  # its archive expired (RAFFE_ARCHIVE_TTL_S)
+            return []
+        game_type = (meta[1] or b"").decode()
+        out = [
+            e
+            for e in archived_events(game_id, game_type, raw)
+            if after < e.version and (to is None or e.version <= to)
+        ]
+        return out[:limit] if limit else out
+
+    async def archive(self, game_id: str, expected_version: int) -> bool:
+        """Compact a game's stream (and its command ids) into one compressed value: what
+        reads return stays the same. False if the game moved on meanwhile."""
+        entries = cast(list[Entry], await self.redis.xrange(self.keys.game(game_id)))
+        if not entries or _entry_number(entries[-1][0]) != expected_version:
+            return False
+        blob = zlib.compress(
+            orjson.dumps(
+                [
+                    [eid.decode(), {k.decode(): v.decode() for k, v in f.items()}]
+                    for eid, f in entries
+                ]
+            ),
+            level=6,
+        )
+        keys = [
+            self.keys.game(game_id),
+            self.keys.meta(game_id),
+            self.keys.commands(game_id),
+            self.keys.archive(game_id),
+        ]
+        done = await self._archive(keys=keys, args=[expected_version, blob, self.archive_ttl_s])
+        return bool(done)
 
     async def read_partition(
         self,
@@ -322,6 +384,16 @@ def parse_game_entry(
         time_ms=int(f[b"m"]),
         engine_version=f[b"e"].decode(),
     )
+
+
+def archived_events(game_id: str, game_type: str, blob: bytes) -> list[StoredEvent]:
+    entries = orjson.loads(zlib.decompress(blob))
+    return [
+        parse_game_entry(
+            game_id, game_type, eid.encode(), {k.encode(): v.encode() for k, v in f.items()}
+        )
+        for eid, f in entries
+    ]
 
 
 def parse_log_entry(entry_id: bytes, f: dict[bytes, bytes]) -> StoredEvent:

@@ -1,0 +1,107 @@
+"""The retention policy (#16 item 8): a finished game past its retention period is
+compacted into one archive value; everything read from it stays the same (events,
+replay, views), its read models and lobby entries go, the partition log is trimmed, and
+the game takes a fraction of the memory it took."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from services.core.codec import to_new
+from services.core.eventstore import EventStore
+from services.core.game import SeatSpec
+from services.core.playthrough import play_bots
+from services.core.runtime import GameRuntime
+from services.giraffometer.bots import BOTS
+from services.giraffometer.game import GAME
+from services.projection.archive import Archiver
+from services.projection.consumer import fold_batch
+from services.projection.folding import Folder, model
+from services.projection.keys import ReadModelKeys
+from services.projection.readmodels import ReadModels
+
+
+async def used_memory(store: EventStore, game_id: str) -> int:
+    """Bytes Redis spends on the game's own keys and its share of the partition log."""
+    total = 0
+    async for key in store.redis.scan_iter(match=f"{store.keys.game(game_id)}*"):
+        total += await store.redis.memory_usage(key) or 0
+    return total
+
+
+async def test_a_finished_game_is_archived_and_reads_the_same(store: EventStore) -> None:
+    store = EventStore(store.redis, replace(store.settings, partitions=4))
+    played = play_bots(GAME, [BOTS["normal"]] * 3, "retention")
+    game_id, p = "archived-game", store.partition_of("archived-game")
+    for version, event in enumerate(played.events):
+        await store.append(
+            game_id,
+            GAME.name,
+            version,
+            f"c{version}",
+            [to_new(event)],
+            time_ms=1_000 + version,
+            engine_version="t",
+        )
+    log = await store.read_partition(p, 0, 10_000)
+    models, keys = ReadModels(store), ReadModelKeys(store.keys)
+    touched = await fold_batch(Folder(store), log)
+    await models.save(1, p, "-", log[-1].position, [model(g, f) for g, f in touched.items()])
+    assert await store.redis.zscore(keys.ended(p), game_id) is not None
+    runtime = GameRuntime(GAME, store)
+    before = (
+        await store.read_game(game_id),
+        await runtime.replay(game_id, 1, 20),
+        (await runtime.view(game_id, 0))[1],
+        await used_memory(store, game_id),
+    )
+
+    assert await Archiver(store, retain_s=0).run({p: log[-1].position}, gen=1) == 1
+
+    fresh = GameRuntime(GAME, store)  # nothing cached: everything comes from the archive
+    after = (
+        await store.read_game(game_id),
+        await fresh.replay(game_id, 1, 20),
+        (await fresh.view(game_id, 0))[1],
+        await used_memory(store, game_id),
+    )
+    assert after[:3] == before[:3]
+    assert not await store.redis.exists(store.keys.game(game_id), store.keys.commands(game_id))
+    assert after[3] < before[3] / 3, (before[3], after[3])  # events compress well
+    assert not await store.redis.exists(keys.game(1, game_id))
+    assert await store.redis.zscore(keys.lobby(1, p), game_id) is None
+    assert await store.redis.zscore(keys.ended(p), game_id) is None
+    # The log is trimmed below where the projection was a retention period (0 s) ago.
+    assert await store.read_partition(p, 0, 10_000) == []
+    # Archiving again changes nothing; a create cannot reuse the id.
+    assert await Archiver(store, retain_s=0).run({p: log[-1].position}, gen=1) == 0
+    assert (await store.read_game(game_id)) == before[0]
+    with_seats = [SeatSpec("bot")] * 3
+    try:
+        await runtime.create(with_seats, {}, game_id=game_id, command_id="again")
+        raise AssertionError("a game id was reused")
+    except Exception as error:  # the store's version check: the game exists
+        assert "version" in str(error)
+
+
+async def test_a_game_within_its_retention_stays_hot(store: EventStore) -> None:
+    played = play_bots(GAME, [BOTS["normal"]] * 2, "kept")
+    p = store.partition_of("kept-game")
+    for version, event in enumerate(played.events):
+        await store.append(
+            "kept-game",
+            GAME.name,
+            version,
+            f"c{version}",
+            [to_new(event)],
+            time_ms=2_000_000_000_000,
+            engine_version="t",
+        )
+    log = await store.read_partition(p, 0, 10_000)
+    touched = await fold_batch(Folder(store), log)
+    await ReadModels(store).save(
+        1, p, "-", log[-1].position, [model(g, f) for g, f in touched.items()]
+    )
+    assert await Archiver(store, retain_s=3600).run({p: log[-1].position}, gen=1) == 0
+    assert await store.redis.exists(store.keys.game("kept-game"))
+    assert len(await store.read_partition(p, 0, 10_000)) == len(log)
