@@ -234,11 +234,15 @@ class GameView(BaseModel):
 
 
 class CommandResult(BaseModel):
+    """What a command did, and all its author needs for the next move: the view and
+    the legal commands at the new version (no second read)."""
+
     version: int
     position: int
     duplicate: bool
     events: list[dict[str, Any]]
     view: dict[str, Any]
+    commands: dict[str, Any] = Field(description="your legal commands at this version")
 
 
 class EventPage(BaseModel):

@@ -32,6 +32,7 @@ class Caller:
 
 
 TRUST_S = 5.0
+TICKET_S = 60  # a stream ticket opens streams this long after it was issued
 
 
 class SeatTokens:
@@ -126,6 +127,26 @@ class SeatTokens:
             game_id: sorted(s for s, (kind, free) in _seats(raw).items() if kind == "open" and free)
             for game_id, raw in zip(game_ids, replies, strict=True)
         }
+
+    async def ticket(self, caller: Caller, ttl_s: int = TICKET_S) -> str:
+        """A short-lived ticket that opens the caller's private live stream: a browser's
+        EventSource cannot send an Authorization header, so it names the ticket in the
+        URL instead. It lets its holder read that seat's stream, nothing else, and may be
+        used again until it expires (EventSource reconnects by itself)."""
+        ticket = secrets.token_urlsafe(24)
+        key = self._ticket_key(token_hash(ticket))
+        await self.store.redis.set(key, f"{caller.game_id} {caller.seat}", ex=ttl_s)
+        return ticket
+
+    async def resolve_ticket(self, ticket: str) -> Caller | None:
+        raw = await self.store.redis.get(self._ticket_key(token_hash(ticket)))
+        if raw is None:
+            return None
+        game_id, seat = (raw.decode() if isinstance(raw, bytes) else raw).split(" ")
+        return Caller(int(seat), game_id)
+
+    def _ticket_key(self, digest: str) -> str:
+        return f"{self.store.settings.key_prefix}:ticket:{digest}"
 
     async def resolve(self, token: str) -> Caller | None:
         digest = token_hash(token)

@@ -20,7 +20,7 @@ from gateway.models import (
     GameView,
 )
 from gateway.problems import Problem
-from gateway.tokens import Caller, creation_key
+from gateway.tokens import TICKET_S, Caller, creation_key
 from services.bots.registry import BOTS
 from services.core.eventstore.keys import GAME_ID
 from services.core.game import SeatSpec
@@ -236,6 +236,15 @@ async def events(
     return EventPage(version=version, events=page)
 
 
+@router.post("/{game_id}/stream-tickets", status_code=201, responses=PROBLEMS)
+async def stream_ticket(game_id: GameId, c: ClientsDep, who: CallerDep) -> dict[str, Any]:
+    """A ticket for your seat's live stream, for clients that cannot send headers with
+    it (a browser's EventSource): open ``events/stream?ticket=…`` within
+    ``expires_in`` seconds (reconnecting with it is fine until then)."""
+    acting_seat(game_id, who)
+    return {"ticket": await c.tokens.ticket(who), "expires_in": TICKET_S}
+
+
 @router.get("/{game_id}/events/stream", responses=PROBLEMS)
 async def stream(
     game_id: GameId,
@@ -244,8 +253,15 @@ async def stream(
     who: CallerDep,
     after: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0,
     last_event_id: Annotated[str | None, Header()] = None,
+    ticket: Annotated[str | None, Query(max_length=64, description="a stream ticket")] = None,
 ) -> Response:
-    """The same events live (Server-Sent Events); reconnect with Last-Event-ID."""
+    """The same events live (Server-Sent Events); reconnect with Last-Event-ID. A seat
+    sends its bearer token, or (browsers) a ticket from ``stream-tickets``."""
+    if ticket is not None:
+        found = await c.tokens.resolve_ticket(ticket)
+        if found is None:
+            raise Problem(401, "bad_ticket", "unknown or expired stream ticket")
+        who = found
     seat = seat_in(game_id, who)
     game_type = await c.game_type(game_id)
     resume = version_number(last_event_id.strip()) if last_event_id else None

@@ -54,6 +54,7 @@ class Executed:
     duplicate: bool
     events: list[dict[str, Any]]
     view: dict[str, Any]
+    commands: dict[str, Any]
 
 
 def event_json(e: common_pb2.Event, data: Any = None) -> dict[str, Any]:
@@ -150,6 +151,7 @@ class EngineClient:
             r.duplicate,
             [event_json(e) for e in r.events],
             loads(r.view_json),
+            loads(r.commands_json) if r.commands_json else {},
         )
 
     async def execute_json(
@@ -169,6 +171,7 @@ class EngineClient:
             "duplicate": r.duplicate,
             "events": [event_json(e, orjson.Fragment(e.payload_json)) for e in r.events],
             "view": orjson.Fragment(r.view_json),
+            "commands": orjson.Fragment(r.commands_json or b"{}"),
         }
         return r.version, orjson.dumps(body)
 

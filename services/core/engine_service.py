@@ -187,9 +187,9 @@ class EngineService(common_pb2_grpc.EngineServicer):
             time_ms=c.time_ms or None,
             dry_run=c.dry_run,
         )
-        view = outcome.view
-        if view is None:
-            _, view, _ = await self.runtime.view(c.game_id, c.seat)
+        view, commands = outcome.view, outcome.commands
+        if view is None or commands is None:
+            _, view, _, commands = await self.runtime.view_and_commands(c.game_id, c.seat)
         r = outcome.result
         COMMANDS.labels(game, "duplicate" if r.duplicate else "ok").inc()
         log.debug(  # per command: metrics count them; refusals are logged at info
@@ -209,6 +209,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
             duplicate=r.duplicate,
             events=[event_pb(e) for e in outcome.events],
             view_json=dumps(view),
+            commands_json=dumps(commands),
         )
 
     async def GetView(

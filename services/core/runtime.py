@@ -74,6 +74,9 @@ class Outcome:
     result: AppendResult
     events: list[StoredEvent]
     view: dict[str, Any] | None = None  # the caller's view at result.version
+    # The caller's legal commands at result.version: with the view, all a client needs
+    # for its next move without reading again.
+    commands: dict[str, Any] | None = None
 
 
 class GameRuntime(Generic[S]):
@@ -171,10 +174,14 @@ class GameRuntime(Generic[S]):
                 return await self._duplicate(game_id, result, seat, digest)
             state = self._fold_new(game_id, loaded, domain, events, result)
             stored = self._as_stored(game_id, events, result, command_id, time_ms)
-            return Outcome(
-                game_id, result, self._redact(stored, seat, state), self.game.view(state, seat)
-            )
+            return self._answer(game_id, result, self._redact(stored, seat, state), seat, state)
         raise AssertionError("unreachable")
+
+    def _answer(
+        self, game_id: str, result: AppendResult, events: list[StoredEvent], seat: int, state: S
+    ) -> Outcome:
+        g = self.game
+        return Outcome(game_id, result, events, g.view(state, seat), g.legal_commands(state, seat))
 
     async def validate(
         self,
@@ -214,8 +221,8 @@ class GameRuntime(Generic[S]):
         state = loaded.state
         for event in events:
             state = self.game.evolve(state, event)
-        return Outcome(
-            game_id, result, await self.redacted(game_id, stored, seat), self.game.view(state, seat)
+        return self._answer(
+            game_id, result, await self.redacted(game_id, stored, seat), seat, state
         )
 
     async def _append(
@@ -310,8 +317,10 @@ class GameRuntime(Generic[S]):
         self, game_id: str, result: AppendResult, seat: int, state: S | None = None
     ) -> Outcome:
         stored = await self.store.read_game_range(game_id, result.first_version - 1, result.version)
-        view = None if state is None else self.game.view(state, seat)
-        return Outcome(game_id, result, await self.redacted(game_id, stored, seat), view)
+        redacted = await self.redacted(game_id, stored, seat)
+        if state is None:
+            return Outcome(game_id, result, redacted)
+        return self._answer(game_id, result, redacted, seat, state)
 
     # -- reads --------------------------------------------------------------------
 

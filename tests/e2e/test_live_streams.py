@@ -93,3 +93,26 @@ def test_every_seat_and_spectator_sees_each_move_once_redacted(http: httpx.Clien
     assert all(
         "card" not in c["data"] for c in seen if c["data"]["seat"] == 0 and not c.get("revealed")
     )
+
+
+def test_a_stream_ticket_opens_a_seats_private_stream_without_headers(http: httpx.Client) -> None:
+    """#17 item 3: what a browser's EventSource does (it cannot send Authorization)."""
+    game = create(http, "riff-raff", [{"kind": "human"}, {"kind": "human"}])
+    token, game_id = game["tokens"]["0"], game["game_id"]
+    body = {"command": {"type": "choose_card", "card": 9}, "command_id": "c9"}
+    http.post(f"/v1/games/{game_id}/commands", json=body, headers=auth(token))
+    assert http.post(f"/v1/games/{game_id}/stream-tickets").status_code == 401
+    issued = http.post(f"/v1/games/{game_id}/stream-tickets", headers=auth(token))
+    assert issued.status_code == 201 and issued.headers["cache-control"] == "no-store"
+    ticket = issued.json()["ticket"]
+    url = f"/v1/games/{game_id}/events/stream?ticket={ticket}"
+    with http.stream("GET", url) as stream:
+        for line in stream.iter_lines():
+            if "CardChosen" in line and line.startswith("data:"):
+                assert '"card":9' in line  # the seat's own secret card: its own stream
+                break
+    with http.stream("GET", f"/v1/games/{game_id}/events/stream?ticket=forged") as bad:
+        assert bad.status_code == 401
+    other = create(http, "riff-raff", [{"kind": "human"}, {"kind": "human"}])
+    with http.stream("GET", f"/v1/games/{other['game_id']}/events/stream?ticket={ticket}") as wrong:
+        assert wrong.status_code == 403

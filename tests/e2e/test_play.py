@@ -97,3 +97,22 @@ def test_a_rebuild_from_zero_equals_the_live_read_models(
     served = http.get(f"/v1/games/{game_id}", params={"min_version": final["version"]}).json()
     assert served["source"] == "projection" and served["version"] == final["version"]
     assert redis.exists(keys.game(after, game_id))
+
+
+def test_a_command_answers_with_the_authors_view_and_legal_commands(http: httpx.Client) -> None:
+    """#17 item 1: a client needs no second read after its own move."""
+    game = create(http, "giraffe-raffe", [{"kind": "human"}] * 2, options={"dealer": 0})
+    token = game["tokens"]["0"]
+    legal = http.get(f"/v1/games/{game['game_id']}/commands", headers=auth(token)).json()
+    play = next(c for c in legal["commands"] if c.get("playable") and c.get("options"))
+    body = {
+        "command": {"type": "play", "tree": play["tree"], "cards": play["options"][0]},
+        "command_id": "first",
+    }
+    done = http.post(f"/v1/games/{game['game_id']}/commands", json=body, headers=auth(token))
+    assert done.status_code == 200, done.text
+    answer = done.json()
+    assert answer["view"]["status"]["to_act"] == [1]
+    assert answer["commands"] == {"seat": 0, "to_act": False, "commands": []}
+    again = http.get(f"/v1/games/{game['game_id']}/commands", headers=auth(token)).json()
+    assert {k: v for k, v in again.items() if k != "version"} == answer["commands"]
