@@ -14,6 +14,7 @@ BENCHMARKS = [
     "bench.giraffe_raffe",
     "bench.riff_raff",
     "bench.fullstack",
+    "bench.realtime",
     "bench.tournament",
     "bench.retention",
 ]

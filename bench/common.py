@@ -81,7 +81,13 @@ def write_json(name: str, figures: list[Figure]) -> Path:
 def launch(*args: str) -> tuple[subprocess.Popen[str], str]:
     """The system as `make run` starts it (free ports, rate limits off), and what the
     launcher printed up to "raffe is running"."""
-    env = {**os.environ, "RAFFE_RATE_PER_ADDRESS": "1000000", "RAFFE_RATE_PER_TOKEN": "1000000"}
+    env = {
+        **os.environ,
+        "RAFFE_RATE_PER_ADDRESS": "1000000",
+        "RAFFE_RATE_PER_TOKEN": "1000000",
+        "RAFFE_CREATES_PER_HOUR": "1000000",
+        "RAFFE_STREAMS_PER_ADDRESS": "1000000",
+    }
     proc = subprocess.Popen(
         [sys.executable, "-m", "services.launcher", "--free-ports", *args],
         env=env,
@@ -101,7 +107,8 @@ def launch(*args: str) -> tuple[subprocess.Popen[str], str]:
 def service_pids(launched: str) -> dict[str, int]:
     """Service name -> pid, from the launcher's "<name> at <address> (pid N)" lines."""
     found = re.findall(r"^(.+?) at \S+ \(pid (\d+)\)", launched, re.M)
-    return {name: int(pid) for name, pid in found}
+    # Redis is found by its port (its launcher line names a version, not a service).
+    return {name: int(pid) for name, pid in found if not name.startswith("redis")}
 
 
 def rss_mib(pid: int) -> float:

@@ -12,6 +12,7 @@ from redis.asyncio import Redis
 
 from gateway.live import LiveHub
 from gateway.quota import CreateQuota
+from gateway.recent import RecentViews
 from gateway.settings import GatewaySettings
 from gateway.tokens import SeatTokens
 from raffe.v1 import common_pb2, projection_pb2_grpc
@@ -34,6 +35,7 @@ class Clients:
     tokens: SeatTokens
     live: LiveHub
     quota: CreateQuota
+    recent_views: RecentViews = field(default_factory=RecentViews)
     _gen: tuple[float, int] = field(default=(0.0, 1))
     # A game's type never changes: remember it instead of asking Redis on every request.
     _types: dict[str, str] = field(default_factory=dict)

@@ -168,10 +168,13 @@ class LiveHub:
         viewer = Viewer(seat)
         try:
             async with watched.lock:
-                await self._read_new(game_id, watched)
+                await self._advance(game_id, watched)  # viewers already there get it too
                 missed = await self.store.read_game_range(game_id, after, watched.version)
                 backlog = redact_stored(watched.game, watched.state, missed, seat)
                 watched.viewers[seat].add(viewer)
+                # A version announced while nobody was registered yet (drains skip a game
+                # nobody watches) must still reach this viewer.
+                self._drain_if_behind(game_id, watched)
             for e in backlog:
                 yield frame(e)
                 if e.type == "GameEnded":
@@ -185,28 +188,29 @@ class LiveHub:
             if watched.empty and self.watched.get(game_id) is watched:
                 del self.watched[game_id]
 
-    async def _read_new(self, game_id: str, watched: Watched) -> list[StoredEvent]:
-        """Fold what the stream holds past the watched version (the caller holds the lock)."""
+    async def _advance(self, game_id: str, watched: Watched) -> list[StoredEvent]:
+        """Read what the stream holds past the watched version, fold it and give it to
+        every viewer, once per audience (the caller holds the lock). Whoever reads new
+        events hands them out: nobody may fold events some viewer has not been given."""
         new = await self.store.read_game_range(game_id, watched.version, None)
         watched.fold(new)
+        if new:
+            for seat, viewers in list(watched.viewers.items()):
+                if viewers:
+                    redacted = redact_stored(watched.game, watched.state, new, seat)
+                    frames = [frame(e) for e in redacted]
+                    for v in list(viewers):
+                        v.push(frames)
         return new
 
     async def _drain(self, game_id: str, watched: Watched) -> None:
         """Read, fold and fan out until the watched game has every announced version."""
         try:
             while watched.version < watched.announced and not watched.empty:
+                target = watched.announced
                 async with watched.lock:
-                    new = await self._read_new(game_id, watched)
-                    if not new:
-                        break
-                    for seat, viewers in list(watched.viewers.items()):
-                        if viewers:
-                            frames = [
-                                frame(e)
-                                for e in redact_stored(watched.game, watched.state, new, seat)
-                            ]
-                            for v in list(viewers):
-                                v.push(frames)
+                    if not await self._advance(game_id, watched) and watched.announced == target:
+                        break  # nothing new, and nothing announced meanwhile (a resync)
         except Exception as error:  # Redis away: the next announcement or resync retries
             log.warning("live fan-out failed", extra={"game_id": game_id, "error": str(error)})
         finally:
@@ -249,8 +253,11 @@ class LiveHub:
         watched = self.watched.get(game_id)
         if watched is not None and version > watched.announced:
             watched.announced = version
-            if watched.draining is None:
-                watched.draining = asyncio.create_task(self._drain(game_id, watched))
+            self._drain_if_behind(game_id, watched)
+
+    def _drain_if_behind(self, game_id: str, watched: Watched) -> None:
+        if watched.version < watched.announced and watched.draining is None:
+            watched.draining = asyncio.create_task(self._drain(game_id, watched))
 
     async def _listen(self) -> None:
         pattern = f"{self._prefix}{{p:*}}:game:*"
@@ -268,6 +275,9 @@ class LiveHub:
                 log.warning("live listener lost Redis", extra={"error": str(error)})
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, RESUBSCRIBE_S[1])
+            except Exception as error:  # never let the one listener die: log, resubscribe
+                log.error("live listener failed", exc_info=error)
+                await asyncio.sleep(delay)
 
     def _on_message(self, channel: bytes, data: bytes) -> None:
         _, _, game_id = channel.decode().rpartition(":game:")

@@ -230,7 +230,10 @@ class GameView(BaseModel):
     version: int
     seat: int
     view: dict[str, Any]
-    source: Literal["projection", "engine"]
+    source: Literal["projection", "engine", "command"] = Field(
+        description="where the view came from: the read models, the engine, or the answer "
+        "to your own latest command"
+    )
 
 
 class CommandResult(BaseModel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
+import orjson
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 
 from gateway.auth import acting_seat, bearer, caller, clients, seat_in
@@ -150,11 +151,14 @@ async def get_game(
     who: CallerDep,
     response: Response,
     min_version: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0,
-) -> GameView:
+) -> GameView | Response:
     """The caller's view (a spectator's without a token). ``min_version`` waits, bounded,
     until the read model has caught up with your own write."""
     seat = seat_in(game_id, who)
     engine = await c.engine_for(game_id)  # 404 for unknown games, before any waiting
+    recent = c.recent_views.at_least(game_id, seat, min_version) if min_version else None
+    if recent is not None:  # the view this gateway just answered a command of the seat with
+        return view_response(game_id, seat, *recent)
     found = await c.projected_view(game_id, seat, min_version)
     if found is not None:
         response.headers["ETag"] = f'"{found[0]}"'
@@ -167,6 +171,20 @@ async def get_game(
     version, view, _ = await engine.view(game_id, seat)
     response.headers["ETag"] = f'"{version}"'
     return GameView(game_id=game_id, version=version, seat=seat, view=view, source="engine")
+
+
+def view_response(game_id: str, seat: int, version: int, view: bytes) -> Response:
+    """A GameView from a view's JSON as the engine wrote it (not parsed again)."""
+    body = {
+        "game_id": game_id,
+        "version": version,
+        "seat": seat,
+        "view": orjson.Fragment(view),
+        "source": "command",
+    }
+    return Response(
+        orjson.dumps(body), media_type="application/json", headers={"ETag": f'"{version}"'}
+    )
 
 
 @router.get("/{game_id}/commands", responses=PROBLEMS)
@@ -214,9 +232,10 @@ async def run_command(
     seat = acting_seat(game_id, await bearer(c, authorization))
     engine = await c.engine_for(game_id)
     command = body.command.model_dump(exclude_none=True)
-    version, reply = await engine.execute_json(
+    version, reply, view = await engine.execute_json(
         game_id, seat, command, body.command_id, _if_match(if_match)
     )
+    c.recent_views.remember(game_id, seat, version, view)
     # The engine's JSON goes out as it came (CommandResult documents its shape): parsing
     # the view and events only to serialise them again was a tenth of the gateway's work.
     return Response(reply, media_type="application/json", headers={"ETag": f'"{version}"'})

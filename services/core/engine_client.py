@@ -161,9 +161,10 @@ class EngineClient:
         command: Mapping[str, Any],
         command_id: str,
         expected_version: int = 0,
-    ) -> tuple[int, bytes]:
-        """The same as execute, answered as the JSON of the gateway's CommandResult: the
-        engine's event payloads and view are embedded as they are, never parsed here."""
+    ) -> tuple[int, bytes, bytes]:
+        """The same as execute, answered as the JSON of the gateway's CommandResult (and
+        the view's JSON apart): the engine's event payloads and view are embedded as they
+        are, never parsed here."""
         r = await self._execute(game_id, seat, command, command_id, expected_version, False)
         body = {
             "version": r.version,
@@ -173,7 +174,7 @@ class EngineClient:
             "view": orjson.Fragment(r.view_json),
             "commands": orjson.Fragment(r.commands_json or b"{}"),
         }
-        return r.version, orjson.dumps(body)
+        return r.version, orjson.dumps(body), r.view_json
 
     async def _execute(
         self,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import uuid
 from contextlib import ExitStack
 from typing import Any
 from urllib.parse import urlparse
@@ -116,3 +117,57 @@ def test_a_stream_ticket_opens_a_seats_private_stream_without_headers(http: http
     other = create(http, "riff-raff", [{"kind": "human"}, {"kind": "human"}])
     with http.stream("GET", f"/v1/games/{other['game_id']}/events/stream?ticket={ticket}") as wrong:
         assert wrong.status_code == 403
+
+
+async def _watch_while_moving(base_url: str) -> dict[int, list[int]]:
+    from bench.loadgen import script
+
+    async with httpx.AsyncClient(base_url=base_url, timeout=20) as http:
+        seed = f"fanout-{uuid.uuid4().hex[:8]}"
+        seats = [{"kind": "human"}] * 3
+        body = {"game": "giraffe-raffe", "seats": seats, "seed": seed, "practice": True}
+        game = (await http.post("/v1/games", json=body)).json()
+        moves = script("giraffe-raffe", seed)[:8]
+        seen: dict[int, list[int]] = {0: [], 1: [], 2: []}
+        arrived = asyncio.Event()
+
+        async def watch(seat: int) -> None:
+            url = f"/v1/games/{game['game_id']}/events/stream?after={game['version']}"
+            headers = auth(game["tokens"][str(seat)])
+            async with http.stream("GET", url, headers=headers) as stream:
+                async for line in stream.aiter_lines():
+                    if line.startswith("id:"):
+                        seen[seat].append(int(line[3:]))
+                        arrived.set()
+
+        watchers = [asyncio.create_task(watch(seat)) for seat in range(3)]
+        for n, (seat, version, command) in enumerate(moves):
+            answer = await http.post(
+                f"/v1/games/{game['game_id']}/commands",
+                json={"command": command, "command_id": uuid.uuid4().hex},
+                headers={**auth(game["tokens"][str(seat)]), "If-Match": f'"{version}"'},
+            )
+            new = answer.json()["version"]
+            if n < 3:
+                continue  # the first moves race the streams' start, on purpose
+            # Then each move reaches every stream before the next one is sent (a liveness
+            # bound, not a speed target: frames used to wait for the next move's).
+            async with asyncio.timeout(10):
+                while not all(ids and ids[-1] >= new for ids in seen.values()):
+                    arrived.clear()
+                    await arrived.wait()
+        for w in watchers:
+            w.cancel()
+        seen["last"] = [new]
+        return seen
+
+
+def test_viewers_joining_while_moves_happen_miss_no_frame(http: httpx.Client) -> None:
+    """Each seat's stream delivers every version once, in order, however its start races
+    the moves (a viewer joining used to fold events the others were never sent)."""
+    for _ in range(3):
+        seen = asyncio.run(_watch_while_moving(str(http.base_url)))
+        last = seen.pop("last")[0]
+        for seat, ids in seen.items():
+            assert ids == list(range(ids[0], last + 1)), (seat, ids)
+            assert ids[0] == 4, (seat, ids)

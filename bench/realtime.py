@@ -1,0 +1,190 @@
+"""What players feel (#17), in one run with its baselines, driven by the light load
+generator (bench.players on bench.rawhttp, not httpx):
+
+    python -m bench.realtime [--short] [--levels 1,16,64] [--game giraffe-raffe]
+
+At each level of active games: the minimal chain (HTTP -> gRPC -> one Lua append, the
+baseline) and the Giraffe Raffe command path, commands only; the move -> own fresh view
+latency (POST, then GET ?min_version=<its version>) against the POST's; the opponent-push
+latency with every seat on a live stream against the command's; and the CPU each process
+spent per move with and without every seat watching. Prints the table with ratios and the
+targets of #17, and writes bench/results/realtime.json."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import subprocess
+import sys
+import tempfile
+from typing import Any
+
+from bench.common import Figure, print_table, rss_mib, with_cpu, write_json
+from bench.fullstack import start_baselines, start_system
+
+MODES = ("commands", "own-view", "watch")
+
+
+def players(
+    url: str, mode: str, games: int, moves: int, seconds: float, game: str
+) -> dict[str, Any]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "bench.players",
+        "--url",
+        url,
+        "--mode",
+        mode,
+        "--games",
+        str(games),
+        "--moves",
+        str(moves),
+        "--seconds",
+        str(seconds),
+        "--game",
+        game,
+    ]
+    print(f"  {mode} x{games} ...", file=sys.stderr, flush=True)
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 300)
+    lines = out.stdout.strip().splitlines()
+    if not lines:
+        raise RuntimeError(f"the load generator failed:\n{out.stderr[-2000:]}")
+    return dict(json.loads(lines[-1]))
+
+
+def per_move(used: dict[str, float], moves: int) -> dict[str, float]:
+    return {name: s * 1000 / max(1, moves) for name, s in used.items()}
+
+
+def level(
+    n: int,
+    where: dict[str, str],
+    pids: dict[str, int],
+    base: str,
+    moves: int,
+    seconds: float,
+    game: str,
+) -> list[Figure]:
+    chain = players(base, "chain", n, moves, seconds, game)
+    got: dict[str, dict[str, Any]] = {}
+    cpu: dict[str, dict[str, float]] = {}
+    for mode in MODES:
+        result, used = with_cpu(
+            pids, lambda mode=mode: players(where["gateway"], mode, n, moves, seconds, game)
+        )
+        got[mode], cpu[mode] = result, per_move(used, result["moves"])
+    servers = [k for k in cpu["commands"] if not k.startswith("baseline")]
+    plain = sum(cpu["commands"][k] for k in servers)
+    watched = sum(cpu["watch"][k] for k in servers)
+    c, o, w = got["commands"], got["own-view"], got["watch"]
+    return [
+        Figure(f"{n} games: minimal chain", chain["rate"], "req/s"),
+        Figure(
+            f"{n} games: command path", c["rate"], "moves/s", "chain", c["rate"] / chain["rate"]
+        ),
+        Figure(
+            f"{n} games: command p99",
+            c["command"]["p99_ms"],
+            "ms",
+            "chain p99",
+            c["command"]["p99_ms"] / max(chain["command"]["p99_ms"], 1e-9),
+        ),
+        Figure(
+            f"{n} games: own fresh view p50",
+            o["own_view"]["p50_ms"],
+            "ms",
+            "POST p50",
+            o["own_view"]["p50_ms"] / max(o["command"]["p50_ms"], 1e-9),
+        ),
+        Figure(
+            f"{n} games: own fresh view p99",
+            o["own_view"]["p99_ms"],
+            "ms",
+            "POST p99",
+            o["own_view"]["p99_ms"] / max(o["command"]["p99_ms"], 1e-9),
+        ),
+        Figure(
+            f"{n} games, all watching: opponent push p50",
+            w["push"]["p50_ms"],
+            "ms",
+            "command p50",
+            w["push"]["p50_ms"] / max(w["command"]["p50_ms"], 1e-9),
+        ),
+        Figure(
+            f"{n} games, all watching: opponent push p99",
+            w["push"]["p99_ms"],
+            "ms",
+            "command p99",
+            w["push"]["p99_ms"] / max(w["command"]["p99_ms"], 1e-9),
+        ),
+        Figure(
+            f"{n} games, all watching: moves",
+            w["rate"],
+            "moves/s",
+            "not watching",
+            w["rate"] / c["rate"],
+        ),
+        Figure(f"{n} games: server CPU per move", plain, "ms"),
+        Figure(
+            f"{n} games, all watching: server CPU per move",
+            watched,
+            "ms",
+            "not watching",
+            watched / max(plain, 1e-9),
+        ),
+        Figure(
+            f"{n} games: load generator CPU per move",
+            c["client_cpu_ms"],
+            "ms",
+            "server's",
+            c["client_cpu_ms"] / max(plain, 1e-9),
+        ),
+        *(
+            Figure(f"{n} games, all watching: CPU per move, {k}", v, "ms")
+            for k, v in sorted(cpu["watch"].items())
+            if k in servers and v >= 0.02
+        ),
+        Figure(f"{n} games: push frames lost", w["errors"], "frames"),
+    ]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--short", action="store_true")
+    parser.add_argument("--levels", default="1,16,64")
+    parser.add_argument("--game", default="giraffe-raffe")
+    args = parser.parse_args(argv)
+    moves, seconds = (600, 6.0) if args.short else (3000, 15.0)
+    levels = [int(x) for x in args.levels.split(",")] if not args.short else [1, 16]
+    figures: list[Figure] = []
+    with tempfile.TemporaryDirectory() as state:
+        system, where, pids = start_system(state)
+        baselines, base = start_baselines(where["redis"])
+        pids |= {"baseline http": baselines[1].pid, "baseline grpc": baselines[0].pid}
+        try:
+            for n in levels:
+                figures += level(n, where, pids, base, moves, seconds, args.game)
+            figures += [
+                Figure("gateway resident memory after the run", rss_mib(pids["gateway"]), "MiB"),
+                Figure(
+                    "engine resident memory after the run",
+                    rss_mib(pids[f"{args.game} engine"]),
+                    "MiB",
+                ),
+            ]
+        finally:
+            for p in [system, *baselines]:
+                p.send_signal(signal.SIGINT)
+            for p in [system, *baselines]:
+                try:
+                    p.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+    print_table(f"what players feel ({args.game}; one machine, 2 cores)", figures)
+    print(f"written to {write_json('realtime', figures)}")
+
+
+if __name__ == "__main__":
+    main()

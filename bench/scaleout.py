@@ -1,0 +1,97 @@
+"""Horizontal scale shown, not assumed (#17 item 5): each engine replica runs under a CPU
+quota (a cgroup v1 ``cpu.cfs_quota_us``, 0.1 core by default) to stand in for a node of
+its own, so the engines are the bottleneck of a 2-core machine; moves/s (the light load
+generator, 64 games) and bot-tournament games/s at 1, 2 and 4 replicas.
+
+    sudo python -m bench.scaleout [--short] [--core 0.1]      (root: it writes cgroups)
+
+Every other service runs as many replicas (the launcher's --replicas) without a cap.
+The ratios are against 1 replica of the same run."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import signal
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from bench.common import Figure, launch, print_table, service_pids, write_json
+from bench.realtime import players
+from bench.tournament import play
+
+CGROUP = Path("/sys/fs/cgroup/cpu")
+PERIOD_US = 100_000
+ENGINES = ("giraffe-raffe engine", "giraffometer engine", "riff-raff engine")
+
+
+@contextlib.contextmanager
+def capped(pids: dict[str, int], core: float) -> Iterator[None]:
+    """Each process in a cgroup of its own with ``core`` CPUs; removed afterwards."""
+    made = []
+    try:
+        for name, pid in pids.items():
+            group = CGROUP / f"raffe-bench-{re.sub(r'[^a-z0-9]+', '-', name)}-{pid}"
+            group.mkdir(exist_ok=True)
+            (group / "cpu.cfs_period_us").write_text(str(PERIOD_US))
+            (group / "cpu.cfs_quota_us").write_text(str(int(PERIOD_US * core)))
+            (group / "cgroup.procs").write_text(str(pid))
+            made.append(group)
+        yield
+    finally:
+        for group in made:
+            for pid in (group / "cgroup.procs").read_text().split():
+                with contextlib.suppress(OSError):
+                    (CGROUP / "cgroup.procs").write_text(pid)
+            with contextlib.suppress(OSError):
+                group.rmdir()
+
+
+def measure(
+    replicas: int, core: float, moves: int, seconds: float, rounds: int
+) -> tuple[float, float]:
+    with tempfile.TemporaryDirectory() as state:
+        proc, text = launch("--state-dir", state, "--replicas", str(replicas))
+        try:
+            url = re.search(r"gateway: (http://\S+)", text)
+            assert url, text
+            engines = {k: v for k, v in service_pids(text).items() if k.startswith(ENGINES)}
+            with capped(engines, core):
+                rate = players(url.group(1), "commands", 64, moves, seconds, "giraffe-raffe")
+                elapsed = play(url.group(1), 18, rounds, f"{replicas} replica(s)")
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=120)
+    return rate["rate"], 18 // 3 * rounds / elapsed
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--short", action="store_true")
+    parser.add_argument("--core", type=float, default=0.1, help="CPU per engine replica")
+    args = parser.parse_args(argv)
+    if os.geteuid() != 0 or not CGROUP.is_dir():
+        sys.exit("bench.scaleout writes cgroup v1 CPU quotas: run it as root")
+    moves, seconds, rounds = (800, 8.0, 2) if args.short else (3000, 15.0, 4)
+    figures: list[Figure] = []
+    base: tuple[float, float] | None = None
+    for replicas in (1, 2, 4):
+        got = measure(replicas, args.core, moves, seconds, rounds)
+        base = base or got
+        label = f"{replicas} engine replica(s) at {args.core} core"
+        figures += [
+            Figure(f"{label}: moves/s", got[0], "moves/s", "1 replica", got[0] / base[0]),
+            Figure(
+                f"{label}: tournament games/s", got[1], "games/s", "1 replica", got[1] / base[1]
+            ),
+        ]
+    print_table("scale-out, engines capped by cgroup quotas (2-core machine)", figures)
+    print(f"written to {write_json('scaleout', figures)}")
+
+
+if __name__ == "__main__":
+    main()
