@@ -23,6 +23,7 @@ from services.core.local_redis import (
     RedisServer,
     find_binary,
     free_port,
+    port_free,
     server_version,
 )
 
@@ -175,6 +176,16 @@ def main(argv: list[str] | None = None) -> int:
     services = replicated([s for s in SERVICES if available(s)], args.replicas)
     if args.free_ports:
         services = with_free_ports(services)
+    taken = [(s, p) for s in services for p in {s.port, s.metrics} if not port_free(p)]
+    if taken:
+        for service, port in taken:
+            print(f"port {port} ({service.name}) is taken", file=sys.stderr)
+        print(
+            "raffe is not running: another Raffe, or another program, uses these ports. "
+            "Stop it, or start on free ports: .venv/bin/python -m services.launcher --free-ports",
+            file=sys.stderr,
+        )
+        return 1
 
     stop = False
 

@@ -42,7 +42,7 @@ def server_version(binary: str) -> str:
     return out.stdout.split("v=", 1)[1].split()[0]
 
 
-def _port_free(port: int) -> bool:
+def port_free(port: int) -> bool:
     with socket.socket() as s:
         try:
             s.bind(("127.0.0.1", port))
@@ -59,7 +59,7 @@ def free_port(cluster_bus: bool = False) -> int:
             port = int(s.getsockname()[1])
         if not cluster_bus:
             return port
-        if port < 55000 and _port_free(port + 10000):
+        if port < 55000 and port_free(port + 10000):
             return port
     raise RuntimeError("no free port found")
 

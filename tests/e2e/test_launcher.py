@@ -36,3 +36,23 @@ def test_launcher_starts_redis_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     assert "raffe stopped" in rest
     assert (tmp_path / "redis").is_dir()
     assert "gateway: http://127.0.0.1:" in "".join(lines)
+
+
+def test_launcher_refuses_a_taken_port_with_a_hint(tmp_path: Path) -> None:
+    """`make run` used to print "raffe is running" and exit 0 when a port was taken."""
+    import contextlib
+    import socket
+
+    with socket.socket() as held:
+        with contextlib.suppress(OSError):  # already taken by someone else: just as good
+            held.bind(("127.0.0.1", 8000))
+            held.listen()
+        done = subprocess.run(
+            [sys.executable, "-m", "services.launcher", "--state-dir", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    assert "port 8000 (gateway) is taken" in done.stderr
+    assert "--free-ports" in done.stderr and "raffe is running" not in done.stdout
