@@ -1,4 +1,4 @@
-"""Giraffe Raffe rules, one group per ruling (../shared/RULINGS.md GR-1..GR-9)."""
+"""Giraffe Raffe rules, one group per ruling (docs/rulings.md GR-1..GR-9)."""
 
 from __future__ import annotations
 
