@@ -180,9 +180,9 @@ class LiveHub:
                 # A version announced while nobody was registered yet (drains skip a game
                 # nobody watches) must still reach this viewer.
                 self._drain_if_behind(game_id, watched)
-            for e in backlog:
-                yield frame(e)
-                if e.type == "GameEnded":
+            if backlog:
+                yield b"".join(frame(e) for e in backlog)
+                if backlog[-1].type == "GameEnded":
                     return
             while True:
                 try:
@@ -211,9 +211,12 @@ class LiveHub:
             for seat, viewers in list(watched.viewers.items()):
                 if viewers:
                     redacted = redact_stored(watched.game, watched.state, new, seat)
-                    frames = [(frame(e), e.type == "GameEnded") for e in redacted]
+                    # One write per batch and audience, not one per event: each write
+                    # crosses the ASGI middlewares and the server's transport.
+                    batch = b"".join(frame(e) for e in redacted)
+                    ended = redacted[-1].type == "GameEnded"
                     for v in list(viewers):
-                        v.push(frames)
+                        v.push([(batch, ended)])
         return new
 
     async def _drain(self, game_id: str, watched: Watched) -> None:
