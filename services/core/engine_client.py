@@ -96,7 +96,11 @@ class EngineClient:
             ("grpc.enable_retries", 1),
             ("grpc.service_config", SERVICE_CONFIG),
         ]
-        return cls(grpc.aio.insecure_channel(target, options=options), multiplexed=multiplexed)
+        channel = grpc.aio.insecure_channel(target, options=options)
+        # Connect to every replica now, not at the first call: a long-lived ExecuteMany
+        # lane opened while only one replica was ready stays on it.
+        channel.get_state(try_to_connect=True)
+        return cls(channel, multiplexed=multiplexed)
 
     async def close(self) -> None:
         if self.streams is not None:
