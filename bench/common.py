@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -142,3 +143,14 @@ def with_cpu(pids: dict[str, int], work: Callable[[], T]) -> tuple[T, dict[str, 
     before = {name: cpu_seconds(pid) for name, pid in pids.items()}
     result = work()
     return result, {name: cpu_seconds(pid) - before[name] for name, pid in pids.items()}
+
+
+def stop_all(processes: list[subprocess.Popen[str]]) -> None:
+    """SIGINT to each (the launcher stops its services in order), then wait, then kill."""
+    for p in processes:
+        p.send_signal(signal.SIGINT)
+    for p in processes:
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()

@@ -17,7 +17,6 @@ import asyncio
 import json
 import os
 import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -34,6 +33,7 @@ from bench.common import (
     print_table,
     rss_mib,
     service_pids,
+    stop_all,
     with_cpu,
     write_json,
 )
@@ -165,13 +165,7 @@ def run(
             if memory:
                 figures += memory_and_rebuild(where, pids, short)
         finally:
-            for p in [system, *baselines]:
-                p.send_signal(signal.SIGINT)
-            for p in [system, *baselines]:
-                try:
-                    p.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    p.kill()
+            stop_all([system, *baselines])
     return figures
 
 

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import subprocess
 import sys
 import tempfile
 from typing import Any
 
-from bench.common import Figure, print_table, rss_mib, with_cpu, write_json
+from bench.common import Figure, print_table, rss_mib, stop_all, with_cpu, write_json
 from bench.fullstack import start_baselines, start_system
 
 MODES = ("commands", "own-view", "watch")
@@ -175,13 +174,7 @@ def main(argv: list[str] | None = None) -> None:
                 ),
             ]
         finally:
-            for p in [system, *baselines]:
-                p.send_signal(signal.SIGINT)
-            for p in [system, *baselines]:
-                try:
-                    p.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    p.kill()
+            stop_all([system, *baselines])
     print_table(f"what players feel ({args.game}; one machine, 2 cores)", figures)
     print(f"written to {write_json('realtime', figures)}")
 

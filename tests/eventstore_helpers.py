@@ -42,3 +42,22 @@ async def snapshot(store: EventStore) -> dict[bytes, bytes]:
     pattern = store.settings.key_prefix + ":*"
     keys = [k async for k in store.redis.scan_iter(match=pattern, count=1000)]
     return {k: await store.redis.dump(k) for k in sorted(keys)}
+
+
+async def append_played(
+    store: EventStore, game_id: str, game_type: str, events: list[Any], time_ms: int = 1
+) -> None:
+    """A game played in memory (domain events), appended one event per command, as the
+    engine would have appended its commands' events."""
+    from services.core.codec import to_new
+
+    for version, event in enumerate(events):
+        await store.append(
+            game_id,
+            game_type,
+            version,
+            f"c{version}",
+            [to_new(event)],
+            time_ms=time_ms + version,
+            engine_version="test-1",
+        )

@@ -9,7 +9,7 @@ from services.core.eventstore import EventStore, StoredEvent
 from services.core.partitions import PartitionLeases
 from services.core.worker import BOT_GROUP, TOURNAMENT_GROUP, CheckpointedWorker
 from services.projection.readmodels import GameModel, ReadModels, Save
-from tests.eventstore_helpers import append, ev
+from tests.eventstore_helpers import append, append_played, ev
 
 
 def small(store: EventStore, partitions: int = 8) -> EventStore:
@@ -137,7 +137,6 @@ async def test_the_projection_forgets_finished_games_and_keeps_its_byte_bound(
     store: EventStore,
 ) -> None:
     """#16 item 8: the fold cache is bounded by bytes, and a game that ends leaves it."""
-    from services.core.codec import to_new
     from services.core.playthrough import play_bots
     from services.giraffe_raffe.bots import random_bot
     from services.giraffe_raffe.game import GAME as GR
@@ -146,16 +145,7 @@ async def test_the_projection_forgets_finished_games_and_keeps_its_byte_bound(
     folder = Folder(store, cache_bytes=200_000)
     for n in range(6):
         played = play_bots(GR, [random_bot] * 3, f"cache-{n}")
-        for version, event in enumerate(played.events):
-            await store.append(
-                f"g{n}",
-                GR.name,
-                version,
-                f"c{version}",
-                [to_new(event)],
-                time_ms=1,
-                engine_version="t",
-            )
+        await append_played(store, f"g{n}", GR.name, played.events)
         stored = await store.read_game(f"g{n}")
         for e in stored[:-1]:
             await folder.apply(e)

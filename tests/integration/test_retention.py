@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from services.core.codec import to_new
 from services.core.eventstore import EventStore
 from services.core.game import SeatSpec
 from services.core.playthrough import play_bots
@@ -19,6 +18,7 @@ from services.projection.consumer import fold_batch
 from services.projection.folding import Folder, model
 from services.projection.keys import ReadModelKeys
 from services.projection.readmodels import ReadModels
+from tests.eventstore_helpers import append_played
 
 
 async def used_memory(store: EventStore, game_id: str) -> int:
@@ -33,16 +33,7 @@ async def test_a_finished_game_is_archived_and_reads_the_same(store: EventStore)
     store = EventStore(store.redis, replace(store.settings, partitions=4))
     played = play_bots(GAME, [BOTS["normal"]] * 3, "retention")
     game_id, p = "archived-game", store.partition_of("archived-game")
-    for version, event in enumerate(played.events):
-        await store.append(
-            game_id,
-            GAME.name,
-            version,
-            f"c{version}",
-            [to_new(event)],
-            time_ms=1_000 + version,
-            engine_version="t",
-        )
+    await append_played(store, game_id, GAME.name, played.events, time_ms=1_000)
     log = await store.read_partition(p, 0, 10_000)
     models, keys = ReadModels(store), ReadModelKeys(store.keys)
     touched = await fold_batch(Folder(store), log)
@@ -87,16 +78,7 @@ async def test_a_finished_game_is_archived_and_reads_the_same(store: EventStore)
 async def test_a_game_within_its_retention_stays_hot(store: EventStore) -> None:
     played = play_bots(GAME, [BOTS["normal"]] * 2, "kept")
     p = store.partition_of("kept-game")
-    for version, event in enumerate(played.events):
-        await store.append(
-            "kept-game",
-            GAME.name,
-            version,
-            f"c{version}",
-            [to_new(event)],
-            time_ms=2_000_000_000_000,
-            engine_version="t",
-        )
+    await append_played(store, "kept-game", GAME.name, played.events, 2_000_000_000_000)
     log = await store.read_partition(p, 0, 10_000)
     touched = await fold_batch(Folder(store), log)
     await ReadModels(store).save(
