@@ -27,6 +27,11 @@ class Figure:
     ratio: float | None = None
 
 
+def against(name: str, value: float, unit: str, baseline: str, base: float) -> Figure:
+    """A figure with its ratio to the baseline figure ``base`` of the same run."""
+    return Figure(name, value, unit, baseline, value / max(base, 1e-9))
+
+
 async def rate(
     op: Callable[[int], Awaitable[None]],
     workers: int,

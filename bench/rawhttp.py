@@ -69,7 +69,6 @@ class Conn(asyncio.Protocol):
         return await self.waiter
 
     def close(self) -> None:
-        self.closing = True
         if self.transport is not None:
             self.transport.close()
 
@@ -90,7 +89,6 @@ class SseConn(asyncio.Protocol):
 
     def __init__(self, on_id: Callable[[int, float], None], request: bytes) -> None:
         self.on_id, self.request = on_id, request
-        self.closing, self.lost = False, False
         self.tail = b""
         self.transport: asyncio.Transport | None = None
 
@@ -113,7 +111,6 @@ class SseConn(asyncio.Protocol):
         transport.write(self.request)  # type: ignore[attr-defined]
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.lost = not self.closing  # the server ended it: its frames stop
         self.transport = None
 
     def data_received(self, data: bytes) -> None:
@@ -126,6 +123,5 @@ class SseConn(asyncio.Protocol):
         self.tail = text[max(end, len(text) - 32) :]
 
     def close(self) -> None:
-        self.closing = True
         if self.transport is not None:
             self.transport.close()

@@ -19,7 +19,7 @@ import sys
 import tempfile
 from typing import Any
 
-from bench.common import Figure, print_table, rss_mib, stop_all, with_cpu, write_json
+from bench.common import Figure, against, print_table, rss_mib, stop_all, with_cpu, write_json
 from bench.fullstack import start_baselines, start_system
 
 MODES = ("commands", "own-view", "watch")
@@ -53,6 +53,11 @@ def players(
     return dict(json.loads(lines[-1]))
 
 
+def p(result: dict[str, Any], latency: str, percentile: int) -> float:
+    """A latency percentile of a players run, in ms (e.g. p(run, "push", 99))."""
+    return float(result[latency][f"p{percentile}_ms"])
+
+
 def per_move(used: dict[str, float], moves: int) -> dict[str, float]:
     return {name: s * 1000 / max(1, moves) for name, s in used.items()}
 
@@ -78,74 +83,49 @@ def level(
     plain = sum(cpu["commands"][k] for k in servers)
     watched = sum(cpu["watch"][k] for k in servers)
     c, o, w = got["commands"], got["own-view"], got["watch"]
+    ms, g, aw = "ms", f"{n} games", f"{n} games, all watching"
     return [
-        Figure(f"{n} games: minimal chain", chain["rate"], "req/s"),
-        Figure(
-            f"{n} games: command path", c["rate"], "moves/s", "chain", c["rate"] / chain["rate"]
-        ),
-        Figure(
-            f"{n} games: command p99",
-            c["command"]["p99_ms"],
-            "ms",
-            "chain p99",
-            c["command"]["p99_ms"] / max(chain["command"]["p99_ms"], 1e-9),
-        ),
-        Figure(
-            f"{n} games: own fresh view p50",
-            o["own_view"]["p50_ms"],
-            "ms",
+        Figure(f"{g}: minimal chain", chain["rate"], "req/s"),
+        against(f"{g}: command path", c["rate"], "moves/s", "chain", chain["rate"]),
+        against(f"{g}: command p99", p(c, "command", 99), ms, "chain p99", p(chain, "command", 99)),
+        against(
+            f"{g}: own fresh view p50",
+            p(o, "own_view", 50),
+            ms,
             "POST p50",
-            o["own_view"]["p50_ms"] / max(o["command"]["p50_ms"], 1e-9),
+            p(o, "command", 50),
         ),
-        Figure(
-            f"{n} games: own fresh view p99",
-            o["own_view"]["p99_ms"],
-            "ms",
+        against(
+            f"{g}: own fresh view p99",
+            p(o, "own_view", 99),
+            ms,
             "POST p99",
-            o["own_view"]["p99_ms"] / max(o["command"]["p99_ms"], 1e-9),
+            p(o, "command", 99),
         ),
-        Figure(
-            f"{n} games, all watching: opponent push p50",
-            w["push"]["p50_ms"],
-            "ms",
+        against(
+            f"{aw}: opponent push p50",
+            p(w, "push", 50),
+            ms,
             "command p50",
-            w["push"]["p50_ms"] / max(w["command"]["p50_ms"], 1e-9),
+            p(w, "command", 50),
         ),
-        Figure(
-            f"{n} games, all watching: opponent push p99",
-            w["push"]["p99_ms"],
-            "ms",
+        against(
+            f"{aw}: opponent push p99",
+            p(w, "push", 99),
+            ms,
             "command p99",
-            w["push"]["p99_ms"] / max(w["command"]["p99_ms"], 1e-9),
+            p(w, "command", 99),
         ),
-        Figure(
-            f"{n} games, all watching: moves",
-            w["rate"],
-            "moves/s",
-            "not watching",
-            w["rate"] / c["rate"],
-        ),
-        Figure(f"{n} games: server CPU per move", plain, "ms"),
-        Figure(
-            f"{n} games, all watching: server CPU per move",
-            watched,
-            "ms",
-            "not watching",
-            watched / max(plain, 1e-9),
-        ),
-        Figure(
-            f"{n} games: load generator CPU per move",
-            c["client_cpu_ms"],
-            "ms",
-            "server's",
-            c["client_cpu_ms"] / max(plain, 1e-9),
-        ),
+        against(f"{aw}: moves", w["rate"], "moves/s", "not watching", c["rate"]),
+        Figure(f"{g}: server CPU per move", plain, ms),
+        against(f"{aw}: server CPU per move", watched, ms, "not watching", plain),
+        against(f"{g}: load generator CPU per move", c["client_cpu_ms"], ms, "server's", plain),
         *(
-            Figure(f"{n} games, all watching: CPU per move, {k}", v, "ms")
+            Figure(f"{aw}: CPU per move, {k}", v, "ms")
             for k, v in sorted(cpu["watch"].items())
             if k in servers and v >= 0.02
         ),
-        Figure(f"{n} games: push frames lost", w["errors"], "frames"),
+        Figure(f"{g}: push frames lost", w["errors"], "frames"),
     ]
 
 

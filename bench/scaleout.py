@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench.common import Figure, launch, print_table, service_pids, write_json
+from bench.common import Figure, against, launch, print_table, service_pids, write_json
 from bench.realtime import players
 from bench.tournament import play
 
@@ -84,10 +84,8 @@ def main(argv: list[str] | None = None) -> None:
         base = base or got
         label = f"{replicas} engine replica(s) at {args.core} core"
         figures += [
-            Figure(f"{label}: moves/s", got[0], "moves/s", "1 replica", got[0] / base[0]),
-            Figure(
-                f"{label}: tournament games/s", got[1], "games/s", "1 replica", got[1] / base[1]
-            ),
+            against(f"{label}: moves/s", got[0], "moves/s", "1 replica", base[0]),
+            against(f"{label}: tournament games/s", got[1], "games/s", "1 replica", base[1]),
         ]
     print_table("scale-out, engines capped by cgroup quotas (2-core machine)", figures)
     print(f"written to {write_json('scaleout', figures)}")
