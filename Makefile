@@ -9,7 +9,7 @@ PROTOS := $(sort $(wildcard proto/raffe/v1/*.proto))
 GEN    := raffe/v1/.generated-stamp
 PYTEST_ARGS ?=
 
-.PHONY: run test lint proto install bench demo clean
+.PHONY: run test lint proto install bench demo clean manifests
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ lint: proto
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy services gateway
+
+# The engines' Kubernetes manifests, one per game of services/games.py (a test checks them).
+manifests: proto
+	$(BIN)/python -m services.manifests
 
 demo: proto
 	$(BIN)/python -m services.demo

@@ -14,16 +14,16 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.common import Figure, print_table, write_json
-from services.core.game import Event, SeatSpec
-from services.core.playthrough import Playthrough, created_event
-from services.core.rng import SeededRng
 from services.giraffe_raffe.bots import heuristic_bot, random_bot
-from services.giraffe_raffe.evolve import fold
+from services.giraffe_raffe.evolve import evolve
 from services.giraffe_raffe.game import GAME
 from services.giraffe_raffe.plays import clear_caches
 from services.giraffe_raffe.rules import status
 from services.giraffe_raffe.state import State
 from services.giraffe_raffe.view import legal_commands, view
+from services.kernel.game import Event, SeatSpec
+from services.kernel.playthrough import Playthrough, created_event
+from services.kernel.rng import SeededRng
 
 WORST_HAND = [*[f"{c}{v}" for v in (1, 2, 3, 4) for c in "RBYG"][:15], "C1", "C2", "C3", "C4"]
 
@@ -67,7 +67,7 @@ def replay_rate(logs: list[list[Event]]) -> float:
     start = time.perf_counter()
     events = 0
     for log in logs:
-        fold(log)
+        evolve.replay(log, State())
         events += len(log)
     return events / (time.perf_counter() - start)
 
@@ -87,7 +87,7 @@ def worst_hand_state() -> State:
             "robot_deck": [],
         },
     )
-    return fold([created, dealt, Event("TurnStarted", {"seat": 0})])
+    return evolve.replay([created, dealt, Event("TurnStarted", {"seat": 0})], State())
 
 
 def uncached(call: Callable[[], object]) -> object:

@@ -21,12 +21,10 @@ from typing import Any
 import httpx
 from redis.asyncio import Redis
 
-from bench.onewrite import one_write_transport
-from services.bots.registry import bot_for
-from services.core.game import SeatSpec
-from services.core.playthrough import Playthrough
-from services.core.rng import SeededRng
 from services.games import GAMES
+from services.kernel.game import SeatSpec
+from services.kernel.playthrough import Playthrough
+from services.kernel.rng import SeededRng
 
 SEATS = {"giraffe-raffe": 3, "giraffometer": 3, "riff-raff": 2}
 BOT = {"giraffe-raffe": "random", "giraffometer": "random", "riff-raff": "random"}
@@ -63,7 +61,7 @@ async def play_one(http: httpx.AsyncClient, game: str, run: Run, worker: int) ->
         seats = [{"kind": "human"}] * SEATS[game]
         created = (await http.post("/v1/games", json={"game": game, "seats": seats})).json()
         game_id, tokens = created["game_id"], created["tokens"]
-        rng, bot = SeededRng(game_id, worker), bot_for(game, BOT[game])
+        rng, bot = SeededRng(game_id, worker), GAMES[game].bot(BOT[game])
         seen = created["version"]  # as the docs ask: read at least what you have seen
         while run.more():
             url = f"/v1/games/{game_id}?min_version={seen}"
@@ -94,7 +92,7 @@ def script(game: str, seed: str) -> list[Move]:
     """A whole game of bots played in memory from a seed the client chose: the engine,
     given the same seed, deals the same cards and rolls the same dice, so these
     commands are exactly the ones the bots would send after reading their views."""
-    rules, bot = GAMES[game], bot_for(game, BOT[game])
+    rules, bot = GAMES[game], GAMES[game].bot(BOT[game])
     p = Playthrough.start(rules, {}, [SeatSpec("human")] * SEATS[game], seed)
     rng, moves = SeededRng(seed, "bots"), []
     while not rules.status(p.state).over:
@@ -162,8 +160,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         await redis.aclose()
     else:
         limits = httpx.Limits(max_connections=args.games + 4)
-        transport = one_write_transport(limits)
-        async with httpx.AsyncClient(base_url=args.url, timeout=30, transport=transport) as http:
+        async with httpx.AsyncClient(base_url=args.url, timeout=30, limits=limits) as http:
             if args.target in SEATS and args.scripted:
                 per_game = args.moves // args.games + 1
                 prepared = [

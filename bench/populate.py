@@ -9,15 +9,16 @@ import uuid
 
 from services.core.codec import to_new
 from services.core.eventstore import open_store
-from services.core.game import SeatSpec
-from services.core.playthrough import Playthrough
-from services.core.rng import SeededRng
 from services.core.settings import StoreSettings
 from services.giraffe_raffe.bots import random_bot
-from services.giraffe_raffe.evolve import fold
+from services.giraffe_raffe.evolve import evolve
 from services.giraffe_raffe.game import GAME
 from services.giraffe_raffe.rules import status
+from services.giraffe_raffe.state import State
 from services.giraffe_raffe.view import legal_commands, view
+from services.kernel.game import SeatSpec
+from services.kernel.playthrough import Playthrough
+from services.kernel.rng import SeededRng
 
 CHUNK = 200  # events per append, under the 256 limit
 
@@ -62,5 +63,5 @@ def replay_rate() -> float:
     p = bot_game("long", {"mode": "longer"})
     start = time.perf_counter()
     for _ in range(20):
-        fold(p.events)
+        evolve.replay(p.events, State())
     return 20 * len(p.events) / (time.perf_counter() - start)

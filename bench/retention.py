@@ -15,13 +15,12 @@ import asyncio
 import sys
 
 from bench.common import Figure, print_table, write_json
-from services.bots.registry import bot_for
 from services.core.codec import to_new
 from services.core.eventstore import EventStore, open_store
 from services.core.local_redis import RedisServer
-from services.core.playthrough import play_bots
 from services.core.settings import StoreSettings
 from services.games import GAMES
+from services.kernel.playthrough import play_bots
 from services.projection.archive import Archiver
 from services.projection.consumer import fold_batch
 from services.projection.folding import Folder, model
@@ -42,7 +41,7 @@ async def used(store: EventStore) -> int:
 async def play_and_store(store: EventStore, game: str, n: int) -> None:
     g = GAMES[game]
     for i in range(n):
-        played = play_bots(g, [bot_for(game, "")] * SEATS[game], f"{game}-{i}")
+        played = play_bots(g, [GAMES[game].bot("")] * SEATS[game], f"{game}-{i}")
         for version, event in enumerate(played.events):
             await store.append(
                 f"{game}-{i}",

@@ -40,8 +40,8 @@ from starlette.responses import StreamingResponse
 from gateway.problems import Problem
 from services.core.codec import to_domain
 from services.core.eventstore import EventStore, StoredEvent
-from services.core.game import Game
 from services.core.redaction import redact_stored
+from services.kernel.game import Game
 
 log = logging.getLogger(__name__)
 QUEUE_FRAMES = 2000  # a viewer further behind than this is dropped (it reconnects)

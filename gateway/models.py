@@ -3,15 +3,23 @@ every game has its own model, so /docs lists them all with examples."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-GameName = Literal["giraffe-raffe", "giraffometer", "riff-raff"]
+from services.games import GAMES, command_models
+from services.kernel import commands as kernel_commands
+
+if TYPE_CHECKING:
+    GameName = str
+    Command = Any
+else:
+    # The games of services.games, as an enum in the schema, and their commands.
+    GameName = Literal[tuple(GAMES)]
+    Command = Annotated[Union[tuple(command_models())], Field(discriminator="type")]  # noqa: UP007
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+Strict = kernel_commands.Strict
 
 
 class SeatIn(Strict):
@@ -56,132 +64,6 @@ class CreateGame(Strict):
             ]
         },
     )
-
-
-# -- Giraffe Raffe commands ------------------------------------------------------------
-
-
-class Play(Strict):
-    """Giraffe Raffe: play cards on a tree; each Copy may name the card it copies."""
-
-    type: Literal["play"]
-    tree: str = Field(max_length=32, examples=["pair"])
-    cards: list[str] = Field(min_length=1, max_length=64, examples=[["R7", "C1"]])
-    copies: dict[str, str] | None = Field(None, examples=[{"C1": "R7"}])
-
-
-class ReturnApple(Strict):
-    """Giraffe Raffe: return an apple to the supply and pass (GR-8)."""
-
-    type: Literal["return_apple"]
-
-
-class ChooseRobotPlay(Strict):
-    """Giraffe Raffe solo: pick the Robot's play among options differing in colour."""
-
-    type: Literal["choose_robot_play"]
-    option: int = Field(ge=0, le=1000)
-
-
-# -- Giraffometer commands --------------------------------------------------------------
-
-
-class Vote(Strict):
-    """Giraffometer: one vote for the lowest and one for the highest fact (GM-3)."""
-
-    type: Literal["vote"]
-    lowest: int = Field(ge=1, le=6)
-    highest: int = Field(ge=1, le=6)
-
-
-class CloseRound(Strict):
-    """Giraffometer: reveal with the votes that are in, once the round timer ran out."""
-
-    type: Literal["close_round"]
-
-
-# -- Riff Raff commands -----------------------------------------------------------------
-
-
-class ChooseCard(Strict):
-    """Riff Raff: choose this round's card, secretly (RR-3)."""
-
-    type: Literal["choose_card"]
-    card: int = Field(ge=1, le=10)
-
-
-class ChooseCaptain(Strict):
-    """Riff Raff: the previous captain picks the captain among players tied for highest."""
-
-    type: Literal["choose_captain"]
-    seat: int = Field(ge=0, le=3)
-
-
-class OrderPlayers(Strict):
-    """Riff Raff: the captain orders players who played the same card."""
-
-    type: Literal["order_players"]
-    order: list[int] = Field(min_length=2, max_length=4)
-
-
-class Cargo(Strict):
-    piece: Literal["boat", "barrel", "flacon", "box", "sailor", "plank", "rat", "chest"]
-    position: float = Field(0.5, ge=0, le=1, description="across the area, left to right")
-    orientation: float = Field(0, ge=0, le=360, description="degrees")
-
-
-class LoadCargo(Strict):
-    """Riff Raff: load one piece, or two (a declared double load) on areas 5-10 (RR-4)."""
-
-    type: Literal["load"]
-    pieces: list[Cargo] = Field(min_length=1, max_length=2)
-
-
-class Catch(Strict):
-    """Riff Raff (simulated): try to catch up to two fallen pieces (RR-5, RR-7)."""
-
-    type: Literal["catch"]
-    pieces: list[str] = Field(max_length=2)
-
-
-class Report(Strict):
-    """Riff Raff (tabletop): what fell and what was caught on the real ship."""
-
-    type: Literal["report", "settle"]
-    fell: list[str] = Field(default_factory=list, max_length=64)
-    caught: list[str] = Field(default_factory=list, max_length=2)
-    second_not_loaded: bool = False
-
-
-class Review(Strict):
-    """Riff Raff (tabletop): accept or dispute the active player's report."""
-
-    type: Literal["accept", "dispute"]
-
-
-class Timeout(Strict):
-    """Any game with a turn timer: after the deadline, the engine plays the default move
-    (AL-3). The bot runner sends it by itself; clients may too."""
-
-    type: Literal["timeout"]
-
-
-Command = Annotated[
-    Play
-    | ReturnApple
-    | ChooseRobotPlay
-    | Vote
-    | CloseRound
-    | ChooseCard
-    | ChooseCaptain
-    | OrderPlayers
-    | LoadCargo
-    | Catch
-    | Report
-    | Review
-    | Timeout,
-    Field(discriminator="type"),
-]
 
 
 class CommandIn(Strict):
@@ -256,7 +138,7 @@ class EventPage(BaseModel):
 # -- tournaments -----------------------------------------------------------------------
 
 
-DEFAULT_GAMES: tuple[GameName, ...] = ("giraffe-raffe",)
+DEFAULT_GAMES: tuple[str, ...] = ("giraffe-raffe",)
 
 
 class CreateTournament(Strict):

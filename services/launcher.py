@@ -15,7 +15,7 @@ import socket
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from services.core.local_redis import (
@@ -26,6 +26,7 @@ from services.core.local_redis import (
     port_free,
     server_version,
 )
+from services.games import GAMES
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class Service:
     module: str
     port: int
     metrics_port: int = 0  # 0: port + 1000 (the bot runner serves only metrics, on port)
+    engine: str = ""  # engines: the game (or "tournament") they serve, for RAFFE_ENGINES
 
     @property
     def metrics(self) -> int:
@@ -41,13 +43,22 @@ class Service:
             return self.port
         return self.metrics_port or self.port + 1000
 
+    @property
+    def argv(self) -> list[str]:
+        game = [self.engine] if self.module == "services.engine" else []
+        return [sys.executable, "-m", self.module, *game]
 
-# Adding a service to `make run` is one line here.
+    def on(self, port: int, metrics_port: int = 0, name: str = "") -> Service:
+        return replace(self, name=name or self.name, port=port, metrics_port=metrics_port)
+
+
+# An engine per game of services.games; adding another service is one line here.
 SERVICES = [
-    Service("giraffe-raffe engine", "services.giraffe_raffe", 50061),
-    Service("giraffometer engine", "services.giraffometer", 50062),
-    Service("riff-raff engine", "services.riff_raff", 50063),
-    Service("tournament engine", "services.tournament", 50064),
+    *(
+        Service(f"{name} engine", "services.engine", game.default_port, engine=name)
+        for name, game in GAMES.items()
+    ),
+    Service("tournament engine", "services.tournament", 50064, engine="tournament"),
     Service("projection", "services.projection", 50070),
     Service("bot runner", "services.bots", 50071),
     Service("gateway", "gateway", 8000),
@@ -108,7 +119,7 @@ def replicated(services: list[Service], replicas: int) -> list[Service]:
     if replicas <= 1:
         return services
     return [
-        Service(f"{s.name} #{i + 1}", s.module, s.port + 100 * i)
+        s.on(s.port + 100 * i, name=f"{s.name} #{i + 1}")
         for s in services
         for i in range(1 if s.module == "gateway" else replicas)
     ]
@@ -127,7 +138,7 @@ def with_free_ports(services: list[Service]) -> list[Service]:
                 return port
         raise RuntimeError("no free port")
 
-    return [Service(s.name, s.module, fresh(), fresh()) for s in services]
+    return [s.on(fresh(), fresh()) for s in services]
 
 
 def wiring(services: list[Service]) -> dict[str, str]:
@@ -135,9 +146,8 @@ def wiring(services: list[Service]) -> dict[str, str]:
     engine as one "a+b" target, balanced per call)."""
     engines: dict[str, list[str]] = {}
     for s in services:
-        if s.name.split(" #")[0].endswith("engine"):
-            name = s.module.removeprefix("services.").replace("_", "-")
-            engines.setdefault(name, []).append(f"127.0.0.1:{s.port}")
+        if s.engine:
+            engines.setdefault(s.engine, []).append(f"127.0.0.1:{s.port}")
     env = {"RAFFE_ENGINES": ",".join(f"{k}={'+'.join(v)}" for k, v in engines.items())}
     projection = next((s for s in services if s.name.startswith("projection")), None)
     if projection:
@@ -153,9 +163,7 @@ def start_service(service: Service, env: dict[str, str]) -> subprocess.Popen[byt
         "RAFFE_METRICS_PORT": str(service.metrics),
     }
     # Own session, so Ctrl-C reaches only the launcher, which stops services in order.
-    process = subprocess.Popen(
-        [sys.executable, "-m", service.module], env=child_env, start_new_session=True
-    )
+    process = subprocess.Popen(service.argv, env=child_env, start_new_session=True)
     if not wait_port(service.port, process):
         raise RuntimeError(f"{service.name} did not start on port {service.port}")
     return process

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import replace
 
 import pytest
 from redis.asyncio import Redis
@@ -69,7 +68,7 @@ async def any_store(
     client: Redis | AsyncRedisCluster
     if backend == "cluster":
         cluster = request.getfixturevalue("redis_cluster")
-        settings = replace(store_settings, cluster=True, redis_url=cluster.url)
+        settings = store_settings.model_copy(update={"cluster": True, "redis_url": cluster.url})
         client = await redis_client(settings)
     else:
         url = request.getfixturevalue("redis_url" if backend == "redis" else "redis62_url")

@@ -6,14 +6,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from typing import Any
 
 from services.core.engine_client import EngineClient
-from services.core.game import Game
-from services.core.rng import SeededRng
 from services.core.server import start_engine
 from services.core.settings import ServiceSettings, StoreSettings
+from services.kernel.game import Game
+from services.kernel.rng import SeededRng
 
 
 @asynccontextmanager
@@ -22,7 +21,7 @@ async def running_engine(
 ) -> AsyncIterator[tuple[EngineClient, Any]]:
     """``multiplexed``: the client sends commands over ExecuteMany, as the gateway does."""
     settings = ServiceSettings(host="127.0.0.1", port=0, store=store)
-    engine = await start_engine(game, replace(settings, store=store))
+    engine = await start_engine(game, settings.model_copy(update={"store": store}))
     client = EngineClient.connect(f"127.0.0.1:{engine.port}", multiplexed=multiplexed)
     try:
         yield client, engine
@@ -40,7 +39,10 @@ async def engine_for_test(
     game: Game[Any], redis_url: str, store: StoreSettings
 ) -> AsyncIterator[EngineClient]:
     """The body of a per-test `engine` fixture: the game's engine on the test Redis."""
-    async with running_engine(game, replace(store, redis_url=redis_url)) as (client, _):
+    async with running_engine(game, store.model_copy(update={"redis_url": redis_url})) as (
+        client,
+        _,
+    ):
         yield client
 
 

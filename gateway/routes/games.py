@@ -22,9 +22,9 @@ from gateway.models import (
 )
 from gateway.problems import Problem
 from gateway.tokens import TICKET_S, Caller, creation_key
-from services.bots.registry import BOTS
 from services.core.eventstore.keys import GAME_ID
-from services.core.game import SeatSpec
+from services.games import GAMES
+from services.kernel.game import SeatSpec
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 MAX_VERSION = 10**12  # far beyond any game; keeps numbers inside what gRPC carries
@@ -59,8 +59,8 @@ async def create_game(
     client answers the same game and tokens (the id is then a secret: make it a UUID);
     the same id with another body is refused (``command_id_reused``)."""
     for i, seat in enumerate(body.seats):
-        if seat.kind == "bot" and seat.bot_level and seat.bot_level not in BOTS[body.game]:
-            levels = ", ".join(BOTS[body.game])
+        if seat.kind == "bot" and seat.bot_level and seat.bot_level not in GAMES[body.game].bots:
+            levels = ", ".join(GAMES[body.game].bots)
             raise Problem(422, "bad_bot_level", f"seat {i}: bot levels are {levels}")
     if body.seed and not body.practice and any(s.kind != "bot" for s in body.seats):
         raise Problem(

@@ -18,10 +18,10 @@ from gateway.models import CreateTournament, PlayerRegistered, RegisterPlayer, T
 from gateway.problems import Problem
 from gateway.routes.games import MAX_VERSION, PROBLEMS, version_number
 from gateway.tokens import Caller
-from services.bots.registry import BOTS
 from services.core.engine_client import EngineClient
 from services.core.errors import UnknownGame
-from services.core.game import SeatSpec
+from services.games import GAMES
+from services.kernel.game import SeatSpec
 from services.tournament.ids import table_game_id
 
 router = APIRouter(prefix="/v1/tournaments", tags=["tournaments"])
@@ -30,7 +30,7 @@ ClientsDep = Annotated[Clients, Depends(clients)]
 CallerDep = Annotated[Caller, Depends(caller)]
 ORGANISER = 0
 PLAYER_SEATS = 1000  # a player's token resolves to seat PLAYER_SEATS + player
-BOT_LEVELS = {level for levels in BOTS.values() for level in levels}  # of any game
+BOT_LEVELS = {level for game in GAMES.values() for level in game.bots}  # of any game
 
 
 def _engine(c: Clients) -> EngineClient:

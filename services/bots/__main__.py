@@ -2,7 +2,6 @@
 
 import asyncio
 import logging
-import os
 import signal
 
 from services.bots.runner import BotRunner
@@ -11,16 +10,17 @@ from services.core.eventstore import open_store
 from services.core.logs import configure_logging
 from services.core.loop import run
 from services.core.metrics import start_metrics
-from services.core.settings import StoreSettings
+from services.core.settings import ServiceSettings
 from services.core.targets import engine_targets
 
 
 async def main() -> None:
     configure_logging()
     start_metrics()
-    store = await open_store(StoreSettings.from_env())
+    settings = ServiceSettings.from_env(default_port=50071)
+    store = await open_store(settings.store)
     engines = {name: EngineClient.connect(t) for name, t in engine_targets().items()}
-    runner = BotRunner(store, engines, int(os.environ.get("RAFFE_LEASE_MS", "5000")))
+    runner = BotRunner(store, engines, settings.lease_ms)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, runner.stopping.set)

@@ -17,15 +17,15 @@ from typing import Any
 
 from prometheus_client import Counter
 
-from services.bots.registry import bot_for
 from services.core.attention import needs_runner
 from services.core.codec import loads
-from services.core.commands import has_timer
 from services.core.engine_client import EngineClient
 from services.core.errors import RaffeError
 from services.core.eventstore import EventStore, StoredEvent
-from services.core.rng import SeededRng
 from services.core.worker import BOT_GROUP, CheckpointedWorker, gather_all
+from services.games import GAMES
+from services.kernel.commands import has_timer
+from services.kernel.rng import SeededRng
 
 log = logging.getLogger(__name__)
 NO_DEADLINE = 2**62  # a partition without timers
@@ -127,7 +127,7 @@ class BotRunner(CheckpointedWorker):
             return status
         rng = SeededRng(f"{watch.seed}:bot:{game_id}:{seat}", version)
         level = watch.seats[seat].get("bot_level", "")
-        command = bot_for(game_type, level)(view, legal, rng)
+        command = GAMES[game_type].bot(level)(view, legal, rng)
         try:
             # The version it decided on: an engine replica whose cache is behind reads
             # just the newer events first, instead of failing an append and reloading.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from services.core.commands import has_timer
+from services.kernel.commands import has_timer
 
 
 def needs_runner(created: Mapping[str, Any]) -> bool:

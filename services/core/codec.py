@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from services.core.eventstore import NewEvent, StoredEvent
-from services.core.game import Event
+from services.kernel.game import Event
 
 
 def dumps(data: Any) -> bytes:

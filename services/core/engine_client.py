@@ -17,8 +17,8 @@ from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.codec import dumps, loads
 from services.core.engine_stream import ExecuteStreams
 from services.core.errors import RaffeError
-from services.core.game import SeatSpec
 from services.core.grpc_errors import from_call_error, typed
+from services.kernel.game import SeatSpec
 
 R = TypeVar("R")
 

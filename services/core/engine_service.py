@@ -16,9 +16,9 @@ from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.codec import dumps, loads
 from services.core.errors import InvalidArgument, RaffeError, store_failure
 from services.core.eventstore import StoredEvent
-from services.core.game import SeatSpec
 from services.core.grpc_errors import INTERNAL, status_of
 from services.core.runtime import GameRuntime
+from services.kernel.game import SeatSpec
 
 log = logging.getLogger(__name__)
 COMMANDS = Counter("raffe_engine_commands_total", "Commands executed", ["game", "result"])

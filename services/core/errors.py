@@ -1,4 +1,4 @@
-"""Typed errors shared by every service.
+"""Typed errors shared by every service (a game's own are in services.kernel.errors).
 
 Each error carries a stable machine-readable ``code`` and one human sentence. Adapters
 (gRPC, HTTP) map the classes to statuses; nothing above them parses messages.
@@ -6,26 +6,21 @@ Each error carries a stable machine-readable ``code`` and one human sentence. Ad
 
 from __future__ import annotations
 
+from services.kernel.errors import InvalidArgument, RaffeError, RuleViolation
 
-class RaffeError(Exception):
-    """Base of every error Raffe reports to a caller."""
-
-    code: str = "error"
-
-    def __init__(self, message: str, code: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        if code is not None:
-            self.code = code
-
-    def __str__(self) -> str:
-        return f"{self.code}: {self.message}"
-
-
-class InvalidArgument(RaffeError):
-    """The request is malformed: nothing was read or written."""
-
-    code = "invalid_argument"
+__all__ = [
+    "EventTooLarge",
+    "GameTypeMismatch",
+    "InvalidArgument",
+    "LimitExceeded",
+    "RaffeError",
+    "RuleViolation",
+    "StoreUnavailable",
+    "TooManyEvents",
+    "UnknownGame",
+    "VersionConflict",
+    "store_failure",
+]
 
 
 class LimitExceeded(InvalidArgument):
@@ -61,12 +56,6 @@ class GameTypeMismatch(InvalidArgument):
 
 class UnknownGame(RaffeError):
     code = "unknown_game"
-
-
-class RuleViolation(RaffeError):
-    """A command the game's rules do not allow. ``code`` names the rule that says no."""
-
-    code = "rule_violation"
 
 
 class StoreUnavailable(RaffeError):

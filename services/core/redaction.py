@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from services.core.codec import to_domain, to_new
 from services.core.eventstore import StoredEvent
-from services.core.game import Event, Game
+from services.kernel.game import Event, Game
 
 S = TypeVar("S")
 

@@ -25,11 +25,11 @@ from services.core.eventstore import (
     StoredEvent,
     check_game_id,
 )
-from services.core.game import SPECTATOR, Event, Game, SeatSpec
 from services.core.lru import OBJECT_FACTOR, BytesLRU
-from services.core.playthrough import opening
 from services.core.redaction import redact_stored
-from services.core.rng import SeededRng
+from services.kernel.game import SPECTATOR, Event, Game, SeatSpec
+from services.kernel.playthrough import opening
+from services.kernel.rng import SeededRng
 
 S = TypeVar("S")
 RETRIES = 3
@@ -131,12 +131,11 @@ class GameRuntime(Generic[S]):
         time_ms: int | None = None,
         dry_run: bool = False,
     ) -> Outcome:
+        """load -> decide -> append. A refusal or a conflict on a version the engine
+        chose itself may come from a cache that is behind: load afresh and try again."""
         if dry_run:
             return await self.validate(game_id, seat, command, expected_version, time_ms)
-        if not isinstance(command, Mapping):
-            raise InvalidArgument("a command is a JSON object", "bad_command")
-        if not isinstance(command_id, str) or not 0 < len(command_id) <= 128:
-            raise InvalidArgument("a command id is 1-128 characters", "bad_command_id")
+        typed = self._command(command, command_id)
         time_ms = now_ms() if time_ms is None else time_ms
         key, digest = command_key(seat, command_id), digest_of(command)
         fresh = False
@@ -144,38 +143,68 @@ class GameRuntime(Generic[S]):
             loaded = await self._current(game_id, expected_version, fresh)
             if expected_version not in (ANY_VERSION, loaded.version):
                 # A retry of a command that went through carries the version it saw then.
-                known = await self.store.command_result(game_id, key)
-                if known is not None:
-                    return await self._duplicate(game_id, known, seat, digest)
-                raise VersionConflict(expected_version, loaded.version)
-            rng = SeededRng(loaded.seed, loaded.version)
+                conflict = VersionConflict(expected_version, loaded.version)
+                return await self._known(game_id, key, seat, digest, conflict)
             try:
-                domain = self.game.decide(loaded.state, seat, command, rng, time_ms)
-            except RaffeError:
-                if not fresh:  # the cache may be behind: decide again on the stored state
-                    fresh = True
-                    continue
-                # A retried command may be refused by the very state it produced.
-                known = await self.store.command_result(game_id, key)
-                if known is None:
-                    raise
-                return await self._duplicate(game_id, known, seat, digest)
-            events = [to_new(e) for e in domain]
+                domain = self._decide(loaded, seat, typed, time_ms)
+            except RaffeError as refusal:
+                if fresh:  # a retried command may be refused by the state it produced
+                    return await self._known(game_id, key, seat, digest, refusal)
+                fresh = True
+                continue
             try:
-                result = await self._append(
-                    game_id, loaded.version, command_id, events, time_ms, key, digest
+                return await self._append_decided(
+                    game_id, loaded, domain, seat, command_id, time_ms, key, digest
                 )
             except VersionConflict:
                 if expected_version != ANY_VERSION:
                     raise
                 fresh = True
-                continue
-            if result.duplicate:  # the same command id was appended before
-                return await self._duplicate(game_id, result, seat, digest)
-            state = self._fold_new(game_id, loaded, domain, events, result)
-            stored = self._as_stored(game_id, events, result, command_id, time_ms)
-            return self._answer(game_id, result, self._redact(stored, seat, state), seat, state)
         raise AssertionError("unreachable")
+
+    def _command(self, command: Mapping[str, Any], command_id: str) -> Any:
+        if not isinstance(command, Mapping):
+            raise InvalidArgument("a command is a JSON object", "bad_command")
+        if not isinstance(command_id, str) or not 0 < len(command_id) <= 128:
+            raise InvalidArgument("a command id is 1-128 characters", "bad_command_id")
+        return self.game.command(command)
+
+    def _decide(self, loaded: Loaded[S], seat: int, typed: Any, time_ms: int) -> list[Event]:
+        """The game's rules, with draws seeded by the game's seed and version."""
+        rng = SeededRng(loaded.seed, loaded.version)
+        return self.game.decide(loaded.state, seat, typed, rng, time_ms)
+
+    async def _append_decided(
+        self,
+        game_id: str,
+        loaded: Loaded[S],
+        domain: list[Event],
+        seat: int,
+        command_id: str,
+        time_ms: int,
+        key: str,
+        digest: str,
+    ) -> Outcome:
+        """Append at the version decided on (VersionConflict if another got there first);
+        answer with the events, view and legal commands the author may see."""
+        events = [to_new(e) for e in domain]
+        result = await self._append(
+            game_id, loaded.version, command_id, events, time_ms, key, digest
+        )
+        if result.duplicate:  # the same command id was appended before
+            return await self._duplicate(game_id, result, seat, digest)
+        state = self._fold_new(game_id, loaded, domain, events, result)
+        stored = self._as_stored(game_id, events, result, command_id, time_ms)
+        return self._answer(game_id, result, self._redact(stored, seat, state), seat, state)
+
+    async def _known(
+        self, game_id: str, key: str, seat: int, digest: str, error: RaffeError
+    ) -> Outcome:
+        """The answer of a command appended before under this key, or ``error``."""
+        known = await self.store.command_result(game_id, key)
+        if known is None:
+            raise error
+        return await self._duplicate(game_id, known, seat, digest)
 
     def _answer(
         self, game_id: str, result: AppendResult, events: list[StoredEvent], seat: int, state: S
@@ -193,14 +222,11 @@ class GameRuntime(Generic[S]):
     ) -> Outcome:
         """The validator: what the command would do, appending nothing. Raises the same
         typed errors as execute."""
-        if not isinstance(command, Mapping):
-            raise InvalidArgument("a command is a JSON object", "bad_command")
+        typed = self._command(command, "dry-run")
         loaded = await self.load(game_id)
         if expected_version not in (ANY_VERSION, loaded.version):
             raise VersionConflict(expected_version, loaded.version)
-        rng = SeededRng(loaded.seed, loaded.version)
-        now = now_ms() if time_ms is None else time_ms
-        events = self.game.decide(loaded.state, seat, command, rng, now)
+        events = self._decide(loaded, seat, typed, now_ms() if time_ms is None else time_ms)
         stored = [
             StoredEvent(
                 game_id,

@@ -15,11 +15,11 @@ from grpc_reflection.v1alpha import reflection
 from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.engine_service import EngineService, guard
 from services.core.eventstore import open_store
-from services.core.game import Game
 from services.core.logs import configure_logging
 from services.core.metrics import start_metrics
 from services.core.runtime import GameRuntime
 from services.core.settings import ServiceSettings
+from services.kernel.game import Game
 
 ENGINE_SERVICE = common_pb2.DESCRIPTOR.services_by_name["Engine"].full_name
 GRACE_SECONDS = 10.0

@@ -1,78 +1,72 @@
-"""Settings read from the environment, once, by the service's entry point."""
+"""Settings, read from the environment (``RAFFE_<FIELD>``, e.g. RAFFE_REDIS_URL) by
+pydantic-settings: typed, validated at start (a bad value stops the process with the
+setting's name), an empty variable meaning the default. The README's settings table
+lists them; a test checks every one has a value in the Kubernetes config."""
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
-def _env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    return default if raw in (None, "") else int(raw)
+class Env(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="RAFFE_", env_ignore_empty=True, extra="ignore", frozen=True
+    )
 
 
-def _env_bool(name: str, default: bool) -> bool:
-    raw = os.environ.get(name)
-    if raw in (None, ""):
-        return default
-    return raw.strip().lower() in ("1", "true", "yes", "on")
-
-
-@dataclass(frozen=True)
-class StoreSettings:
+class StoreSettings(Env):
     """How the event store reaches Redis and what it accepts."""
 
     redis_url: str = "redis://127.0.0.1:6379/0"
     # Kept apart from the URL so it can come from a Secret (RAFFE_REDIS_PASSWORD).
     redis_password: str = ""
-    cluster: bool = False
+    cluster: bool = Field(False, validation_alias=AliasChoices("RAFFE_REDIS_CLUSTER", "cluster"))
     key_prefix: str = "raffe"
     # Fixed per deployment: changing it moves games to other partitions.
-    partitions: int = 64
-    max_event_bytes: int = 64 * 1024
-    max_events_per_append: int = 256
+    partitions: int = Field(64, ge=1, le=16384)
+    max_event_bytes: int = Field(64 * 1024, ge=1)
+    max_events_per_append: int = Field(256, ge=1)
     # A call to Redis gives up after this long (so does waiting for a pooled connection).
-    redis_timeout_s: float = 5.0
-    redis_connections: int = 200  # per process (per node on a cluster)
+    redis_timeout_s: float = Field(5.0, gt=0)
+    redis_connections: int = Field(200, ge=1)  # per process (per node on a cluster)
     # A finished game is compacted into one archive value this long after it ended, and
     # its archive kept this long (0: for ever).
-    retain_finished_s: int = 7 * 24 * 3600
-    archive_ttl_s: int = 0
+    retain_finished_s: int = Field(7 * 24 * 3600, ge=0)
+    archive_ttl_s: int = Field(0, ge=0)
 
     @classmethod
     def from_env(cls) -> StoreSettings:
-        return cls(
-            redis_url=os.environ.get("RAFFE_REDIS_URL", cls.redis_url),
-            redis_password=os.environ.get("RAFFE_REDIS_PASSWORD", ""),
-            cluster=_env_bool("RAFFE_REDIS_CLUSTER", cls.cluster),
-            key_prefix=os.environ.get("RAFFE_KEY_PREFIX", cls.key_prefix),
-            partitions=_env_int("RAFFE_PARTITIONS", cls.partitions),
-            max_event_bytes=_env_int("RAFFE_MAX_EVENT_BYTES", cls.max_event_bytes),
-            max_events_per_append=_env_int(
-                "RAFFE_MAX_EVENTS_PER_APPEND", cls.max_events_per_append
-            ),
-            redis_timeout_s=float(os.environ.get("RAFFE_REDIS_TIMEOUT_S") or cls.redis_timeout_s),
-            redis_connections=_env_int("RAFFE_REDIS_CONNECTIONS", cls.redis_connections),
-            retain_finished_s=_env_int("RAFFE_RETAIN_FINISHED_S", cls.retain_finished_s),
-            archive_ttl_s=_env_int("RAFFE_ARCHIVE_TTL_S", cls.archive_ttl_s),
-        )
+        return cls()
 
 
-@dataclass(frozen=True)
-class ServiceSettings:
+class ServiceSettings(Env):
     """What every gRPC service needs besides the store."""
 
     host: str = "127.0.0.1"
-    port: int = 50051
-    store: StoreSettings = field(default_factory=StoreSettings)
+    port: int = Field(0, ge=0, le=65535)  # 0 in the environment: the service's default
+    store: StoreSettings = Field(default_factory=StoreSettings)
     # Game states kept in memory (engines, projection), by estimated size.
-    cache_mb: int = 128
+    cache_mb: int = Field(128, ge=1)
+    # How long a worker's lease on a partition lasts without renewal (projection, runners).
+    lease_ms: int = Field(5000, ge=100)
 
     @classmethod
     def from_env(cls, default_port: int) -> ServiceSettings:
-        return cls(
-            host=os.environ.get("RAFFE_HOST", cls.host),
-            port=_env_int("RAFFE_PORT", default_port),
-            store=StoreSettings.from_env(),
-            cache_mb=_env_int("RAFFE_CACHE_MB", cls.cache_mb),
-        )
+        settings = cls()
+        return settings if settings.port else settings.model_copy(update={"port": default_port})
+
+
+def env_names(settings: type[BaseSettings]) -> set[str]:
+    """The environment variables a settings class reads (nested settings included)."""
+    names: set[str] = set()
+    prefix = str(settings.model_config.get("env_prefix", ""))
+    for name, info in settings.model_fields.items():
+        kind = info.annotation
+        if isinstance(kind, type) and issubclass(kind, BaseSettings):
+            names |= env_names(kind)
+        elif isinstance(info.validation_alias, AliasChoices):
+            names.add(str(info.validation_alias.choices[0]))
+        else:
+            names.add((prefix + name).upper())
+    return names

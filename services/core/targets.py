@@ -1,24 +1,30 @@
 """Where the engines and the projection listen, from the environment.
 
-RAFFE_ENGINES="giraffe-raffe=host:port,giraffometer=host:port" (a dns:/// target with
-round_robin balances per call over every replica behind a headless Service). Several
-replicas without DNS: "giraffe-raffe=127.0.0.1:5001+127.0.0.1:5002" (an ipv4: target)."""
+Every game of services.games has an engine, and so has the tournament. Its address is
+RAFFE_ENGINE_ADDRESS with ``{name}`` and ``{port}`` filled in (default
+``127.0.0.1:{port}``, the game's default port; Kubernetes sets
+``dns:///raffe-{name}:{port}``, a headless Service per engine, balanced per call with
+round_robin). RAFFE_ENGINES overrides single engines: "giraffe-raffe=host:port,...";
+several replicas without DNS: "giraffe-raffe=127.0.0.1:5001+127.0.0.1:5002" (an ipv4:
+target)."""
 
 from __future__ import annotations
 
 import os
 
-DEFAULT_ENGINES = {
-    "giraffe-raffe": "127.0.0.1:50061",
-    "giraffometer": "127.0.0.1:50062",
-    "riff-raff": "127.0.0.1:50063",
-    "tournament": "127.0.0.1:50064",
-}
+from services.games import GAMES
+
+TOURNAMENT_PORT = 50064
+
+
+def default_ports() -> dict[str, int]:
+    return {**{name: g.default_port for name, g in GAMES.items()}, "tournament": TOURNAMENT_PORT}
 
 
 def engine_targets() -> dict[str, str]:
+    pattern = os.environ.get("RAFFE_ENGINE_ADDRESS", "") or "127.0.0.1:{port}"
+    targets = {name: pattern.format(name=name, port=port) for name, port in default_ports().items()}
     raw = os.environ.get("RAFFE_ENGINES", "")
-    targets = dict(DEFAULT_ENGINES)
     for item in filter(None, (part.strip() for part in raw.split(","))):
         name, _, target = item.partition("=")
         targets[name.strip()] = _target(target.strip())

@@ -13,11 +13,11 @@ from collections.abc import Callable, Sequence
 from itertools import islice
 from typing import Any
 
-from services.core.rng import SeededRng
 from services.giraffe_raffe.cards import FACE, is_copy
 from services.giraffe_raffe.plays import by_colour, plays
 from services.giraffe_raffe.trees import Need
 from services.giraffe_raffe.turns import copies_of
+from services.kernel.rng import SeededRng
 
 Command = dict[str, Any]
 Bot = Callable[[dict[str, Any], dict[str, Any], SeededRng], Command]

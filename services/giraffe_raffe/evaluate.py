@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from services.core.evaluation import win_rate
-from services.core.playthrough import play_bots
 from services.giraffe_raffe.bots import BOTS
 from services.giraffe_raffe.game import GAME
 from services.giraffe_raffe.state import State
+from services.kernel.evaluation import win_rate
+from services.kernel.playthrough import play_bots
 
 MAX_MOVES = 5000
 

@@ -1,15 +1,23 @@
-"""Giraffe Raffe wired to the engine runtime's Game protocol."""
+"""Giraffe Raffe: everything the machinery needs to know about the game (services.games
+lists this package)."""
 
-from services.core.adapter import GameAdapter
+from services.giraffe_raffe import options as game_options
 from services.giraffe_raffe import rules
 from services.giraffe_raffe import view as views
+from services.giraffe_raffe.bots import BOTS
+from services.giraffe_raffe.commands import Command
+from services.giraffe_raffe.events import EVENTS
 from services.giraffe_raffe.evolve import evolve
 from services.giraffe_raffe.state import State
+from services.kernel.spec import GameSpec
 
-GAME = GameAdapter(
+GAME = GameSpec(
     name="giraffe-raffe",
+    title="Giraffe Raffe",
     engine_version="giraffe-raffe/1",
-    options=rules.options,
+    default_port=50061,
+    players=(2, 5),
+    options=game_options.validate,
     initial=State,
     setup=rules.setup,
     decide=rules.decide,
@@ -18,4 +26,9 @@ GAME = GameAdapter(
     view=views.view,
     redact=views.redact,
     legal_commands=views.legal_commands,
+    events=EVENTS,
+    commands=Command,
+    bots=BOTS,
+    default_bot="heuristic",
+    result_keys=rules.result_keys,
 )

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.core.commands import seconds_option
-from services.core.errors import InvalidArgument
-from services.core.game import SeatSpec
+from services.kernel.commands import seconds_option
+from services.kernel.errors import InvalidArgument
+from services.kernel.game import SeatSpec
 
 MODES = ("standard", "longer", "solo")
 COUNT_RULES = ("more", "exactly_one_more")

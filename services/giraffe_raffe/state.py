@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.core.frozen import Replaceable, set_at
 from services.giraffe_raffe.trees import Play, Tree
+from services.kernel.frozen import Replaceable, set_at
 
 APPLES = 16  # GR-2
 NO_ONE = -1

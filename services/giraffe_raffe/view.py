@@ -6,12 +6,12 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from services.core.game import Event
 from services.giraffe_raffe.cards import COLOUR_NAMES, sorted_cards
 from services.giraffe_raffe.plays import can_play, value_options
 from services.giraffe_raffe.rules import status
 from services.giraffe_raffe.state import State
 from services.giraffe_raffe.trees import VALUE_KINDS, Need, Play, Tree, need
+from services.kernel.game import Event
 
 SHAPES = {
     "single": "1 card of a colour the tree shows",

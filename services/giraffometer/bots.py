@@ -12,8 +12,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from services.core.rng import SeededRng
 from services.giraffometer.decks import known_facts
+from services.kernel.rng import SeededRng
 
 Command = dict[str, Any]
 Bot = Callable[[dict[str, Any], dict[str, Any], SeededRng], Command]

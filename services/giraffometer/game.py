@@ -1,22 +1,35 @@
-"""Giraffometer wired to the engine runtime's Game protocol."""
+"""Giraffometer: everything the machinery needs to know about the game (services.games
+lists this package)."""
 
-from services.core.adapter import GameAdapter
 from services.giraffometer import options as game_options
 from services.giraffometer import rules
 from services.giraffometer import view as views
+from services.giraffometer.bots import BOTS
+from services.giraffometer.commands import Command
+from services.giraffometer.events import EVENTS
+from services.giraffometer.evolve import evolve
 from services.giraffometer.state import State
+from services.kernel.spec import GameSpec
 
-GAME = GameAdapter(
+GAME = GameSpec(
     name="giraffometer",
+    title="Giraffometer",
     engine_version="giraffometer/1",
-    options=rules.options,
+    default_port=50062,
+    players=(2, 8),
+    options=game_options.validate,
     initial=State,
     setup=rules.setup,
     decide=rules.decide,
-    evolve=rules.evolve,
+    evolve=evolve,
+    events=EVENTS,
     status=rules.status,
     view=views.view,
     redact=views.redact,
     legal_commands=views.legal_commands,
     recorded_options=game_options.recorded,
+    commands=Command,
+    bots=BOTS,
+    default_bot="normal",
+    result_keys=rules.result_keys,
 )

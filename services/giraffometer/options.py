@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.core.commands import seconds_option
-from services.core.errors import InvalidArgument
-from services.core.game import SeatSpec
 from services.giraffometer import decks
+from services.kernel.commands import seconds_option
+from services.kernel.errors import InvalidArgument
+from services.kernel.game import SeatSpec
 
 DEFAULTS: dict[str, Any] = {
     "target": 7,

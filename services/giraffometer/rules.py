@@ -7,24 +7,26 @@ commitment until RoundRevealed opens every vote, so anyone can check none was ch
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict
 from typing import Any
 
-from services.core.commands import command_type, deadline_passed
-from services.core.commitment import commitment, new_salt
-from services.core.errors import InvalidArgument, RuleViolation
-from services.core.game import ENGINE, Event, SeatSpec, Status
-from services.core.rng import SeededRng
 from services.giraffometer import decks
+from services.giraffometer import events as ev
 from services.giraffometer import options as game_options
-from services.giraffometer.state import POSITIONS, State, Vote
+from services.giraffometer.commands import CloseRound, Command, Vote
+from services.giraffometer.evolve import evolve
+from services.giraffometer.state import POSITIONS, State
+from services.giraffometer.state import Vote as Ballot
+from services.kernel.commands import deadline_passed
+from services.kernel.commitment import commitment, new_salt
+from services.kernel.errors import InvalidArgument, RuleViolation
+from services.kernel.flow import Flow as KernelFlow
+from services.kernel.game import Event, SeatSpec, Status
+from services.kernel.rng import SeededRng
 
-COMMAND_FIELDS = {"vote": {"type", "lowest", "highest"}, "close_round": {"type"}}
-Data = Mapping[str, Any]
 
-
-def score_change(vote: Vote | None, lowest: int, highest: int, penalties: bool) -> int:
+def score_change(vote: Ballot | None, lowest: int, highest: int, penalties: bool) -> int:
     """GM-4 before the floor at 0: +1 for each right guess, -1 for each opposite one."""
     if vote is None:
         return 0
@@ -34,16 +36,7 @@ def score_change(vote: Vote | None, lowest: int, highest: int, penalties: bool) 
     return delta
 
 
-@dataclass
-class Flow:
-    state: State
-    actor: int = ENGINE
-    events: list[Event] = field(default_factory=list)
-
-    def emit(self, type_: str, **data: Any) -> None:
-        event = Event(type_, data, self.actor)
-        self.events.append(event)
-        self.state = evolve(self.state, event)
+Flow = KernelFlow[State]  # the shared Flow over Giraffometer's state
 
 
 # -- setup -------------------------------------------------------------------------
@@ -54,11 +47,11 @@ def options(raw: Mapping[str, Any], seats: list[SeatSpec]) -> dict[str, Any]:
 
 
 def setup(state: State, opts: Mapping[str, Any], rng: SeededRng, now_ms: int = 0) -> list[Event]:
-    flow = Flow(state)
+    flow = Flow(state, evolve)
     deck = opts["deck"]
     if isinstance(deck, dict):
-        flow.emit("DeckLoaded", name=deck["name"], facts=deck["facts"])
-    flow.emit("DeckShuffled", order=rng.shuffled(sorted(drawable(flow.state))))
+        flow.emit(ev.DeckLoaded(name=deck["name"], facts=deck["facts"]))
+    flow.emit(ev.DeckShuffled(order=rng.shuffled(sorted(drawable(flow.state)))))
     start_round(flow, rng, now_ms)
     return flow.events
 
@@ -74,15 +67,16 @@ def drawable(state: State) -> list[str]:
 def start_round(flow: Flow, rng: SeededRng, now_ms: int) -> None:
     s = flow.state
     if len(s.pile) < len(POSITIONS):  # GM-5: reshuffle the discards under what is left
-        flow.emit("DeckReshuffled", order=[*s.pile, *rng.shuffled(s.discard)])
+        flow.emit(ev.DeckReshuffled(order=[*s.pile, *rng.shuffled(s.discard)]))
     ids = list(flow.state.pile[: len(POSITIONS)])
     timer = s.options.get("round_timer")
     flow.emit(
-        "RoundStarted",
-        round=s.round + 1,
-        ids=ids,
-        facts=[flow.state.facts[i].public() for i in ids],
-        deadline_ms=now_ms + timer * 1000 if timer else 0,
+        ev.RoundStarted(
+            round=s.round + 1,
+            ids=ids,
+            facts=[flow.state.facts[i].public() for i in ids],
+            deadline_ms=now_ms + timer * 1000 if timer else 0,
+        )
     )
 
 
@@ -90,11 +84,11 @@ def start_round(flow: Flow, rng: SeededRng, now_ms: int) -> None:
 
 
 def decide(
-    state: State, seat: int, command: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
+    state: State, seat: int, command: Command, rng: SeededRng, now_ms: int = 0
 ) -> list[Event]:
-    kind = _check_command(state, seat, command)
-    flow = Flow(state, actor=seat)
-    if kind == "vote":
+    _check_command(state, seat, command)
+    flow = Flow(state, evolve, actor=seat)
+    if isinstance(command, Vote):
         _vote(flow, seat, command, rng)
         if len(flow.state.votes) == state.seat_count:
             reveal(flow, rng, now_ms, closed=False)
@@ -104,33 +98,30 @@ def decide(
     return flow.events
 
 
-def _check_command(state: State, seat: int, command: Mapping[str, Any]) -> str:
-    kind = command_type(command, COMMAND_FIELDS)
+def _check_command(state: State, seat: int, command: Command) -> None:
     if state.over:
         raise RuleViolation("the game is over", "game_over")
-    allowed = range(-1, state.seat_count) if kind == "close_round" else range(state.seat_count)
+    closing = isinstance(command, CloseRound)
+    allowed = range(-1, state.seat_count) if closing else range(state.seat_count)
     if seat not in allowed:
         raise RuleViolation("only players at the table can vote", "not_a_player")
-    return kind
 
 
-def _vote(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
-    lowest, highest = command.get("lowest"), command.get("highest")
-    for name, value in (("lowest", lowest), ("highest", highest)):
-        if isinstance(value, bool) or not isinstance(value, int) or value not in POSITIONS:
-            raise InvalidArgument(f"{name} must be a position 1..6, not {value!r}", "bad_position")
+def _vote(flow: Flow, seat: int, command: Vote, rng: SeededRng) -> None:
+    lowest, highest = command.lowest, command.highest
     if lowest == highest:
         raise InvalidArgument("lowest and highest must be different positions", "same_position")
     if flow.state.vote_of(seat) is not None:
         raise RuleViolation("you have voted this round; votes are final", "already_voted")
     salt = new_salt(rng)
     flow.emit(
-        "VoteCast",
-        seat=seat,
-        lowest=lowest,
-        highest=highest,
-        salt=salt,
-        commitment=commitment(salt, int(lowest), int(highest)),  # type: ignore[arg-type]
+        ev.VoteCast(
+            seat=seat,
+            lowest=lowest,
+            highest=highest,
+            salt=salt,
+            commitment=commitment(salt, lowest, highest),
+        )
     )
 
 
@@ -146,88 +137,24 @@ def reveal(flow: Flow, rng: SeededRng, now_ms: int, closed: bool) -> None:
         scores.append(new)
         changes.append(new - s.scores[seat])
     flow.emit(
-        "RoundRevealed",
-        round=s.round,
-        answers=answers,
-        lowest_position=lowest,
-        highest_position=highest,
-        votes={str(seat): asdict(v) for seat, v in s.votes},
-        changes=changes,
-        scores=scores,
-        closed_by_timer=closed,
+        ev.RoundRevealed(
+            round=s.round,
+            answers=answers,
+            lowest_position=lowest,
+            highest_position=highest,
+            votes={str(seat): asdict(v) for seat, v in s.votes},
+            changes=changes,
+            scores=scores,
+            closed_by_timer=closed,
+        )
     )
     target = s.options["target"]
     winners = [seat for seat, score in enumerate(scores) if score >= target]
     if winners:
         losers = [seat for seat in range(s.seat_count) if seat not in winners]
-        flow.emit("GameEnded", winners=winners, losers=losers, seed=s.seed)
+        flow.emit(ev.GameEnded(winners=winners, losers=losers, seed=s.seed))
     else:
         start_round(flow, rng, now_ms)
-
-
-# -- evolve ------------------------------------------------------------------------
-
-
-def _created(s: State, d: Data) -> State:
-    opts = dict(d["options"])
-    facts: dict[str, decks.Fact] = {}
-    if opts["deck"] == "default":
-        themes = opts.get("themes")
-        # Every known fact (retired ones too), so games dealt before a fact was retired
-        # fold; new games shuffle only the current deck (``drawable``).
-        facts = decks.facts_for(tuple(themes) if themes else None)
-    return s.but(
-        options=opts,
-        seat_count=len(d["seats"]),
-        seed=str(d.get("seed", "")),
-        seed_hash=str(d["seed_hash"]),
-        facts=facts,
-        scores=(0,) * len(d["seats"]),
-    )
-
-
-def _round_started(s: State, d: Data) -> State:
-    ids = tuple(d["ids"])
-    return s.but(
-        round=int(d["round"]),
-        table=ids,
-        pile=s.pile[len(ids) :],
-        votes=(),
-        deadline_ms=int(d.get("deadline_ms", 0)),
-    )
-
-
-def _vote_cast(s: State, d: Data) -> State:
-    vote = Vote(int(d["lowest"]), int(d["highest"]), str(d["salt"]), str(d["commitment"]))
-    return s.but(votes=(*s.votes, (int(d["seat"]), vote)))
-
-
-def _revealed(s: State, d: Data) -> State:
-    return s.but(
-        scores=tuple(d["scores"]),
-        discard=(*s.discard, *s.table),
-        table=(),
-        votes=(),
-        deadline_ms=0,
-        last_reveal={**d, "ids": list(s.table)},
-    )
-
-
-FOLDS: dict[str, Callable[[State, Data], State]] = {
-    "GameCreated": _created,
-    "DeckLoaded": lambda s, d: s.but(facts={f["id"]: decks.Fact(**f) for f in d["facts"]}),
-    "DeckShuffled": lambda s, d: s.but(pile=tuple(d["order"])),
-    "DeckReshuffled": lambda s, d: s.but(pile=tuple(d["order"]), discard=()),
-    "RoundStarted": _round_started,
-    "VoteCast": _vote_cast,
-    "RoundRevealed": _revealed,
-    "GameEnded": lambda s, d: s.but(over=True, winners=tuple(d["winners"]), seed=d["seed"]),
-}
-
-
-def evolve(state: State, event: Event) -> State:
-    fold = FOLDS.get(event.type)
-    return fold(state, event.data) if fold else state
 
 
 def status(state: State) -> Status:
@@ -239,3 +166,8 @@ def status(state: State) -> Status:
     if state.deadline_ms:
         detail["on_deadline"] = {"type": "close_round"}  # what a clock sends (AL-3)
     return Status(waiting, detail=detail)
+
+
+def result_keys(final_view: Mapping[str, Any]) -> list[float]:
+    """Tournaments: crystals."""
+    return [float(s) for s in final_view["scores"]]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.core.frozen import Replaceable
 from services.giraffometer.decks import Fact
+from services.kernel.frozen import Replaceable
 
 POSITIONS = (1, 2, 3, 4, 5, 6)
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.core.game import Event
 from services.giraffometer.rules import status
 from services.giraffometer.state import POSITIONS, State
+from services.kernel.game import Event
 
 
 def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:

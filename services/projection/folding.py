@@ -8,8 +8,8 @@ from typing import Any
 
 from services.core.codec import to_domain
 from services.core.eventstore import EventStore, StoredEvent
-from services.core.game import SPECTATOR, Game
 from services.core.lru import OBJECT_FACTOR, BytesLRU
+from services.kernel.game import SPECTATOR, Game
 from services.projection.readmodels import GameModel
 from services.projection.streams import STREAMS
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
 from typing import Any
 
@@ -79,8 +78,7 @@ async def serve() -> None:
     server.add_insecure_port(f"{settings.host}:{settings.port}")
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-    lease_ms = int(os.environ.get("RAFFE_LEASE_MS", "5000"))
-    projector = Projector(store, lease_ms, settings.cache_mb * 1024 * 1024)
+    projector = Projector(store, settings.lease_ms, settings.cache_mb * 1024 * 1024)
     worker = asyncio.create_task(projector.run())
     log.info("serving", extra={"port": settings.port})
     stopping = asyncio.Event()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.core.game import Game
 from services.games import GAMES
+from services.kernel.game import Game
 from services.tournament.game import GAME as TOURNAMENT
 
 STREAMS: dict[str, Game[Any]] = {**GAMES, TOURNAMENT.name: TOURNAMENT}

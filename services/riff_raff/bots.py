@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from services.core.rng import SeededRng
+from services.kernel.rng import SeededRng
 from services.riff_raff import ship as physics
 from services.riff_raff.pieces import SHAPES
 

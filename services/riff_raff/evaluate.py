@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from services.core.evaluation import win_rate
-from services.core.game import Event
-from services.core.playthrough import play_bots
+from services.kernel.evaluation import win_rate
+from services.kernel.game import Event
+from services.kernel.playthrough import play_bots
 from services.riff_raff.bots import BOTS
 from services.riff_raff.game import GAME
 from services.riff_raff.state import State

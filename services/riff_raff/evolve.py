@@ -3,26 +3,26 @@ Physics outcomes are read from the events, never recomputed (RR-7)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
-from services.core.frozen import set_at
-from services.core.game import Event
+from services.kernel.events import Folds, GameCreated, payload
+from services.kernel.frozen import set_at
+from services.riff_raff import events as ev
+from services.riff_raff.events import EVENTS
 from services.riff_raff.pieces import piece_ids
 from services.riff_raff.ship import Placed
 from services.riff_raff.state import CARDS, Choice, State, Turn
 
-Data = Mapping[str, Any]
 
-
-def _created(s: State, d: Data) -> State:
-    n = len(d["seats"])
+def _created(s: State, e: GameCreated) -> State:
+    n = len(e.seats)
     copies = 2 if n == 2 else 1
     return s.but(
-        options=dict(d["options"]),
+        options=dict(e.options),
         seat_count=n,
-        seed=str(d.get("seed", "")),
-        seed_hash=str(d["seed_hash"]),
+        seed=e.seed,
+        seed_hash=e.seed_hash,
         hands=(CARDS,) * n,
         played=((),) * n,
         supplies=tuple(tuple(piece_ids(seat, copies)) for seat in range(n)),
@@ -33,54 +33,52 @@ def _without(s: State, seat: int, piece: str) -> tuple[tuple[str, ...], ...]:
     return set_at(s.supplies, seat, tuple(p for p in s.supplies[seat] if p != piece))
 
 
-def _loaded(s: State, d: Data) -> State:
+def _loaded(s: State, e: ev.PieceLoaded) -> State:
     assert s.turn is not None
-    seat, piece = int(d["seat"]), str(d["piece"])
-    turn = Turn(s.turn.seat, s.turn.area, (*s.turn.loaded, piece), bool(d.get("double")))
+    seat, piece = e.seat, e.piece
+    turn = Turn(s.turn.seat, s.turn.area, (*s.turn.loaded, piece), e.double)
     changes: dict[str, Any] = {"supplies": _without(s, seat, piece)}
-    if "outcome" in d:  # simulated
-        out = d["outcome"]
+    if e.outcome is not None:  # simulated
+        out = e.outcome
         changes["tilt"] = float(out["tilt"])
         changes["ship"] = tuple(Placed(**p) for p in out["pieces"])
         fell = tuple((f["id"], float(f["height"])) for f in out["fell"])
         turn = Turn(turn.seat, turn.area, turn.loaded, turn.double, (*s.turn.fallen, *fell))
     else:
         changes["aboard"] = (*s.aboard, piece)
-        changes["aboard_areas"] = (*s.aboard_areas, (piece, int(d["area"])))
+        changes["aboard_areas"] = (*s.aboard_areas, (piece, e.area))
     return s.but(turn=turn, **changes)
 
 
-def _fall_resolved(s: State, d: Data) -> State:
+def _fall_resolved(s: State, e: ev.FallResolved) -> State:
     assert s.turn is not None
     seat = s.turn.seat
-    back = tuple(d["to_player"])
-    gone = set(d["removed"]) | set(back)
+    back = tuple(e.to_player)
+    gone = set(e.removed) | set(back)
     return s.but(
         supplies=set_at(s.supplies, seat, (*s.supplies[seat], *back)),
-        removed=(*s.removed, *d["removed"]),
+        removed=(*s.removed, *e.removed),
         aboard=tuple(p for p in s.aboard if p not in gone),
         aboard_areas=tuple(pa for pa in s.aboard_areas if pa[0] not in gone),
         turn=Turn(seat, s.turn.area, s.turn.loaded, s.turn.double),
     )
 
 
-def _reported(s: State, d: Data) -> State:
+def _reported(s: State, e: ev.FallReported) -> State:
     assert s.turn is not None
     t = s.turn
-    return s.but(turn=Turn(t.seat, t.area, t.loaded, t.double, t.fallen, dict(d), (), False))
+    return s.but(turn=Turn(t.seat, t.area, t.loaded, t.double, t.fallen, payload(e), (), False))
 
 
-def _accepted(s: State, d: Data) -> State:
+def _accepted(s: State, e: ev.ReportAccepted) -> State:
     assert s.turn is not None
     t = s.turn
     return s.but(
-        turn=Turn(
-            t.seat, t.area, t.loaded, t.double, t.fallen, t.report, (*t.accepted, int(d["seat"]))
-        )
+        turn=Turn(t.seat, t.area, t.loaded, t.double, t.fallen, t.report, (*t.accepted, e.seat))
     )
 
 
-def _disputed(s: State, d: Data) -> State:
+def _disputed(s: State, e: ev.ReportDisputed) -> State:
     assert s.turn is not None
     t = s.turn
     return s.but(
@@ -88,50 +86,55 @@ def _disputed(s: State, d: Data) -> State:
     )
 
 
-def _card_chosen(s: State, d: Data) -> State:
-    choice = Choice(int(d["card"]), str(d["salt"]), str(d["commitment"]))
-    return s.but(choices=(*s.choices, (int(d["seat"]), choice)))
+def _card_chosen(s: State, e: ev.CardChosen) -> State:
+    choice = Choice(e.card, e.salt, e.commitment)
+    return s.but(choices=(*s.choices, (e.seat, choice)))
 
 
-def _revealed(s: State, d: Data) -> State:
-    cards = {int(k): int(v) for k, v in d["cards"].items()}
+def _revealed(s: State, e: ev.CardsRevealed) -> State:
+    cards = {int(k): int(v) for k, v in e.cards.items()}
     hands = tuple(tuple(c for c in h if c != cards.get(i)) for i, h in enumerate(s.hands))
     played = tuple((*p, cards[i]) if i in cards else p for i, p in enumerate(s.played))
     return s.but(hands=hands, played=played, revealed=cards, choices=())
 
 
-FOLDS: dict[str, Callable[[State, Data], State]] = {
-    "GameCreated": _created,
-    "CaptainNamed": lambda s, d: s.but(captain=int(d["seat"])),
-    "RoundStarted": lambda s, d: s.but(
-        round=int(d["round"]), revealed={}, order=(), turn_index=0, turn=None
-    ),
-    "CardsReturned": lambda s, d: s.but(hands=(CARDS,) * s.seat_count, passes=2),
-    "CardChosen": _card_chosen,
-    "CardsRevealed": _revealed,
-    "DecisionPending": lambda s, d: s.but(pending=dict(d)),
-    "CaptainChosen": lambda s, d: s.but(captain=int(d["seat"]), pending=None),
-    "PlayersOrdered": lambda s, d: s.but(pending=None),
-    "TurnOrderSet": lambda s, d: s.but(order=tuple(d["order"]), turn_index=0),
-    "TurnStarted": lambda s, d: s.but(
-        turn=Turn(int(d["seat"]), int(d["area"])), turn_index=s.order.index(int(d["seat"]))
-    ),
-    "PieceLoaded": _loaded,
-    "CatchAttempted": lambda s, d: s,
-    "FallReported": _reported,
-    "ReportAccepted": _accepted,
-    "ReportDisputed": _disputed,
-    "FallResolved": _fall_resolved,
-    "TurnEnded": lambda s, d: s.but(turn=None),
-    "GameEnded": lambda s, d: s.but(
-        over=True, winners=tuple(d["winners"]), seed=d["seed"], turn=None
-    ),
-}
+def _timed(fold: Callable[[State, Any], State]) -> Callable[[State, Any], State]:
+    """An event that may start a clock (events.py: ``deadline_ms``) also sets it."""
+
+    def timed(s: State, e: Any) -> State:
+        s = fold(s, e)
+        return s if e.deadline_ms is None else s.but(deadline_ms=e.deadline_ms)
+
+    return timed
 
 
-def evolve(state: State, event: Event) -> State:
-    fold = FOLDS.get(event.type)
-    state = fold(state, event.data) if fold else state
-    if "deadline_ms" in event.data:
-        state = state.but(deadline_ms=int(event.data["deadline_ms"]))
-    return state
+evolve: Folds[State] = Folds(
+    EVENTS,
+    {
+        GameCreated: _created,
+        ev.CaptainNamed: lambda s, e: s.but(captain=e.seat),
+        ev.RoundStarted: _timed(
+            lambda s, e: s.but(round=e.round, revealed={}, order=(), turn_index=0, turn=None)
+        ),
+        ev.CardsReturned: lambda s, e: s.but(hands=(CARDS,) * s.seat_count, passes=2),
+        ev.CardChosen: _card_chosen,
+        ev.CardsRevealed: _revealed,
+        ev.DecisionPending: _timed(lambda s, e: s.but(pending=payload(e))),
+        ev.CaptainChosen: lambda s, e: s.but(captain=e.seat, pending=None),
+        ev.PlayersOrdered: lambda s, e: s.but(pending=None),
+        ev.TurnOrderSet: lambda s, e: s.but(order=tuple(e.order), turn_index=0),
+        ev.TurnStarted: _timed(
+            lambda s, e: s.but(turn=Turn(e.seat, e.area), turn_index=s.order.index(e.seat))
+        ),
+        ev.PieceLoaded: _timed(_loaded),
+        ev.CatchAttempted: lambda s, e: s,
+        ev.FallReported: _timed(_reported),
+        ev.ReportAccepted: _accepted,
+        ev.ReportDisputed: _timed(_disputed),
+        ev.FallResolved: _fall_resolved,
+        ev.TurnEnded: lambda s, e: s.but(turn=None),
+        ev.GameEnded: lambda s, e: s.but(
+            over=True, winners=tuple(e.winners), seed=e.seed, turn=None
+        ),
+    },
+)

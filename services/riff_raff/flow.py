@@ -3,65 +3,61 @@ turn, the next round and the end (RR-3, RR-6)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import replace
 from typing import Any
 
-from services.core.game import ENGINE, Event
+from services.kernel.flow import Flow as KernelFlow
+from services.kernel.game import ENGINE
+from services.riff_raff import events as ev
 from services.riff_raff.evolve import evolve
 from services.riff_raff.state import State
 
-# Events after which someone new must act: with a turn timer they carry a deadline.
-DEADLINE_EVENTS = {
-    "RoundStarted",
-    "DecisionPending",
-    "TurnStarted",
-    "FallReported",
-    "ReportDisputed",
-}
+
+def stamp_deadline(flow: KernelFlow[State], typed: Any) -> Any:
+    """With a turn timer, an event after which someone new must act carries the deadline
+    (AL-3), counted from the command's clock."""
+    timer = flow.state.options.get("turn_timer")
+    if not timer or not hasattr(typed, "deadline_ms"):
+        return typed
+    if isinstance(typed, ev.PieceLoaded) and not (typed.outcome or {}).get("fell"):
+        return typed
+    return replace(typed, deadline_ms=flow.now_ms + timer * 1000)
 
 
-@dataclass
-class Flow:
-    state: State
-    actor: int = ENGINE
-    events: list[Event] = field(default_factory=list)
-    now_ms: int = 0  # the command's clock: deadlines count from it (AL-3)
+def new_flow(state: State, actor: int = ENGINE, now_ms: int = 0) -> Flow:
+    return Flow(state, evolve, actor, now_ms, stamp=stamp_deadline)
 
-    def emit(self, type_: str, **data: Any) -> None:
-        timer = self.state.options.get("turn_timer")
-        falls = type_ == "PieceLoaded" and data.get("outcome", {}).get("fell")
-        if timer and (type_ in DEADLINE_EVENTS or falls):
-            data["deadline_ms"] = self.now_ms + timer * 1000
-        event = Event(type_, data, self.actor)
-        self.events.append(event)
-        self.state = evolve(self.state, event)
+
+# The shared Flow (services.kernel.flow) over Riff Raff's state, stamping deadlines.
+Flow = KernelFlow[State]
 
 
 def start_round(flow: Flow) -> None:
     s = flow.state
     if not any(s.hands):
         if s.seat_count == 2 and s.passes == 1:
-            flow.emit("CardsReturned")
+            flow.emit(ev.CardsReturned())
         else:
             return end_by_count(flow)
-    flow.emit("RoundStarted", round=flow.state.round + 1)
+    flow.emit(ev.RoundStarted(round=flow.state.round + 1))
 
 
 def reveal(flow: Flow) -> None:
     """All chose: show the cards, then the captain (RR-3)."""
     s = flow.state
     flow.emit(
-        "CardsRevealed",
-        cards={str(seat): c.card for seat, c in s.choices},
-        salts={str(seat): c.salt for seat, c in s.choices},
+        ev.CardsRevealed(
+            cards={str(seat): c.card for seat, c in s.choices},
+            salts={str(seat): c.salt for seat, c in s.choices},
+        )
     )
     cards = flow.state.revealed
     top = max(cards.values())
     tied = sorted(seat for seat, card in cards.items() if card == top)
     if len(tied) > 1:
-        flow.emit("DecisionPending", kind="choose_captain", by=s.captain, seats=tied)
+        flow.emit(ev.DecisionPending(kind="choose_captain", by=s.captain, seats=tied))
         return
-    flow.emit("CaptainChosen", seat=tied[0])
+    flow.emit(ev.CaptainChosen(seat=tied[0]))
     order_players(flow)
 
 
@@ -88,29 +84,30 @@ def order_players(flow: Flow, decided: dict[str, list[int]] | None = None) -> No
         key = ",".join(map(str, sorted(rest)))
         if len(rest) > 1 and key not in decided:
             flow.emit(
-                "DecisionPending",
-                kind="order_players",
-                by=flow.state.captain,
-                seats=sorted(rest),
-                decided=decided,
+                ev.DecisionPending(
+                    kind="order_players",
+                    by=flow.state.captain,
+                    seats=sorted(rest),
+                    decided=decided,
+                )
             )
             return
         order += lead + (decided.get(key) or rest)
-    flow.emit("TurnOrderSet", order=order)
+    flow.emit(ev.TurnOrderSet(order=order))
     begin_turn(flow, order[0])
 
 
 def begin_turn(flow: Flow, seat: int) -> None:
-    flow.emit("TurnStarted", seat=seat, area=flow.state.revealed[seat])
+    flow.emit(ev.TurnStarted(seat=seat, area=flow.state.revealed[seat]))
 
 
 def end_turn(flow: Flow) -> None:
     s = flow.state
     assert s.turn is not None
     seat = s.turn.seat
-    flow.emit("TurnEnded", seat=seat)
+    flow.emit(ev.TurnEnded(seat=seat))
     if not flow.state.supplies[seat]:  # RR-6: no pieces left at the end of the turn
-        flow.emit("GameEnded", winners=[seat], reason="emptied", seed=s.seed)
+        flow.emit(ev.GameEnded(winners=[seat], reason="emptied", seed=s.seed))
         return
     nxt = s.turn_index + 1
     if nxt < len(s.order):
@@ -124,7 +121,7 @@ def end_by_count(flow: Flow) -> None:
     counts = [len(p) for p in s.supplies]
     fewest = min(counts)
     winners = [seat for seat, n in enumerate(counts) if n == fewest]
-    flow.emit("GameEnded", winners=winners, reason="cards_out", pieces=counts, seed=s.seed)
+    flow.emit(ev.GameEnded(winners=winners, reason="cards_out", pieces=counts, seed=s.seed))
 
 
 def catch_chance(height: float) -> float:

@@ -1,15 +1,23 @@
-"""Riff Raff wired to the engine runtime's Game protocol."""
+"""Riff Raff: everything the machinery needs to know about the game (services.games
+lists this package)."""
 
-from services.core.adapter import GameAdapter
+from services.kernel.spec import GameSpec
+from services.riff_raff import options as game_options
 from services.riff_raff import rules
 from services.riff_raff import view as views
+from services.riff_raff.bots import BOTS
+from services.riff_raff.commands import Command
+from services.riff_raff.events import EVENTS
 from services.riff_raff.evolve import evolve
 from services.riff_raff.state import State
 
-GAME = GameAdapter(
+GAME = GameSpec(
     name="riff-raff",
+    title="Riff Raff",
     engine_version="riff-raff/1",
-    options=rules.options,
+    default_port=50063,
+    players=(2, 4),
+    options=game_options.validate,
     initial=State,
     setup=rules.setup,
     decide=rules.decide,
@@ -18,4 +26,9 @@ GAME = GameAdapter(
     view=views.view,
     redact=views.redact,
     legal_commands=views.legal_commands,
+    events=EVENTS,
+    commands=Command,
+    bots=BOTS,
+    default_bot="careful",
+    result_keys=rules.result_keys,
 )

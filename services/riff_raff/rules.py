@@ -5,39 +5,39 @@ sha256("salt:card"), shown to others as the commitment only until CardsRevealed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from services.core.commands import check_timeout, command_type, seconds_option
-from services.core.commitment import commitment, new_salt
-from services.core.errors import InvalidArgument, RuleViolation
-from services.core.game import Event, SeatSpec, Status
-from services.core.rng import SeededRng
+from services.kernel.commands import Timeout, check_timeout
+from services.kernel.commitment import commitment, new_salt
+from services.kernel.errors import InvalidArgument, RuleViolation
+from services.kernel.game import Event, Status
+from services.kernel.rng import SeededRng
+from services.riff_raff import events as ev
 from services.riff_raff import ship as physics
+from services.riff_raff.commands import (
+    Cargo,
+    Catch,
+    ChooseCaptain,
+    ChooseCard,
+    Command,
+    LoadCargo,
+    OrderPlayers,
+    Report,
+    Review,
+)
 from services.riff_raff.flow import (
     Flow,
     catch_chance,
     end_turn,
+    new_flow,
     order_players,
     reveal,
     start_round,
 )
-from services.riff_raff.pieces import NAMES, shape_of
+from services.riff_raff.pieces import shape_of
 from services.riff_raff.state import State
 
-MODES = ("simulated", "tabletop")
-FIELDS = {
-    "choose_card": {"type", "card"},
-    "choose_captain": {"type", "seat"},
-    "order_players": {"type", "order"},
-    "load": {"type", "pieces"},
-    "catch": {"type", "pieces"},
-    "report": {"type", "fell", "caught", "second_not_loaded"},
-    "accept": {"type"},
-    "dispute": {"type"},
-    "settle": {"type", "fell", "caught", "second_not_loaded"},
-    "timeout": {"type"},
-}
 PHASE_COMMANDS = {
     "choose": {"choose_card"},
     "choose_captain": {"choose_captain"},
@@ -50,35 +50,10 @@ PHASE_COMMANDS = {
 }
 
 
-def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]:
-    unknown = sorted(set(raw) - {"mode", "captain", "turn_timer"})
-    if unknown:
-        raise InvalidArgument(f"unknown option(s): {', '.join(unknown)}", "unknown_option")
-    if not 2 <= len(seats) <= 4:
-        raise InvalidArgument("Riff Raff is for 2 to 4 players", "bad_seat_count")
-    mode = raw.get("mode", "simulated")
-    if mode not in MODES:
-        raise InvalidArgument(f"option mode is one of {', '.join(MODES)}", "bad_option")
-    captain = raw.get("captain")
-    if captain is not None and (
-        isinstance(captain, bool) or not isinstance(captain, int) or not 0 <= captain < len(seats)
-    ):
-        raise InvalidArgument(f"option captain is a seat 0..{len(seats) - 1}", "bad_option")
-    if mode == "tabletop" and any(s.kind == "bot" for s in seats):
-        raise InvalidArgument("bots play only the simulated ship", "bad_seat")
-    timer = seconds_option(raw, "turn_timer")
-    return {
-        "mode": mode,
-        "captain": captain,
-        "turn_timer": timer,
-        "physics": physics.PHYSICS_VERSION,
-    }
-
-
 def setup(state: State, opts: Mapping[str, Any], rng: SeededRng, now_ms: int = 0) -> list[Event]:
-    flow = Flow(state, now_ms=now_ms)
+    flow = new_flow(state, now_ms=now_ms)
     captain = opts.get("captain")
-    flow.emit("CaptainNamed", seat=rng.below(state.seat_count) if captain is None else captain)
+    flow.emit(ev.CaptainNamed(seat=rng.below(state.seat_count) if captain is None else captain))
     start_round(flow)
     return flow.events
 
@@ -127,52 +102,64 @@ def status(s: State) -> Status:
 
 
 def decide(
-    state: State, seat: int, command: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
+    state: State, seat: int, command: Command, rng: SeededRng, now_ms: int = 0
 ) -> list[Event]:
-    if command.get("type") == "timeout":
-        return _timeout(state, command, rng, now_ms)
-    kind = _check(state, seat, command)
-    flow = Flow(state, actor=seat, now_ms=now_ms)
-    HANDLERS[kind](flow, seat, command, rng)
+    if isinstance(command, Timeout):
+        return _timeout(state, rng, now_ms)
+    _check(state, seat, command.type)
+    flow = new_flow(state, actor=seat, now_ms=now_ms)
+    HANDLERS[command.type](flow, seat, command, rng)
     return flow.events
 
 
-def _timeout(state: State, command: Mapping[str, Any], rng: SeededRng, now_ms: int) -> list[Event]:
+def _timeout(state: State, rng: SeededRng, now_ms: int) -> list[Event]:
     """AL-3: whoever must act and has not, does the default: the lowest card, the first
     piece at the centre of the area, no catch, nothing reported fell, accept."""
-    check_timeout(command, state.over, state.deadline_ms, now_ms)
-    flow = Flow(state, now_ms=now_ms)
+    check_timeout(state.over, state.deadline_ms, now_ms)
+    flow = new_flow(state, now_ms=now_ms)
     p, waiting = phase(state), status(state).to_act
     default = DEFAULTS[p]
     for seat in waiting if p in ("choose", "review") else waiting[:1]:
-        HANDLERS[str(default(state, seat)["type"])](flow, seat, default(flow.state, seat), rng)
+        command = default(flow.state, seat)
+        HANDLERS[command.type](flow, seat, command, rng)
     return flow.events
 
 
-def _default_load(s: State, seat: int) -> dict[str, Any]:
+def _default_load(s: State, seat: int) -> LoadCargo:
     piece = s.supplies[seat][0].split("-")[1]
-    return {"type": "load", "pieces": [{"piece": piece, "position": 0.5, "orientation": 0}]}
+    return LoadCargo(type="load", pieces=[Cargo(piece=piece)])
 
 
-DEFAULTS: dict[str, Any] = {
-    "choose": lambda s, seat: {"type": "choose_card", "card": min(s.hands[seat])},
-    "choose_captain": lambda s, seat: {"type": "choose_captain", "seat": s.pending["seats"][0]},
-    "order_players": lambda s, seat: {"type": "order_players", "order": s.pending["seats"]},
+def _tied(s: State) -> list[int]:
+    assert s.pending is not None
+    return list(s.pending["seats"])
+
+
+def _default_settle(s: State, seat: int) -> Report:
+    report = s.turn.report if s.turn else None
+    assert report is not None
+    return Report(
+        type="settle",
+        fell=list(report["fell"]),
+        caught=list(report["caught"]),
+        second_not_loaded=report.get("second_not_loaded", False),
+    )
+
+
+# What a seat that let its timer run out does, by phase (AL-3).
+DEFAULTS: dict[str, Callable[[State, int], Any]] = {
+    "choose": lambda s, seat: ChooseCard(type="choose_card", card=min(s.hands[seat])),
+    "choose_captain": lambda s, seat: ChooseCaptain(type="choose_captain", seat=_tied(s)[0]),
+    "order_players": lambda s, seat: OrderPlayers(type="order_players", order=_tied(s)),
     "load": _default_load,
-    "catch": lambda s, seat: {"type": "catch", "pieces": []},
-    "report": lambda s, seat: {"type": "report", "fell": [], "caught": []},
-    "review": lambda s, seat: {"type": "accept"},
-    "settle": lambda s, seat: {
-        "type": "settle",
-        "fell": s.turn.report["fell"],
-        "caught": s.turn.report["caught"],
-        "second_not_loaded": s.turn.report.get("second_not_loaded", False),
-    },
+    "catch": lambda s, seat: Catch(type="catch", pieces=[]),
+    "report": lambda s, seat: Report(type="report"),
+    "review": lambda s, seat: Review(type="accept"),
+    "settle": _default_settle,
 }
 
 
-def _check(s: State, seat: int, command: Mapping[str, Any]) -> str:
-    kind = command_type(command, FIELDS)
+def _check(s: State, seat: int, kind: str) -> None:
     if s.over:
         raise RuleViolation("the game is over", "game_over")
     if not 0 <= seat < s.seat_count:
@@ -186,58 +173,51 @@ def _check(s: State, seat: int, command: Mapping[str, Any]) -> str:
         if kind == "dispute" and s.turn and seat == s.turn.seat:
             raise RuleViolation("the active player cannot dispute their own report", "own_report")
         raise RuleViolation("it is not your move", "not_your_turn")
-    return kind
 
 
 # -- cards, captain, order -----------------------------------------------------------
 
 
-def _choose_card(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
-    card = command.get("card")
-    if isinstance(card, bool) or not isinstance(card, int) or not 1 <= card <= 10:
-        raise InvalidArgument("card must be 1..10", "bad_card")
+def _choose_card(flow: Flow, seat: int, command: ChooseCard, rng: SeededRng) -> None:
+    card = command.card
     if card not in flow.state.hands[seat]:
         raise RuleViolation(
             f"card {card} is not in your hand (each card plays once)", "card_not_in_hand"
         )
     salt = new_salt(rng)
-    flow.emit("CardChosen", seat=seat, card=card, salt=salt, commitment=commitment(salt, card))
+    flow.emit(ev.CardChosen(seat=seat, card=card, salt=salt, commitment=commitment(salt, card)))
     if len(flow.state.choices) == flow.state.seat_count:
         reveal(flow)
 
 
-def _choose_captain(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
+def _choose_captain(flow: Flow, seat: int, command: ChooseCaptain, rng: SeededRng) -> None:
     pending = flow.state.pending
     assert pending is not None
-    chosen = command.get("seat")
+    chosen = command.seat
     if chosen not in pending["seats"]:
         raise InvalidArgument(f"choose one of the tied seats {pending['seats']}", "bad_seat")
-    flow.emit("CaptainChosen", seat=chosen)
+    flow.emit(ev.CaptainChosen(seat=chosen))
     order_players(flow)
 
 
-def _order_players(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
+def _order_players(flow: Flow, seat: int, command: OrderPlayers, rng: SeededRng) -> None:
     pending = flow.state.pending
     assert pending is not None
-    order = command.get("order")
-    if not isinstance(order, list) or sorted(order) != pending["seats"]:
+    order = list(command.order)
+    if sorted(order) != pending["seats"]:
         raise InvalidArgument(
             f"order must list the seats {pending['seats']} once each", "bad_order"
         )
     decided = {**pending.get("decided", {}), ",".join(map(str, pending["seats"])): order}
-    flow.emit("PlayersOrdered", seats=pending["seats"], order=order)
+    flow.emit(ev.PlayersOrdered(seats=pending["seats"], order=order))
     order_players(flow, decided)
 
 
 # -- loading (simulated and tabletop) --------------------------------------------------
 
 
-def _pieces_to_load(s: State, seat: int, raw: Any) -> list[dict[str, Any]]:
+def _pieces_to_load(s: State, seat: int, raw: Sequence[Cargo]) -> list[dict[str, Any]]:
     assert s.turn is not None
-    if not isinstance(raw, list) or not 1 <= len(raw) <= 2:
-        raise InvalidArgument(
-            "pieces lists one piece, or two for a declared double load", "bad_pieces"
-        )
     # RR-4 in both modes: the server knows the area of every piece aboard.
     if len(raw) == 2 and (s.turn.area < 5 or not s.area_held_piece(s.turn.area)):
         raise RuleViolation(
@@ -247,59 +227,38 @@ def _pieces_to_load(s: State, seat: int, raw: Any) -> list[dict[str, Any]]:
     supply = list(s.supplies[seat])
     out = []
     for item in raw:
-        if not isinstance(item, dict) or item.get("piece") not in NAMES:
-            raise InvalidArgument(
-                f"each piece is {{'piece': one of {', '.join(NAMES)}, ...}}", "bad_piece"
-            )
-        piece = next((p for p in supply if shape_of(p).name == item["piece"]), None)
+        piece = next((p for p in supply if shape_of(p).name == item.piece), None)
         if piece is None:
-            raise RuleViolation(f"you have no {item['piece']} left to load", "piece_not_in_supply")
+            raise RuleViolation(f"you have no {item.piece} left to load", "piece_not_in_supply")
         supply.remove(piece)
-        out.append({"id": piece, **_placement(item, s.simulated)})
+        placement = {"position": item.position, "orientation": item.orientation}
+        out.append({"id": piece, **(placement if s.simulated else {})})
     return out
 
 
-def _placement(item: dict[str, Any], simulated: bool) -> dict[str, float]:
-    if not simulated:
-        return {}
-    position, orientation = item.get("position", 0.5), item.get("orientation", 0)
-    for name, value, low, high in (
-        ("position", position, 0, 1),
-        ("orientation", orientation, 0, 360),
-    ):
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not low <= value <= high
-        ):
-            raise InvalidArgument(
-                f"{name} must be {low}..{high} (position: across the area)", "bad_placement"
-            )
-    return {"position": float(position), "orientation": float(orientation)}
-
-
-def _load(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
+def _load(flow: Flow, seat: int, command: LoadCargo, rng: SeededRng) -> None:
     s = flow.state
     assert s.turn is not None
-    pieces = _pieces_to_load(s, seat, command.get("pieces"))
+    pieces = _pieces_to_load(s, seat, command.pieces)
     double = len(pieces) == 2
     for item in pieces:
         if not s.simulated:
-            flow.emit("PieceLoaded", seat=seat, piece=item["id"], area=s.turn.area, double=double)
+            flow.emit(ev.PieceLoaded(seat=seat, piece=item["id"], area=s.turn.area, double=double))
             continue
         st = flow.state
         load = physics.Load(item["id"], s.turn.area, item["position"], item["orientation"])
         out = physics.simulate(st.tilt, st.ship, load)
         flow.emit(
-            "PieceLoaded",
-            seat=seat,
-            piece=item["id"],
-            area=s.turn.area,
-            double=double,
-            position=load.position,
-            orientation=load.orientation,
-            outcome=outcome_json(out),
-            physics=physics.PHYSICS_VERSION,
+            ev.PieceLoaded(
+                seat=seat,
+                piece=item["id"],
+                area=s.turn.area,
+                double=double,
+                position=load.position,
+                orientation=load.orientation,
+                outcome=outcome_json(out),
+                physics=physics.PHYSICS_VERSION,
+            )
         )
         if out.fell:
             return  # RR-4: a fall ends the turn at once; no second load; the catch comes
@@ -316,12 +275,12 @@ def outcome_json(out: physics.Outcome) -> dict[str, Any]:
     }
 
 
-def _catch(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
+def _catch(flow: Flow, seat: int, command: Catch, rng: SeededRng) -> None:
     s = flow.state
     assert s.turn is not None
     fallen = dict(s.turn.fallen)
-    tries = command.get("pieces")
-    if not isinstance(tries, list) or len(tries) > 2 or len(set(tries)) != len(tries):
+    tries = list(command.pieces)
+    if len(set(tries)) != len(tries):
         raise InvalidArgument("catch up to two different fallen pieces (one per hand)", "bad_catch")
     for piece in tries:
         if piece not in fallen:
@@ -339,8 +298,8 @@ def _catch(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) ->
                 "caught": roll < chance,
             }
         )
-    flow.emit("CatchAttempted", seat=seat, attempts=attempts)
-    caught = [a["id"] for a in attempts if a["caught"]]
+    flow.emit(ev.CatchAttempted(seat=seat, attempts=attempts))
+    caught = [str(a["id"]) for a in attempts if a["caught"]]
     resolve_fall(flow, list(fallen), caught)
     end_turn(flow)
 
@@ -359,24 +318,22 @@ def resolve_fall(
         caught = []
     removed = [p for p in fell if p in caught]
     to_player = [p for p in fell if p not in caught] + (back or [])
-    flow.emit("FallResolved", seat=s.turn.seat, removed=removed, to_player=to_player)
+    flow.emit(ev.FallResolved(seat=s.turn.seat, removed=removed, to_player=to_player))
 
 
 # -- tabletop: report, review, settle ----------------------------------------------------
 
 
-def _report_fields(s: State, command: Mapping[str, Any]) -> tuple[list[str], list[str], list[str]]:
+def _report_fields(s: State, command: Report) -> tuple[list[str], list[str], list[str]]:
     assert s.turn is not None
-    fell, caught = command.get("fell", []), command.get("caught", [])
-    if not isinstance(fell, list) or not isinstance(caught, list):
-        raise InvalidArgument("fell and caught are lists of piece ids", "bad_report")
+    fell, caught = list(command.fell), list(command.caught)
     aboard = set(s.aboard)
     if not set(fell) <= aboard:
         raise RuleViolation("only pieces on the ship can fall", "not_aboard")
     if not set(caught) <= set(fell) or len(caught) > 2:
         raise RuleViolation("catch at most two of the pieces that fell", "bad_catch")
     back = []
-    if command.get("second_not_loaded"):
+    if command.second_not_loaded:
         if not s.turn.double or len(s.turn.loaded) < 2 or not fell:
             raise RuleViolation(
                 "only a double load cut short by a fall skips its second piece", "bad_report"
@@ -389,9 +346,9 @@ def _report_fields(s: State, command: Mapping[str, Any]) -> tuple[list[str], lis
     return fell, caught, back
 
 
-def _report(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
+def _report(flow: Flow, seat: int, command: Report, rng: SeededRng) -> None:
     fell, caught, back = _report_fields(flow.state, command)
-    flow.emit("FallReported", seat=seat, fell=fell, caught=caught, second_not_loaded=bool(back))
+    flow.emit(ev.FallReported(seat=seat, fell=fell, caught=caught, second_not_loaded=bool(back)))
 
 
 def _apply_report(flow: Flow) -> None:
@@ -403,30 +360,31 @@ def _apply_report(flow: Flow) -> None:
     end_turn(flow)
 
 
-def _accept(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
-    flow.emit("ReportAccepted", seat=seat)
+def _accept(flow: Flow, seat: int, command: Review, rng: SeededRng) -> None:
+    flow.emit(ev.ReportAccepted(seat=seat))
     if not status(flow.state).to_act:
         _apply_report(flow)
 
 
-def _dispute(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
-    flow.emit("ReportDisputed", seat=seat)
+def _dispute(flow: Flow, seat: int, command: Review, rng: SeededRng) -> None:
+    flow.emit(ev.ReportDisputed(seat=seat))
 
 
-def _settle(flow: Flow, seat: int, command: Mapping[str, Any], rng: SeededRng) -> None:
+def _settle(flow: Flow, seat: int, command: Report, rng: SeededRng) -> None:
     fell, caught, back = _report_fields(flow.state, command)
     flow.emit(
-        "FallReported",
-        seat=seat,
-        fell=fell,
-        caught=caught,
-        second_not_loaded=bool(back),
-        settled=True,
+        ev.FallReported(
+            seat=seat,
+            fell=fell,
+            caught=caught,
+            second_not_loaded=bool(back),
+            settled=True,
+        )
     )
     _apply_report(flow)
 
 
-HANDLERS = {
+HANDLERS: dict[str, Callable[[Flow, int, Any, SeededRng], None]] = {
     "choose_card": _choose_card,
     "choose_captain": _choose_captain,
     "order_players": _order_players,
@@ -437,3 +395,8 @@ HANDLERS = {
     "dispute": _dispute,
     "settle": _settle,
 }
+
+
+def result_keys(final_view: Mapping[str, Any]) -> list[float]:
+    """Tournaments: fewer pieces left in one's supply."""
+    return [-float(len(supply)) for supply in final_view["supplies"]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.core.frozen import Replaceable
+from services.kernel.frozen import Replaceable
 from services.riff_raff.ship import Placed, area_at
 
 NO_ONE = -1

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from services.core.game import Event
+from services.kernel.game import Event
 from services.riff_raff import ship as physics
 from services.riff_raff.pieces import shape_of
 from services.riff_raff.rules import phase, status

@@ -6,7 +6,6 @@ many replicas as you like; ``engine`` or ``runner`` runs one half."""
 
 import asyncio
 import logging
-import os
 import signal
 import sys
 
@@ -16,12 +15,12 @@ from services.core.logs import configure_logging
 from services.core.loop import run
 from services.core.metrics import start_metrics
 from services.core.server import start_engine
-from services.core.settings import ServiceSettings, StoreSettings
-from services.core.targets import engine_targets
+from services.core.settings import ServiceSettings
+from services.core.targets import TOURNAMENT_PORT, engine_targets
 from services.tournament.game import GAME
 from services.tournament.runner import TournamentRunner
 
-DEFAULT_PORT = 50064
+DEFAULT_PORT = TOURNAMENT_PORT
 log = logging.getLogger("tournament")
 
 
@@ -46,9 +45,10 @@ async def main(part: str) -> None:
 
 
 async def run_runner(stopping: asyncio.Event) -> None:
-    store = await open_store(StoreSettings.from_env())
+    settings = ServiceSettings.from_env(DEFAULT_PORT)
+    store = await open_store(settings.store)
     engines = {name: EngineClient.connect(t) for name, t in engine_targets().items()}
-    runner = TournamentRunner(store, engines, int(os.environ.get("RAFFE_LEASE_MS", "5000")))
+    runner = TournamentRunner(store, engines, settings.lease_ms)
     watcher = asyncio.create_task(_stop_when(stopping, runner))
     log.info("running")
     await runner.run()

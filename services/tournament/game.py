@@ -1,11 +1,11 @@
 """The tournament wired to the engine runtime's Game protocol, so a tournament gets what
 every game has: its own stream, expected versions, idempotent commands, replay."""
 
-from services.core.adapter import GameAdapter
+from services.kernel.spec import GameSpec
 from services.tournament import options, rules, view
 from services.tournament.state import State
 
-GAME = GameAdapter(
+GAME = GameSpec(
     name="tournament",
     engine_version="tournament/1",
     options=options.options,

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.core.errors import InvalidArgument
-from services.core.game import SeatSpec
 from services.games import GAMES
+from services.kernel.errors import InvalidArgument
+from services.kernel.game import SeatSpec
+from services.kernel.spec import no_scoring
 
 FORMATS = ("round_robin", "swiss", "elimination", "duplicate")
-PLAYERS_PER_TABLE = {"giraffe-raffe": (2, 5), "giraffometer": (2, 8), "riff-raff": (2, 4)}
 MAX_PLAYERS = 512
 
 
@@ -43,9 +43,9 @@ def _games(raw: Any) -> list[str]:
     if (
         not isinstance(raw, list)
         or not 1 <= len(raw) <= 10
-        or any(g not in PLAYERS_PER_TABLE for g in raw)
+        or any(g not in GAMES or GAMES[g].result_keys is no_scoring for g in raw)
     ):
-        names = ", ".join(PLAYERS_PER_TABLE)
+        names = ", ".join(GAMES)
         raise InvalidArgument(f"games is a list of 1-10 of {names}", "bad_option")
     return list(raw)
 
@@ -53,8 +53,8 @@ def _games(raw: Any) -> list[str]:
 def _table_size(raw: Any, games: list[str], fmt: str) -> int:
     if fmt == "round_robin" and raw != 2:
         raise InvalidArgument("round robin is for two-player tables", "bad_option")
-    low = max(PLAYERS_PER_TABLE[g][0] for g in games)
-    high = min(PLAYERS_PER_TABLE[g][1] for g in games)
+    low = max(GAMES[g].players[0] for g in games)
+    high = min(GAMES[g].players[1] for g in games)
     if isinstance(raw, bool) or not isinstance(raw, int) or not low <= raw <= high:
         raise InvalidArgument(f"table_size is {low}..{high} for these games", "bad_option")
     return raw
@@ -80,7 +80,7 @@ def _game_options(raw: Any, games: list[str]) -> dict[str, dict[str, Any]]:
     ):
         raise InvalidArgument("game_options maps a game of games to its options", "bad_option")
     for g, o in raw.items():  # checked now, so no round can fail to create its games
-        GAMES[g].options(o, [SeatSpec("bot")] * PLAYERS_PER_TABLE[g][0])
+        GAMES[g].options(o, [SeatSpec("bot")] * GAMES[g].players[0])
     return {g: dict(o) for g, o in raw.items()}
 
 
@@ -89,7 +89,7 @@ def public_game_options(game_options: dict[str, dict[str, Any]]) -> dict[str, di
     deck by its name, without the answers (the tables are still to play it)."""
     out = {}
     for g, o in game_options.items():
-        full = GAMES[g].options(o, [SeatSpec("bot")] * PLAYERS_PER_TABLE[g][0])
+        full = GAMES[g].options(o, [SeatSpec("bot")] * GAMES[g].players[0])
         recorded = GAMES[g].recorded_options(full)
         out[g] = {k: recorded[k] for k in o}  # only what the organiser set
     return out

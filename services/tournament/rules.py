@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from services.core.commands import command_type
-from services.core.errors import InvalidArgument, RuleViolation
-from services.core.game import ENGINE, Event, Status
-from services.core.rng import SeededRng
+from services.kernel.commands import command_type
+from services.kernel.errors import InvalidArgument, RuleViolation
+from services.kernel.events import UnknownEvent
+from services.kernel.game import ENGINE, Event, Status
+from services.kernel.rng import SeededRng
 from services.tournament import pairing, ratings, scoring
 from services.tournament.options import MAX_PLAYERS
 from services.tournament.state import Player, Round, State, Table
@@ -277,7 +278,7 @@ def evolve(state: State, event: Event) -> State:
         return _round_closed(state, d)
     if t == "GameEnded":
         return state.but(over=True, champions=tuple(d["champions"]), seed=d.get("seed", ""))
-    return state
+    raise UnknownEvent(f"no event type {t!r} in a tournament")
 
 
 def _table_finished(state: State, d: Mapping[str, Any]) -> State:

@@ -22,10 +22,10 @@ from prometheus_client import Counter
 
 from services.core.codec import loads
 from services.core.engine_client import EngineClient
-from services.core.errors import RuleViolation
 from services.core.eventstore import EventStore, StoredEvent
-from services.core.game import ENGINE, SeatSpec
 from services.core.worker import TOURNAMENT_GROUP, CheckpointedWorker, gather_all
+from services.kernel.errors import RuleViolation
+from services.kernel.game import ENGINE, SeatSpec
 from services.tournament.ids import table_game_id, table_of, table_seed
 from services.tournament.scoring import result_keys
 

@@ -1,8 +1,7 @@
 """How a finished game ranks its seats, and how a table's result becomes points.
 
-Every game's result is reduced to one number per seat, higher is better (the *key*):
-Giraffe Raffe - not being the loser, then fewer rotten apples (the longer game);
-Giraffometer - crystals; Riff Raff - fewer pieces left in one's supply. Table points are
+Every game's result is reduced to one number per seat, higher is better (the *key*,
+each game's ``result_keys``, e.g. Giraffometer's crystals). Table points are
 the same for every game: one per seat beaten at the table, a half per tie. In duplicate
 mode a seat's key is compared with the keys of the same seat at the other tables of the
 round, which all played the same deal (matchpoints).
@@ -13,22 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from services.games import GAMES
+
 
 def result_keys(game: str, final_view: Mapping[str, Any]) -> list[float]:
     """One key per seat from a finished game's public view (higher is better)."""
-    status = final_view["status"]
-    if game == "giraffe-raffe":
-        losers = set(status["losers"])
-        return [
-            (0.0 if p["index"] in losers else 1000.0) - p.get("rotten_apples", 0)
-            for p in final_view["players"]
-            if not p.get("robot")
-        ]
-    if game == "giraffometer":
-        return [float(s) for s in final_view["scores"]]
-    if game == "riff-raff":
-        return [-float(len(supply)) for supply in final_view["supplies"]]
-    raise ValueError(f"no scoring for {game}")
+    return GAMES[game].result_keys(final_view)
 
 
 def table_points(keys: Sequence[float]) -> list[float]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.core.frozen import Replaceable
+from services.kernel.frozen import Replaceable
 from services.tournament.ratings import Rating
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.core.game import Event
+from services.kernel.game import Event
 from services.tournament import ratings
 from services.tournament.options import public_game_options, recorded
 from services.tournament.rules import ORGANISER, buchholz, ranked, status

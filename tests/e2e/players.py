@@ -8,8 +8,8 @@ from typing import Any
 
 import httpx
 
-from services.bots.registry import bot_for
-from services.core.rng import SeededRng
+from services.games import GAMES
+from services.kernel.rng import SeededRng
 
 
 def auth(token: str) -> dict[str, str]:
@@ -30,7 +30,7 @@ def play_seat(
     """Play one seat to the end; returns the view each command's response delivered, by
     version."""
     seen: dict[int, dict[str, Any]] = {}
-    bot = bot_for(game, level)
+    bot = GAMES[game].bot(level)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         legal = http.get(f"/v1/games/{game_id}/commands", headers=auth(token)).json()

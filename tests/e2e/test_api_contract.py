@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
-from services.core.rng import SeededRng
 from services.giraffe_raffe.bots import random_bot
+from services.kernel.rng import SeededRng
 from tests.e2e.players import auth, create, lobby_entry
 from tests.e2e.system import System, extra_gateway
 

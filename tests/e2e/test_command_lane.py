@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from services.core.rng import SeededRng
+from services.kernel.rng import SeededRng
 from tests.e2e.players import auth, create
 from tests.e2e.system import System
 from tests.e2e.test_api_contract import PROBLEM, move

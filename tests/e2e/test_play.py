@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 import httpx
 import pytest
@@ -61,7 +62,12 @@ def test_a_bot_only_game_ends(http: httpx.Client, game: str) -> None:
     assert [e["version"] for e in events["events"]] == list(range(1, final["version"] + 1))
     assert events["events"][-1]["type"] == "GameEnded"
     assert events["events"][-1]["data"]["seed"]  # public once over
-    lobby = http.get("/v1/games", params={"game": game, "status": "over"}).json()["games"]
+    # The lobby is a read model: it trails the engine by the projection's batch pause.
+    for _ in range(100):
+        lobby = http.get("/v1/games", params={"game": game, "status": "over"}).json()["games"]
+        if created["game_id"] in {g["game_id"] for g in lobby}:
+            break
+        time.sleep(0.05)
     assert created["game_id"] in {g["game_id"] for g in lobby}
 
 

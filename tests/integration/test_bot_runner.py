@@ -7,17 +7,16 @@ import asyncio
 import time
 from collections import Counter
 from contextlib import AsyncExitStack
-from dataclasses import replace
 
-from services.bots.registry import bot_for
 from services.bots.runner import BotRunner
 from services.core.engine_client import EngineClient
 from services.core.eventstore import open_store
-from services.core.game import SeatSpec
-from services.core.rng import SeededRng
 from services.core.settings import StoreSettings
+from services.games import GAMES
 from services.giraffe_raffe.game import GAME as GIRAFFE_RAFFE
 from services.giraffometer.game import GAME as GIRAFFOMETER
+from services.kernel.game import SeatSpec
+from services.kernel.rng import SeededRng
 from tests.engine_fixtures import running_engine
 
 
@@ -33,7 +32,7 @@ async def wait_over(engine: EngineClient, game_id: str) -> dict:
 async def test_two_runners_finish_bot_games_once_even_when_one_dies(
     redis_url: str, store_settings: StoreSettings
 ) -> None:
-    settings = replace(store_settings, redis_url=redis_url, partitions=4)
+    settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 4})
     async with AsyncExitStack() as stack:
         gr, _ = await stack.enter_async_context(running_engine(GIRAFFE_RAFFE, settings))
         gm, _ = await stack.enter_async_context(running_engine(GIRAFFOMETER, settings))
@@ -67,7 +66,7 @@ async def test_the_runner_closes_a_round_when_its_timer_runs_out(
 ) -> None:
     """The runner that noted the deadline stops before it passes; the one that takes
     over its partitions knows nothing of it in memory, finds it in Redis and sends it."""
-    settings = replace(store_settings, redis_url=redis_url, partitions=4)
+    settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 4})
     async with running_engine(GIRAFFOMETER, settings) as (gm, _):
         store = await open_store(settings)
         first = BotRunner(store, {"giraffometer": gm}, ttl_ms=400)
@@ -118,7 +117,7 @@ async def test_the_runner_leaves_human_games_without_a_clock_alone(
 ) -> None:
     """No engine call per move for games with no bot seat and no timer, and every game
     is forgotten once it ends (the runner's memory stays bounded)."""
-    settings = replace(store_settings, redis_url=redis_url, partitions=2)
+    settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 2})
     async with AsyncExitStack() as stack:
         gr, _ = await stack.enter_async_context(running_engine(GIRAFFE_RAFFE, settings))
         looking = Looking(gr)
@@ -127,7 +126,7 @@ async def test_the_runner_leaves_human_games_without_a_clock_alone(
         task = asyncio.create_task(runner.run())
         humans = (await gr.create([SeatSpec("human")] * 2, {}, seed="humans")).game_id
         bots = (await gr.create([SeatSpec("bot")] * 2, {}, seed="bots")).game_id
-        play, rng = bot_for("giraffe-raffe", "random"), SeededRng("humans")
+        play, rng = GAMES["giraffe-raffe"].bot("random"), SeededRng("humans")
         while not (status := (await gr.view(humans, -1))[2])["over"]:
             seat = status["to_act"][0]
             (_, view, _), (version, legal) = (

@@ -15,11 +15,11 @@ import pytest
 
 from services.core.engine_client import EngineClient
 from services.core.errors import RuleViolation, UnknownGame, VersionConflict
-from services.core.game import Game, SeatSpec
 from services.core.grpc_errors import EngineUnavailable
 from services.core.server import start_engine
 from services.core.settings import ServiceSettings, StoreSettings
 from services.giraffometer.game import GAME
+from services.kernel.game import Game, SeatSpec
 from tests.engine_fixtures import cid, running_engine
 
 VOTE = {"type": "vote", "lowest": 5, "highest": 3}
@@ -27,7 +27,7 @@ VOTE = {"type": "vote", "lowest": 5, "highest": 3}
 
 @pytest.fixture
 def store(redis_url: str, store_settings: StoreSettings) -> StoreSettings:
-    return replace(store_settings, redis_url=redis_url)
+    return store_settings.model_copy(update={"redis_url": redis_url})
 
 
 @asynccontextmanager

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Coroutine
-from dataclasses import replace
 from typing import Any, TypeVar
 
 import pytest
@@ -36,7 +35,7 @@ class StoreMachine(RuleBasedStateMachine):
         config = StoreSettings(
             key_prefix="m" + uuid.uuid4().hex[:10], partitions=4, cluster=self.cluster
         )
-        self.store = self.run(open_store(replace(config, redis_url=self.url)))
+        self.store = self.run(open_store(config.model_copy(update={"redis_url": self.url})))
         self.events: dict[str, list[tuple[str, str]]] = {g: [] for g in GAMES}
         self.results: dict[tuple[str, str], tuple[int, int]] = {}
 

@@ -15,11 +15,11 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from services.core.engine_client import EngineClient
 from services.core.errors import InvalidArgument, RuleViolation, UnknownGame, VersionConflict
-from services.core.game import SeatSpec
 from services.core.local_redis import free_port
-from services.core.rng import SeededRng
 from services.giraffe_raffe.bots import BOTS
 from services.giraffe_raffe.game import GAME  # noqa: F401 - the engine fixture (conftest) serves it
+from services.kernel.game import SeatSpec
+from services.kernel.rng import SeededRng
 from tests.engine_fixtures import cid, play_out
 
 
@@ -150,7 +150,7 @@ def test_the_engine_process_serves_health_and_reflection_and_stops_on_sigterm(
     port = free_port()
     env = {**os.environ, "RAFFE_PORT": str(port), "RAFFE_REDIS_URL": redis_url}
     process = subprocess.Popen(
-        [sys.executable, "-m", "services.giraffe_raffe"], env=env, stderr=subprocess.PIPE
+        [sys.executable, "-m", "services.engine", "giraffe-raffe"], env=env, stderr=subprocess.PIPE
     )
     try:
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")

@@ -6,10 +6,10 @@ import pytest
 
 from services.core.engine_client import EngineClient
 from services.core.errors import InvalidArgument, RuleViolation
-from services.core.game import SeatSpec
-from services.core.rng import SeededRng
 from services.giraffometer.bots import BOTS
 from services.giraffometer.game import GAME  # noqa: F401 - the engine fixture (conftest) serves it
+from services.kernel.game import SeatSpec
+from services.kernel.rng import SeededRng
 from tests.engine_fixtures import cid, play_out
 
 
@@ -50,8 +50,8 @@ async def test_votes_stay_invisible_to_others_until_the_reveal(engine: EngineCli
     ("command", "error", "code"),
     [
         ({"type": "vote", "lowest": 2, "highest": 2}, InvalidArgument, "same_position"),
-        ({"type": "vote", "lowest": 0, "highest": 2}, InvalidArgument, "bad_position"),
-        ({"type": "vote", "lowest": 9, "highest": 2}, InvalidArgument, "bad_position"),
+        ({"type": "vote", "lowest": 0, "highest": 2}, InvalidArgument, "bad_lowest"),
+        ({"type": "vote", "lowest": 9, "highest": 2}, InvalidArgument, "bad_lowest"),
         ({"type": "close_round"}, RuleViolation, "round_still_open"),
     ],
 )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.partitions import PartitionLeases
@@ -13,7 +12,7 @@ from tests.eventstore_helpers import append, append_played, ev
 
 
 def small(store: EventStore, partitions: int = 8) -> EventStore:
-    return EventStore(store.redis, replace(store.settings, partitions=partitions))
+    return EventStore(store.redis, store.settings.model_copy(update={"partitions": partitions}))
 
 
 async def test_two_workers_split_the_partitions_and_a_survivor_takes_over(
@@ -137,9 +136,9 @@ async def test_the_projection_forgets_finished_games_and_keeps_its_byte_bound(
     store: EventStore,
 ) -> None:
     """#16 item 8: the fold cache is bounded by bytes, and a game that ends leaves it."""
-    from services.core.playthrough import play_bots
     from services.giraffe_raffe.bots import random_bot
     from services.giraffe_raffe.game import GAME as GR
+    from services.kernel.playthrough import play_bots
     from services.projection.folding import Folder
 
     folder = Folder(store, cache_bytes=200_000)

@@ -5,17 +5,15 @@ the game takes a fraction of the memory it took."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from services.core.errors import VersionConflict
 from services.core.eventstore import EventStore
-from services.core.game import SeatSpec
-from services.core.playthrough import play_bots
 from services.core.runtime import GameRuntime
 from services.giraffometer.bots import BOTS
 from services.giraffometer.game import GAME
+from services.kernel.game import SeatSpec
+from services.kernel.playthrough import play_bots
 from services.projection.archive import Archiver
 from services.projection.consumer import fold_batch
 from services.projection.folding import Folder, model
@@ -33,7 +31,7 @@ async def used_memory(store: EventStore, game_id: str) -> int:
 
 
 async def test_a_finished_game_is_archived_and_reads_the_same(store: EventStore) -> None:
-    store = EventStore(store.redis, replace(store.settings, partitions=4))
+    store = EventStore(store.redis, store.settings.model_copy(update={"partitions": 4}))
     played = play_bots(GAME, [BOTS["normal"]] * 3, "retention")
     game_id, p = "archived-game", store.partition_of("archived-game")
     await append_played(store, game_id, GAME.name, played.events, time_ms=1_000)

@@ -6,8 +6,8 @@ import pytest
 
 from services.core.engine_client import EngineClient
 from services.core.errors import InvalidArgument, RuleViolation
-from services.core.game import SeatSpec
-from services.core.rng import SeededRng
+from services.kernel.game import SeatSpec
+from services.kernel.rng import SeededRng
 from services.riff_raff.bots import BOTS
 from services.riff_raff.game import GAME  # noqa: F401 - the engine fixture (conftest) serves it
 from tests.engine_fixtures import cid, play_out

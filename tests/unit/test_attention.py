@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from services.core.attention import attended
-from services.core.game import SeatSpec
-from services.core.playthrough import created_event
 from services.giraffe_raffe.game import GAME as GIRAFFE_RAFFE
+from services.kernel.game import SeatSpec
+from services.kernel.playthrough import created_event
 from services.tournament.game import GAME as TOURNAMENT
 
 

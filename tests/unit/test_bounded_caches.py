@@ -6,11 +6,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.core.game import SeatSpec
 from services.core.lru import BytesLRU
-from services.core.playthrough import Playthrough
 from services.giraffometer import decks
 from services.giraffometer.game import GAME as GIRAFFOMETER
+from services.kernel.game import SeatSpec
+from services.kernel.playthrough import Playthrough
 
 
 @given(st.lists(st.tuples(st.integers(0, 20), st.integers(0, 400)), max_size=200))

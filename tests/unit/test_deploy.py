@@ -19,6 +19,11 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from gateway.settings import GatewaySettings
+from services import manifests
+from services.core.settings import ServiceSettings, env_names
+from services.core.targets import TOURNAMENT_PORT, default_ports, engine_targets
+from services.games import GAMES
 from services.launcher import SERVICES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,6 +68,8 @@ def settings_read_by_code() -> set[str]:
     for folder in ("services", "gateway"):
         for path in (ROOT / folder).rglob("*.py"):
             names |= set(re.findall(r"\b(RAFFE_[A-Z_]+)\b", path.read_text()))
+    for settings in (ServiceSettings, GatewaySettings):
+        names |= env_names(settings)
     return names - LOCAL_ONLY
 
 
@@ -118,16 +125,15 @@ def test_every_setting_a_service_reads_has_a_value(target: str) -> None:
 @pytest.mark.parametrize("target", TARGETS)
 def test_images_and_ports_agree_with_the_services(target: str) -> None:
     objects = render(target)
-    ports = {s.module: s.port for s in SERVICES}
+    ports = {tuple(s.argv[2:]): s.port for s in SERVICES}
     services = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Service"}
     images = set()
     for w in workloads(objects):
         if w["metadata"]["name"] == "raffe-redis":
             continue
         c = w["spec"]["template"]["spec"]["containers"][0]
-        module = c["args"][0]
         main = next(p["containerPort"] for p in c["ports"] if p["name"] == "main")
-        assert main == ports[module] == int(env_of(c, objects)["RAFFE_PORT"]), module
+        assert main == ports[tuple(c["args"])] == int(env_of(c, objects)["RAFFE_PORT"]), c["args"]
         images.add(c["image"])
         if w["metadata"]["name"] in services:
             assert services[w["metadata"]["name"]]["spec"]["ports"][0]["port"] == main
@@ -135,24 +141,36 @@ def test_images_and_ports_agree_with_the_services(target: str) -> None:
     config = next(
         o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "raffe-config"
     )
-    for target_ in config["data"]["RAFFE_ENGINES"].split(","):
-        game, _, address = target_.partition("=")
-        host, port = address.removeprefix("dns:///").split(":")
+    pattern = config["data"]["RAFFE_ENGINE_ADDRESS"]
+    for name, port in default_ports().items():
+        host, at = pattern.format(name=name, port=port).removeprefix("dns:///").split(":")
         assert services[host]["spec"].get("clusterIP") == "None", f"{host} must be headless"
-        assert int(port) == ports["services." + game.replace("-", "_")]
+        assert int(at) == services[host]["spec"]["ports"][0]["port"]
 
 
-def test_engine_entry_points_use_the_launcher_ports() -> None:
-    from services.giraffe_raffe.__main__ import DEFAULT_PORT as GIRAFFE_RAFFE
-    from services.giraffometer.__main__ import DEFAULT_PORT as GIRAFFOMETER
-    from services.riff_raff.__main__ import DEFAULT_PORT as RIFF_RAFF
-    from services.tournament.__main__ import DEFAULT_PORT as TOURNAMENT
+@needs_kubectl
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_game_has_an_engine_scaled_by_the_overlay(target: str) -> None:
+    deployments = {o["metadata"]["name"]: o for o in render(target) if o["kind"] == "Deployment"}
+    replicas = {"base": 2, "overlays/local": 1, "overlays/production": 4}[target]
+    for name in GAMES:
+        engine = deployments[f"raffe-{name}"]
+        assert engine["spec"]["template"]["spec"]["containers"][0]["args"][1] == name
+        assert engine["spec"]["replicas"] == replicas
 
-    ports = {s.module: s.port for s in SERVICES}
-    assert ports["services.giraffe_raffe"] == GIRAFFE_RAFFE
-    assert ports["services.giraffometer"] == GIRAFFOMETER
-    assert ports["services.riff_raff"] == RIFF_RAFF
-    assert ports["services.tournament"] == TOURNAMENT
+
+def test_the_engine_manifests_are_generated_from_the_games() -> None:
+    """deploy/k8s/base/engines.yaml is `make manifests` output for services/games.py."""
+    assert manifests.OUTPUT.read_text() == manifests.render(), "run `make manifests`"
+    names = [d["metadata"]["name"] for d in yaml.safe_load_all(manifests.render())]
+    assert {f"raffe-{g}" for g in GAMES} <= set(names)
+
+
+def test_engines_listen_where_the_launcher_and_clients_expect() -> None:
+    ports = {s.engine: s.port for s in SERVICES if s.engine}
+    assert ports == default_ports()
+    assert engine_targets()["tournament"].endswith(f":{TOURNAMENT_PORT}")
+    assert {g.default_port for g in GAMES.values()}.isdisjoint({TOURNAMENT_PORT})
 
 
 def test_the_dockerfile_is_multi_stage_non_root_and_lints_clean() -> None:

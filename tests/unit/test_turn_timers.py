@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from services.bots.runner import Watch
-from services.core.commands import has_timer
 from services.core.errors import RuleViolation
-from services.core.game import SeatSpec
-from services.core.playthrough import Playthrough
 from services.games import GAMES
 from services.giraffe_raffe.game import GAME as GIRAFFE_RAFFE
+from services.kernel.commands import has_timer
+from services.kernel.game import SeatSpec
+from services.kernel.playthrough import Playthrough
 from services.riff_raff.game import GAME as RIFF_RAFF
 from services.riff_raff.rules import phase
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 
-from services.core.eventstore.packing import PackedConnection
 from services.core.eventstore.store import EventStore, RedisClient
 from services.core.settings import StoreSettings
 
@@ -24,7 +23,6 @@ async def redis_client(settings: StoreSettings) -> RedisClient:
         pool = BlockingConnectionPool.from_url(
             settings.redis_url,
             password=password,
-            connection_class=PackedConnection,
             max_connections=settings.redis_connections,
             timeout=settings.redis_timeout_s,
             **timeouts,
@@ -33,7 +31,6 @@ async def redis_client(settings: StoreSettings) -> RedisClient:
     client = RedisCluster.from_url(
         settings.redis_url,
         password=password,
-        connection_class=PackedConnection,
         max_connections=settings.redis_connections,
         **timeouts,
     )

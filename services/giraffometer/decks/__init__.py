@@ -10,7 +10,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from services.core.errors import InvalidArgument
+from services.kernel.errors import InvalidArgument
 
 MAX_CUSTOM_FACTS = 100  # keeps a custom deck, stored as one event, under 64 KiB
 MIN_FACTS = 6

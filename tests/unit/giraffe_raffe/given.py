@@ -5,20 +5,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from services.core.game import Event, SeatSpec
-from services.core.playthrough import created_event
-from services.core.rng import SeededRng
 from services.giraffe_raffe import rules
 from services.giraffe_raffe.cards import DECK
-from services.giraffe_raffe.evolve import fold
+from services.giraffe_raffe.evolve import evolve
+from services.giraffe_raffe.game import GAME
 from services.giraffe_raffe.state import State
+from services.kernel.game import Event, SeatSpec
+from services.kernel.playthrough import created_event
+from services.kernel.rng import SeededRng
 
 SEED = "given-seed"
 
 
 def created(players: int = 2, **options: Any) -> Event:
     seats = [SeatSpec("human")] * players
-    return created_event(rules.options(options, seats), seats, SEED)
+    return created_event(GAME.options(options, seats), seats, SEED)
 
 
 def dealt(
@@ -62,11 +63,11 @@ def apples(seat: int, count: int) -> Event:
 
 
 def given(*events: Event) -> State:
-    return fold(list(events))
+    return evolve.replay(events, State())
 
 
 def when(state: State, seat: int, **command: Any) -> list[Event]:
-    return rules.decide(state, seat, command, SeededRng(SEED, 99))
+    return rules.decide(state, seat, GAME.command(command), SeededRng(SEED, 99))
 
 
 def types(events: Sequence[Event]) -> list[str]:

@@ -8,17 +8,17 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.core.game import SeatSpec
-from services.core.playthrough import Playthrough
 from services.core.redaction import redact_event
-from services.core.rng import SeededRng
 from services.giraffe_raffe.bots import random_bot
 from services.giraffe_raffe.cards import DECK, KNOWN
-from services.giraffe_raffe.evolve import fold
+from services.giraffe_raffe.evolve import evolve
 from services.giraffe_raffe.game import GAME
 from services.giraffe_raffe.rules import status
 from services.giraffe_raffe.state import State
 from services.giraffe_raffe.view import legal_commands, view
+from services.kernel.game import SeatSpec
+from services.kernel.playthrough import Playthrough
+from services.kernel.rng import SeededRng
 
 MAX_MOVES = 3000
 SETUPS = st.sampled_from(
@@ -91,7 +91,8 @@ def test_random_playthroughs_keep_every_invariant(
         check_invariants(p)
         moves += 1
         assert moves < MAX_MOVES, "every game ends"
-    assert fold(p.events) == p.state, "folding the events rebuilds the state exactly"
+    replayed = evolve.replay(p.events, State())
+    assert replayed == p.state, "folding the events rebuilds the state exactly"
     assert p.events[-1].type == "GameEnded"
 
 

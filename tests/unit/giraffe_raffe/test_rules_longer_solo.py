@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import hashlib
 
-from services.core.game import SeatSpec
-from services.core.playthrough import Playthrough
 from services.core.redaction import redact_event
-from services.core.rng import SeededRng
 from services.giraffe_raffe.bots import random_bot
 from services.giraffe_raffe.game import GAME
 from services.giraffe_raffe.view import legal_commands, redact, view
+from services.kernel.game import SeatSpec
+from services.kernel.playthrough import Playthrough
+from services.kernel.rng import SeededRng
 from tests.unit.giraffe_raffe.given import (
     Event,
     apples,

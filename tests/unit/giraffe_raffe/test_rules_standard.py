@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from services.core.errors import InvalidArgument, RuleViolation
-from services.core.game import SeatSpec
-from services.core.playthrough import Playthrough
 from services.giraffe_raffe.cards import COPIES, DECK, NUMBERED
 from services.giraffe_raffe.game import GAME
 from services.giraffe_raffe.state import APPLES
+from services.kernel.game import SeatSpec
+from services.kernel.playthrough import Playthrough
 from tests.unit.giraffe_raffe.given import (
     apples,
     created,

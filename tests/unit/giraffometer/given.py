@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.core.game import Event, SeatSpec
-from services.core.playthrough import Playthrough
-from services.core.rng import SeededRng
 from services.giraffometer import rules
+from services.giraffometer.evolve import evolve
 from services.giraffometer.game import GAME
 from services.giraffometer.state import State
+from services.kernel.game import Event, SeatSpec
+from services.kernel.playthrough import Playthrough
+from services.kernel.rng import SeededRng
 
 SEED = "gm-seed"
 # Six facts of a custom deck with known answers: position n holds answer FACTS[n-1].
@@ -42,16 +43,16 @@ def ordered(players: int = 3, **options: Any) -> State:
     order = [f"f{i}" for i in range(12)]
     state = GAME.initial()
     for e in events:
-        state = rules.evolve(state, e)
-    state = rules.evolve(state, Event("DeckShuffled", {"order": order}))
+        state = evolve(state, e)
+    state = evolve(state, Event("DeckShuffled", {"order": order}))
     facts = [state.facts[i].public() for i in order[:6]]
     deadline = 1_000 + options["round_timer"] * 1000 if options.get("round_timer") else 0
     started = {"round": 1, "ids": order[:6], "facts": facts, "deadline_ms": deadline}
-    return rules.evolve(state, Event("RoundStarted", started))
+    return evolve(state, Event("RoundStarted", started))
 
 
 def when(state: State, seat: int, now_ms: int = 2_000, **command: Any) -> list[Event]:
-    return rules.decide(state, seat, command, SeededRng(SEED, 7), now_ms)
+    return rules.decide(state, seat, GAME.command(command), SeededRng(SEED, 7), now_ms)
 
 
 def vote(lowest: int, highest: int) -> dict[str, Any]:
@@ -60,5 +61,5 @@ def vote(lowest: int, highest: int) -> dict[str, Any]:
 
 def fold(state: State, events: list[Event]) -> State:
     for e in events:
-        state = rules.evolve(state, e)
+        state = evolve(state, e)
     return state

@@ -10,6 +10,8 @@ from importlib.resources import files
 import pytest
 
 from services.giraffometer import decks
+from services.giraffometer.evolve import evolve
+from services.kernel.game import Event
 
 DEFAULT = json.loads(files("services.giraffometer.decks").joinpath("default.json").read_text())
 
@@ -83,9 +85,9 @@ def test_a_game_dealt_before_a_fact_was_retired_still_reveals_it() -> None:
     retired = [f["id"] for f in DEFAULT["retired"]][:6]
     current = list(decks.default_deck())[:6]
     assert retired and not set(retired) & set(current)
-    state = rules.evolve(
+    state = evolve(
         State(),
-        rules.Event(
+        Event(
             "GameCreated",
             {
                 "options": {"deck": "default", "target": 7, "penalties": True, "round_timer": None},
@@ -94,8 +96,8 @@ def test_a_game_dealt_before_a_fact_was_retired_still_reveals_it() -> None:
             },
         ),
     )
-    state = rules.evolve(state, rules.Event("DeckShuffled", {"order": retired + current}))
-    flow = rules.Flow(state)
+    state = evolve(state, Event("DeckShuffled", {"order": retired + current}))
+    flow = rules.Flow(state, evolve)
     rules.start_round(flow, rules.SeededRng("s"), 0)
     assert list(flow.state.table) == retired
     rules.reveal(flow, rules.SeededRng("s"), 0, closed=True)

@@ -12,14 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.core.errors import InvalidArgument, RuleViolation
-from services.core.game import SeatSpec
-from services.core.playthrough import Playthrough
-from services.core.rng import SeededRng
 from services.giraffometer.bots import BOTS
 from services.giraffometer.game import GAME
 from services.giraffometer.rules import score_change, status
 from services.giraffometer.state import Vote
 from services.giraffometer.view import legal_commands, redact, view
+from services.kernel.game import SeatSpec
+from services.kernel.playthrough import Playthrough
+from services.kernel.rng import SeededRng
 from tests.unit.giraffometer.given import deck, fold, ordered, vote, when
 
 LOW, HIGH = 2, 4
@@ -66,9 +66,9 @@ def test_a_vote_is_one_lowest_and_one_highest_at_different_positions() -> None:
     s = ordered()
     bad_votes = [
         (vote(3, 3), "same_position"),
-        (vote(0, 2), "bad_position"),
-        (vote(1, 7), "bad_position"),
-        ({"type": "vote", "lowest": 1}, "bad_position"),
+        (vote(0, 2), "bad_lowest"),
+        (vote(1, 7), "bad_highest"),
+        ({"type": "vote", "lowest": 1}, "missing_field"),
     ]
     for bad, code in bad_votes:
         with pytest.raises(InvalidArgument) as info:

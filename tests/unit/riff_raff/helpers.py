@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.core.game import SeatSpec
-from services.core.playthrough import Playthrough
-from services.core.rng import SeededRng
+from services.kernel.game import SeatSpec
+from services.kernel.playthrough import Playthrough
+from services.kernel.rng import SeededRng
 from services.riff_raff.game import GAME
 from services.riff_raff.rules import phase, status
 from services.riff_raff.state import State

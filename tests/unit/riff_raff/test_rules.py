@@ -7,8 +7,8 @@ import hashlib
 import pytest
 
 from services.core.errors import InvalidArgument, RuleViolation
-from services.core.game import SeatSpec
-from services.core.playthrough import Playthrough
+from services.kernel.game import SeatSpec
+from services.kernel.playthrough import Playthrough
 from services.riff_raff.game import GAME
 from services.riff_raff.rules import phase
 from services.riff_raff.state import State
@@ -207,7 +207,7 @@ def test_options_and_bad_input() -> None:
     seat = active(p)
     for bad, code in [
         ({"type": "load", "pieces": [{"piece": "dragon"}]}, "bad_piece"),
-        ({"type": "load", "pieces": [{"piece": "box", "position": 1.5}]}, "bad_placement"),
+        ({"type": "load", "pieces": [{"piece": "box", "position": 1.5}]}, "bad_position"),
         ({"type": "report", "fell": []}, "not_tabletop"),
         ({"type": "fly"}, "unknown_command"),
     ]:

@@ -11,9 +11,9 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.core.game import SeatSpec
-from services.core.playthrough import Playthrough
-from services.core.rng import SeededRng
+from services.kernel.game import SeatSpec
+from services.kernel.playthrough import Playthrough
+from services.kernel.rng import SeededRng
 from services.riff_raff import ship
 from services.riff_raff.bots import BOTS
 from services.riff_raff.evolve import evolve

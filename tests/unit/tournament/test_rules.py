@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.core.errors import InvalidArgument, RuleViolation
-from services.core.game import ENGINE, SeatSpec
-from services.core.playthrough import Playthrough
+from services.kernel.game import ENGINE, SeatSpec
+from services.kernel.playthrough import Playthrough
 from services.tournament import pairing
 from services.tournament.game import GAME
 from services.tournament.rules import ORGANISER, evolve

@@ -8,9 +8,8 @@ from math import comb
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.bots.registry import bot_for
-from services.core.playthrough import play_bots
 from services.games import GAMES
+from services.kernel.playthrough import play_bots
 from services.tournament import scoring
 
 keys = st.lists(st.integers(min_value=-5, max_value=5).map(float), min_size=2, max_size=8)
@@ -47,7 +46,7 @@ def test_matchpoints_compare_each_seat_with_the_same_seat_elsewhere(
 def test_each_games_keys_rank_its_winners_first() -> None:
     for name, game in GAMES.items():
         for seed in ("a", "b", "c"):
-            p = play_bots(game, [bot_for(name, "random")] * 3, f"score-{seed}")
+            p = play_bots(game, [GAMES[name].bot("random")] * 3, f"score-{seed}")
             final = game.view(p.state, -1)
             k = scoring.result_keys(name, final)
             winners, losers = final["status"]["winners"], final["status"]["losers"]

@@ -4,9 +4,24 @@ fields. Shared so all games answer malformed commands with the same codes."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
-from services.core.errors import InvalidArgument, RuleViolation
+from pydantic import BaseModel, ConfigDict
+
+from services.kernel.errors import InvalidArgument, RuleViolation
+
+
+class Strict(BaseModel):
+    """A command model: unknown fields are refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Timeout(Strict):
+    """Any game with a turn timer: after the deadline, the engine plays the default move
+    (AL-3). The bot runner sends it by itself; clients may too."""
+
+    type: Literal["timeout"]
 
 
 def command_type(command: Mapping[str, Any], fields: Mapping[str, set[str]]) -> str:
@@ -46,10 +61,8 @@ def deadline_passed(deadline_ms: int, now_ms: int, what: str) -> None:
         raise RuleViolation(f"the {what} has {left} s left", f"{what}_still_open")
 
 
-def check_timeout(command: Mapping[str, Any], over: bool, deadline_ms: int, now_ms: int) -> None:
+def check_timeout(over: bool, deadline_ms: int, now_ms: int) -> None:
     """The checks of a `timeout` command, the same in every game with a turn timer."""
-    if set(command) != {"type"}:
-        raise InvalidArgument("timeout has no fields", "unknown_field")
     if over:
         raise RuleViolation("the game is over", "game_over")
     deadline_passed(deadline_ms, now_ms, "turn")

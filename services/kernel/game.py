@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from services.core.rng import SeededRng
+from services.kernel.rng import SeededRng
 
 ENGINE = -1  # actor of events the engine produced itself
 SPECTATOR = -1  # viewer that is no seat
@@ -87,8 +87,13 @@ class Game(Protocol[S]):
         """Opening events, given the state after GameCreated: the deal, the first turn."""
         ...
 
+    def command(self, raw: Mapping[str, Any]) -> Any:
+        """The typed command of a client's JSON (the game's commands.py); raises
+        InvalidArgument."""
+        ...
+
     def decide(
-        self, state: S, seat: int, command: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
+        self, state: S, seat: int, command: Any, rng: SeededRng, now_ms: int = 0
     ) -> list[Event]:
         """Events for a command, including what follows by itself; raises RuleViolation.
         ``now_ms`` is the command's clock: time enters as data, so decide stays pure."""

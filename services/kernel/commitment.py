@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 
-from services.core.rng import SeededRng
+from services.kernel.rng import SeededRng
 
 
 def new_salt(rng: SeededRng) -> str:

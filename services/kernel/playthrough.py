@@ -7,8 +7,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Generic, TypeVar
 
-from services.core.game import Event, Game, SeatSpec
-from services.core.rng import SeededRng, seed_hash
+from services.kernel.game import Event, Game, SeatSpec
+from services.kernel.rng import SeededRng, seed_hash
 
 S = TypeVar("S")
 
@@ -80,7 +80,8 @@ class Playthrough(Generic[S]):
 
     def execute(self, seat: int, command: Mapping[str, Any], now_ms: int = 0) -> list[Event]:
         rng = SeededRng(self.seed, self.version)
-        events = self.game.decide(self.state, seat, command, rng, now_ms)
+        typed = self.game.command(command)
+        events = self.game.decide(self.state, seat, typed, rng, now_ms)
         self.apply(events)
         return events
 

@@ -1,0 +1,1 @@
+"""The engine of any registered game: ``python -m services.engine giraffe-raffe``."""

@@ -1,0 +1,74 @@
+"""What can happen in Giraffometer."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from services.kernel.events import EventTypes, GameCreated, event
+
+
+@event
+class DeckLoaded:
+    """A custom deck's facts, answers included (redacted until each is revealed)."""
+
+    name: str
+    facts: Sequence[Mapping[str, Any]]
+
+
+@event
+class DeckShuffled:
+    order: Sequence[str]  # secret: which facts come next
+
+
+@event
+class DeckReshuffled:
+    order: Sequence[str]  # GM-5: the discards shuffled under what was left
+
+
+@event
+class RoundStarted:
+    round: int
+    ids: Sequence[str]
+    facts: Sequence[Mapping[str, Any]]  # the six facts, without answers
+    deadline_ms: int = 0
+
+
+@event
+class VoteCast:
+    seat: int
+    lowest: int  # secret until the reveal; others see the commitment
+    highest: int
+    salt: str
+    commitment: str
+
+
+@event
+class RoundRevealed:
+    round: int
+    answers: Sequence[float]
+    lowest_position: int
+    highest_position: int
+    votes: Mapping[str, Mapping[str, Any]]
+    changes: Sequence[int]
+    scores: Sequence[int]
+    closed_by_timer: bool = False
+
+
+@event
+class GameEnded:
+    winners: Sequence[int]
+    losers: Sequence[int] = ()
+    seed: str = ""
+
+
+EVENTS = EventTypes(
+    GameCreated,
+    DeckLoaded,
+    DeckShuffled,
+    DeckReshuffled,
+    RoundStarted,
+    VoteCast,
+    RoundRevealed,
+    GameEnded,
+)

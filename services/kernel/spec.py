@@ -1,0 +1,99 @@
+"""Everything a game declares about itself, in one object (DESIGN §2).
+
+Each game package's ``game.py`` builds one ``GameSpec`` named ``GAME``;
+``services.games`` lists the packages, and every other place that needs to know the
+games (engines, launcher, bots, tournaments, the gateway's schema, the manifests) reads
+them from there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from services.kernel.errors import InvalidArgument
+from services.kernel.events import EventTypes
+
+Bot = Callable[..., dict[str, Any]]  # (view, legal commands, rng) -> command
+
+
+def unchanged(options: dict[str, Any]) -> dict[str, Any]:
+    return options
+
+
+def no_scoring(final_view: Mapping[str, Any]) -> list[float]:
+    raise ValueError("this game is not played in tournaments")
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Satisfies services.kernel.game.Game from plain functions, and says what the
+    machinery around the engine needs: its port, table sizes, bots, commands, scoring."""
+
+    name: str  # the game type in the event store and the API, e.g. "giraffe-raffe"
+    engine_version: str
+    options: Callable[..., dict[str, Any]]
+    initial: Callable[[], Any]
+    setup: Callable[..., Any]
+    decide: Callable[..., Any]
+    evolve: Callable[..., Any]
+    status: Callable[..., Any]
+    view: Callable[..., dict[str, Any]]
+    redact: Callable[..., Any]
+    legal_commands: Callable[..., dict[str, Any]]
+    events: EventTypes | None = None  # the game's event types (events.py)
+    title: str = ""
+    default_port: int = 0  # its engine's gRPC port when run locally; metrics on +1000
+    commands: Any = None  # the union of the game's command models (commands.py)
+    players: tuple[int, int] = (1, 1)  # at one table, least and most (tournament tables)
+    bots: Mapping[str, Bot] = field(default_factory=dict)  # by level
+    default_bot: str = ""
+    # One number per seat from a finished game's public view, higher is better.
+    result_keys: Callable[[Mapping[str, Any]], list[float]] = no_scoring
+    recorded_options: Callable[[dict[str, Any]], dict[str, Any]] = unchanged
+    # Every game of this kind is followed by the runners (services.core.attention).
+    always_attended: bool = False
+
+    @cached_property
+    def _command_schema(self) -> TypeAdapter[Any]:
+        return TypeAdapter(self.commands)
+
+    def command(self, raw: Mapping[str, Any]) -> Any:
+        """The typed command (commands.py) of a client's JSON, or InvalidArgument naming
+        what is wrong; a game without command types gets the mapping as it came."""
+        if self.commands is None:
+            return raw
+        try:
+            return self._command_schema.validate_python(raw)
+        except ValidationError as error:
+            raise command_error(error) from None
+
+    def bot(self, level: str) -> Bot:
+        """The bot of ``level``, or the default one for an empty or unknown level."""
+        return self.bots.get(level or self.default_bot, self.bots[self.default_bot])
+
+
+# Pydantic's complaint about a command, as the codes every game has always answered.
+ERROR_CODES = {
+    "union_tag_invalid": "unknown_command",
+    "union_tag_not_found": "unknown_command",
+    "model_attributes_type": "unknown_command",
+    "model_type": "unknown_command",
+    "extra_forbidden": "unknown_field",
+    "missing": "missing_field",
+}
+
+
+def command_error(error: ValidationError) -> InvalidArgument:
+    """The first complaint, coded by its kind or as ``bad_<field>`` (e.g. bad_cards)."""
+    first = error.errors(include_url=False)[0]
+    fields = [part for part in first["loc"] if isinstance(part, str)]
+    if fields[-1:] == ["type"]:  # a game of one command type, sent another
+        return InvalidArgument(f"unknown command: {first['msg']}", "unknown_command")
+    code = ERROR_CODES.get(first["type"], f"bad_{fields[-1]}" if fields else "bad_command")
+    where = ".".join(str(part) for part in first["loc"]) or "command"
+    return InvalidArgument(f"{where}: {first['msg']}", code)

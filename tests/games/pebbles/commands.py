@@ -1,0 +1,19 @@
+"""What a player of Pebbles can send."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from services.kernel.commands import Strict
+
+
+class Take(Strict):
+    """Pebbles: take one to three pebbles from the pile."""
+
+    type: Literal["take"]
+    count: int = Field(ge=1, le=3)
+
+
+Command = Take  # a game of one command; more would be Annotated[A | B, discriminator]

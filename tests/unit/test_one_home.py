@@ -1,0 +1,91 @@
+"""One home per game: every game is a package with the same modules, importing only the
+kernel and itself; nothing outside it names its package; its events and commands are
+typed, and a fold refuses an event the game does not declare."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+from pathlib import Path
+
+import pytest
+
+from services.games import GAMES, PACKAGES
+from services.kernel.events import UnknownEvent
+from services.kernel.game import Event
+from services.kernel.playthrough import play_bots
+
+ROOT = Path(__file__).resolve().parents[2]
+EVERY_GAME = [*PACKAGES, "tests.games.pebbles"]
+MODULES = {"game", "state", "events", "commands", "options", "rules", "evolve", "view", "bots"}
+
+
+def folder(package: str) -> Path:
+    return ROOT.joinpath(*package.split("."))
+
+
+def imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+@pytest.mark.parametrize("package", EVERY_GAME)
+def test_every_game_has_the_same_modules(package: str) -> None:
+    present = {p.stem for p in folder(package).glob("*.py")}
+    assert present >= MODULES, f"{package} lacks {MODULES - present}"
+
+
+@pytest.mark.parametrize("package", EVERY_GAME)
+def test_a_game_imports_only_the_kernel_and_itself(package: str) -> None:
+    for path in folder(package).rglob("*.py"):
+        ours = {m for m in imports(path) if m.split(".")[0] in ("services", "gateway", "tests")}
+        strays = {m for m in ours if not m.startswith(("services.kernel", package))}
+        assert not strays, f"{path.relative_to(ROOT)} imports {strays}"
+
+
+def test_nothing_outside_a_game_imports_it() -> None:
+    """The machinery knows the games through services.games alone."""
+    for top in ("services", "gateway"):
+        for path in (ROOT / top).rglob("*.py"):
+            for package in PACKAGES:
+                if path.is_relative_to(folder(package)):
+                    continue
+                named = {m for m in imports(path) if m == package or m.startswith(package + ".")}
+                assert not named, f"{path.relative_to(ROOT)} imports {named}"
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_a_fold_refuses_an_event_the_game_does_not_declare(name: str) -> None:
+    game = GAMES[name]
+    with pytest.raises(UnknownEvent):
+        game.evolve(game.initial(), Event("SomethingNew", {}))
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_event_a_game_writes_is_declared_and_folds_back_alike(name: str) -> None:
+    """Bots play whole games through the game's command schema; each stored event is a
+    declared type, and folding the stored log gives the state the game decided on."""
+    game = GAMES[name]
+    played = play_bots(game, [game.bot("random")] * game.players[0], f"home-{name}")
+    assert game.events is not None
+    assert {e.type for e in played.events} <= set(game.events)
+    state = game.initial()
+    for event in played.events:  # as the store gives them back: JSON
+        state = game.evolve(state, Event(event.type, json.loads(json.dumps(event.data))))
+    assert game.view(state, 0) == game.view(played.state, 0)
+    assert game.status(state) == game.status(played.state)
+
+
+def test_the_test_only_game_is_a_package_the_registry_loads_by_name() -> None:
+    pebbles = importlib.import_module("tests.games.pebbles.game").GAME
+    assert pebbles.name == "pebbles" and pebbles.name not in GAMES
+    assert {p.name for p in folder("tests.games.pebbles").glob("*.py")} == {
+        "__init__.py",
+        *(f"{m}.py" for m in MODULES),
+    }
