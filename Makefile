@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+RUN_STAMP := $(VENV)/.run-stamp
 PROTOS := $(sort $(wildcard proto/raffe/v1/*.proto))
 GEN    := raffe/v1/.generated-stamp
 PYTEST_ARGS ?=
@@ -14,15 +15,21 @@ PYTEST_ARGS ?=
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# Tests, linters and benchmarks need the dev tools; `make run` only what running needs.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev,decks]'
+	touch $@ $(RUN_STAMP)
+
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[build]'
 	touch $@
 
 install: $(STAMP)
 
 # Generated protobuf modules are build output: ignored by git, rebuilt when a .proto changes.
-$(GEN): $(PROTOS) $(STAMP)
+$(GEN): $(PROTOS) | $(RUN_STAMP)
 	rm -rf raffe
 	mkdir -p raffe/v1
 	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=. --pyi_out=. --grpc_python_out=. $(PROTOS)
@@ -33,22 +40,22 @@ proto: $(GEN)
 run: proto
 	$(BIN)/python -m services.launcher
 
-test: proto
+test: $(STAMP) proto
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-lint: proto
+lint: $(STAMP) proto
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy services gateway
 
 # The engines' Kubernetes manifests, one per game of services/games.py (a test checks them).
-manifests: proto
+manifests: $(STAMP) proto
 	$(BIN)/python -m services.manifests
 
-demo: proto
+demo: $(STAMP) proto
 	$(BIN)/python -m services.demo
 
-bench: proto
+bench: $(STAMP) proto
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:

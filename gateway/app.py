@@ -8,12 +8,14 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
+from gateway import openapi
 from gateway.clients import Clients
 from gateway.command_lane import CommandLane
 from gateway.guard import Guard
 from gateway.problems import HANDLERS
-from gateway.routes import games, tournaments
+from gateway.routes import catalog, games, tournaments
 from gateway.settings import GatewaySettings
+from gateway.web import mount_web
 
 DESCRIPTION = """Raffe plays Giraffe Raffe, Giraffometer and Riff Raff online.
 
@@ -31,11 +33,22 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         yield
         await app.state.clients.close()
 
-    app = FastAPI(title="Raffe", version="1", description=DESCRIPTION, lifespan=lifespan)
+    app = FastAPI(
+        title="Raffe",
+        version="1",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,  # gateway.web serves /docs and /redoc with local assets
+        redoc_url=None,
+        generate_unique_id_function=openapi.operation_id,
+    )
     for exc, handler in HANDLERS.items():
         app.add_exception_handler(exc, handler)
     app.include_router(games.router)
     app.include_router(tournaments.router)
+    app.include_router(catalog.router)
+    mount_web(app)
+    openapi.install(app)
     # added later = outer: CORS, then the guard (its refusals carry CORS headers), then the
     # command lane (commands pass rate limits and caps, and answer with CORS headers)
     app.add_middleware(CommandLane)

@@ -37,10 +37,10 @@ GAMES: dict[str, GameSpec] = {g.name: g for g in map(_load, packages())}
 PACKAGE_OF: dict[str, str] = {_load(p).name: p for p in packages()}
 
 
-def command_models() -> list[type]:
+def command_models(games: list[GameSpec] | None = None) -> list[type]:
     """Every game's command models, each once (the gateway's request schema)."""
     models: list[type] = []
-    for game in GAMES.values():
+    for game in GAMES.values() if games is None else games:
         for model in _members(game.commands):
             if model not in models:
                 models.append(model)

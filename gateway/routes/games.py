@@ -20,6 +20,7 @@ from gateway.models import (
     EventPage,
     GameView,
 )
+from gateway.openapi import TOKEN_OPTIONAL, TOKEN_REQUIRED
 from gateway.problems import Problem
 from gateway.tokens import TICKET_S, Caller, creation_key
 from services.core.eventstore.keys import GAME_ID
@@ -131,7 +132,11 @@ async def claim_seat(
 
 
 @router.post(
-    "/{game_id}/seats/{seat}/token", status_code=201, response_model=Claimed, responses=PROBLEMS
+    "/{game_id}/seats/{seat}/token",
+    status_code=201,
+    response_model=Claimed,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
 )
 async def rotate_token(
     game_id: GameId, seat: Annotated[int, Path(ge=0, le=29)], c: ClientsDep, who: CallerDep
@@ -144,7 +149,7 @@ async def rotate_token(
     return Claimed(game_id=game_id, seat=seat, token=await c.tokens.rotate(who))
 
 
-@router.get("/{game_id}", response_model=GameView, responses=PROBLEMS)
+@router.get("/{game_id}", response_model=GameView, responses=PROBLEMS, openapi_extra=TOKEN_OPTIONAL)
 async def get_game(
     game_id: GameId,
     c: ClientsDep,
@@ -187,7 +192,7 @@ def view_response(game_id: str, seat: int, version: int, view: bytes) -> Respons
     )
 
 
-@router.get("/{game_id}/commands", responses=PROBLEMS)
+@router.get("/{game_id}/commands", responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED)
 async def legal_commands(game_id: GameId, c: ClientsDep, who: CallerDep) -> dict[str, Any]:
     """The caller's legal commands, in the game's compact form."""
     seat = seat_in(game_id, who)
@@ -210,7 +215,12 @@ def _if_match(raw: str | None) -> int:
     return value
 
 
-@router.post("/{game_id}/commands", response_model=CommandResult, responses=PROBLEMS)
+@router.post(
+    "/{game_id}/commands",
+    response_model=CommandResult,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
 async def execute(
     game_id: GameId,
     body: CommandIn,
@@ -241,7 +251,9 @@ async def run_command(
     return Response(reply, media_type="application/json", headers={"ETag": f'"{version}"'})
 
 
-@router.get("/{game_id}/events", response_model=EventPage, responses=PROBLEMS)
+@router.get(
+    "/{game_id}/events", response_model=EventPage, responses=PROBLEMS, openapi_extra=TOKEN_OPTIONAL
+)
 async def events(
     game_id: GameId,
     c: ClientsDep,
@@ -255,7 +267,9 @@ async def events(
     return EventPage(version=version, events=page)
 
 
-@router.post("/{game_id}/stream-tickets", status_code=201, responses=PROBLEMS)
+@router.post(
+    "/{game_id}/stream-tickets", status_code=201, responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED
+)
 async def stream_ticket(game_id: GameId, c: ClientsDep, who: CallerDep) -> dict[str, Any]:
     """A ticket for your seat's live stream, for clients that cannot send headers with
     it (a browser's EventSource): open ``events/stream?ticket=…`` within
@@ -264,7 +278,7 @@ async def stream_ticket(game_id: GameId, c: ClientsDep, who: CallerDep) -> dict[
     return {"ticket": await c.tokens.ticket(who), "expires_in": TICKET_S}
 
 
-@router.get("/{game_id}/events/stream", responses=PROBLEMS)
+@router.get("/{game_id}/events/stream", responses=PROBLEMS, openapi_extra=TOKEN_OPTIONAL)
 async def stream(
     game_id: GameId,
     request: Request,
@@ -288,7 +302,7 @@ async def stream(
     return event_stream(c, request, game_id, game_type, seat, start)
 
 
-@router.get("/{game_id}/replay", responses=PROBLEMS)
+@router.get("/{game_id}/replay", responses=PROBLEMS, openapi_extra=TOKEN_OPTIONAL)
 async def replay(
     game_id: GameId,
     c: ClientsDep,

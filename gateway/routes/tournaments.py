@@ -15,6 +15,7 @@ from gateway.auth import caller, clients
 from gateway.clients import Clients
 from gateway.live import event_stream
 from gateway.models import CreateTournament, PlayerRegistered, RegisterPlayer, TournamentCreated
+from gateway.openapi import TOKEN_REQUIRED
 from gateway.problems import Problem
 from gateway.routes.games import MAX_VERSION, PROBLEMS, version_number
 from gateway.tokens import Caller
@@ -67,6 +68,7 @@ async def create(
     status_code=201,
     response_model=PlayerRegistered,
     responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
 )
 async def register(
     tournament_id: TournamentId, body: RegisterPlayer, c: ClientsDep, who: CallerDep
@@ -85,7 +87,7 @@ async def register(
     return PlayerRegistered(player=player, version=done.version, token=token)
 
 
-@router.post("/{tournament_id}/start", responses=PROBLEMS)
+@router.post("/{tournament_id}/start", responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED)
 async def start(tournament_id: TournamentId, c: ClientsDep, who: CallerDep) -> dict[str, Any]:
     """Start (organiser only): the first round's tables are paired and their games made."""
     _organiser(tournament_id, who)
@@ -152,7 +154,7 @@ async def _view(c: Clients, tournament_id: str, min_version: int) -> tuple[int, 
     return version, view, "engine"
 
 
-@router.get("/{tournament_id}/me", responses=PROBLEMS)
+@router.get("/{tournament_id}/me", responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED)
 async def me(
     tournament_id: TournamentId, request: Request, c: ClientsDep, who: CallerDep
 ) -> dict[str, Any]:

@@ -1,0 +1,52 @@
+"""What games this server plays, as a client needs to offer them: names, titles, table
+sizes, bot levels, option defaults and the event types a live stream may carry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from services.games import GAMES, command_models
+
+router = APIRouter(prefix="/v1/game-types", tags=["games"])
+
+
+class GameType(BaseModel):
+    name: str = Field(description="the value of `game` when creating one")
+    title: str
+    players: tuple[int, int] = Field(description="least and most seats at a table")
+    bots: list[str] = Field(description="bot levels, the default first")
+    events: list[str] = Field(description="event types its streams carry")
+    commands: list[str] = Field(description="command types (`type` of a command body)")
+
+
+def _command_types(name: str) -> list[str]:
+    game = GAMES[name]
+    models = command_models([game])
+    return sorted({t for m in models for t in _literal_types(m)})
+
+
+def _literal_types(model: Any) -> list[str]:
+    annotation = model.model_fields["type"].annotation
+    return [str(a) for a in getattr(annotation, "__args__", ())]
+
+
+@router.get("", response_model=list[GameType])
+async def game_types() -> list[GameType]:
+    """Every game this server plays."""
+    out = []
+    for name, game in GAMES.items():
+        levels = [game.default_bot, *(b for b in game.bots if b != game.default_bot)]
+        out.append(
+            GameType(
+                name=name,
+                title=game.title or name,
+                players=game.players,
+                bots=[b for b in levels if b],
+                events=list(game.events or ()),
+                commands=_command_types(name),
+            )
+        )
+    return out

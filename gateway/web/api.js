@@ -1,0 +1,106 @@
+// The REST API as the web client uses it: fetch with the seat's bearer token, problems
+// thrown as errors, seat tokens kept in localStorage, live updates over EventSource.
+
+const TOKENS = "raffe.tokens";
+
+export class Problem extends Error {
+  constructor(status, body) {
+    super(body.detail || body.title || `HTTP ${status}`);
+    this.status = status;
+    this.code = body.code || "error";
+  }
+}
+
+export async function api(method, path, body, token) {
+  const headers = {};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers["Authorization"] = `Bearer ${token}`;
+  const response = await fetch(path, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const json = text ? JSON.parse(text) : {};
+  if (!response.ok) throw new Problem(response.status, json);
+  return json;
+}
+
+// -- seats this browser holds, by game ---------------------------------------------------
+
+function all() {
+  try { return JSON.parse(localStorage.getItem(TOKENS) || "{}"); } catch { return {}; }
+}
+
+export function seatOf(gameId) {
+  return all()[gameId] || null; // {seat, token}
+}
+
+export function remember(gameId, seat, token) {
+  const tokens = all();
+  tokens[gameId] = { seat: Number(seat), token };
+  localStorage.setItem(TOKENS, JSON.stringify(tokens));
+}
+
+export function commandId() {
+  return crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random();
+}
+
+// -- live updates ------------------------------------------------------------------------
+
+// Follow a game's events: a seat's private stream needs a short-lived ticket (EventSource
+// cannot send the bearer token); a spectator's stream needs none. ``onEvent`` gets each
+// event; returns a function that stops following.
+export function follow(gameId, token, eventTypes, after, onEvent, base = "/v1/games") {
+  let source = null;
+  let stopped = false;
+  let last = after;
+  async function open() {
+    if (stopped) return;
+    let query = `after=${last}`;
+    if (token) {
+      try {
+        const ticket = await api("POST", `/v1/games/${gameId}/stream-tickets`, undefined, token);
+        query += `&ticket=${encodeURIComponent(ticket.ticket)}`;
+      } catch (e) { setTimeout(open, 2000); return; }
+    }
+    source = new EventSource(`${base}/${gameId}/events/stream?${query}`);
+    const handle = (message) => {
+      const event = JSON.parse(message.data);
+      last = Math.max(last, event.version);
+      onEvent(event);
+      if (event.type === "GameEnded") stop();
+    };
+    for (const type of eventTypes) source.addEventListener(type, handle);
+    source.onerror = () => { // tickets expire: reconnect with a fresh one
+      if (source) source.close();
+      if (!stopped) setTimeout(open, 1000);
+    };
+  }
+  function stop() { stopped = true; if (source) source.close(); }
+  open();
+  return stop;
+}
+
+// -- small DOM helpers -------------------------------------------------------------------
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "class") node.className = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+export function toast(message) {
+  const box = document.getElementById("toast");
+  box.textContent = message;
+  box.classList.add("show");
+  clearTimeout(box.hideTimer);
+  box.hideTimer = setTimeout(() => box.classList.remove("show"), 4000);
+}

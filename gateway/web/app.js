@@ -1,0 +1,292 @@
+// Raffe's web client: the lobby, a table for each game, replays and tournaments, over the
+// same REST API any client uses (/docs). No build step, no third-party code.
+
+import { api, commandId, el, follow, remember, seatOf, toast } from "/static/api.js";
+import { renderTournament, renderTournaments } from "/static/tournaments.js";
+
+const app = document.getElementById("app");
+let leave = () => {}; // stops what the current page follows (streams, timers)
+let catalog = null; // GET /v1/game-types
+
+async function gameTypes() {
+  catalog = catalog || (await api("GET", "/v1/game-types"));
+  return catalog;
+}
+
+async function tableModule(game) {
+  try { return await import(`/static/games/${game}.js`); }
+  catch { return await import("/static/games/generic.js"); }
+}
+
+function show(...nodes) {
+  app.replaceChildren(...nodes);
+  app.focus();
+}
+
+// -- routing -------------------------------------------------------------------------------
+
+const ROUTES = [
+  [/^#\/games\/([\w-]+)\/replay$/, (id) => replayPage(id)],
+  [/^#\/games\/([\w-]+)$/, (id) => tablePage(id)],
+  [/^#\/join\/([\w-]+)\/(\d+)$/, (id, seat) => joinSeat(id, Number(seat))],
+  [/^#\/tournaments\/([\w-]+)$/, (id) => renderTournament(id, show, setLeave)],
+  [/^#\/tournaments$/, () => renderTournaments(show, gameTypes)],
+  [/^.*$/, () => lobbyPage()],
+];
+
+function setLeave(stop) { leave = stop; }
+
+async function route() {
+  leave();
+  leave = () => {};
+  const hash = location.hash || "#/";
+  for (const [pattern, page] of ROUTES) {
+    const found = hash.match(pattern);
+    if (found) {
+      try { await page(...found.slice(1)); }
+      catch (e) { show(el("p", { class: "error" }, e.message)); }
+      return;
+    }
+  }
+}
+
+window.addEventListener("hashchange", route);
+route();
+
+// -- lobby ---------------------------------------------------------------------------------
+
+const OPTIONS = {
+  "giraffe-raffe": [["mode", ["standard", "longer", "solo"]], ["count_rule", ["more", "less"]]],
+  "giraffometer": [["target", ["7", "4", "10"]]],
+  "riff-raff": [["mode", ["simulated", "tabletop"]]],
+};
+
+async function lobbyPage() {
+  const types = await gameTypes();
+  const seats = el("div", { id: "seats" });
+  const gameSelect = el("select", { id: "game", "aria-label": "game" },
+    types.map((t) => el("option", { value: t.name }, t.title)));
+  const optionsBox = el("div", { class: "row", id: "options" });
+  const timer = el("input", { id: "timer", type: "number", min: 5, max: 3600, placeholder: "none", "aria-label": "turn timer in seconds" });
+  const practice = el("input", { id: "practice", type: "checkbox" });
+
+  function typeOf() { return types.find((t) => t.name === gameSelect.value); }
+  function seatRow(kind) {
+    const t = typeOf();
+    const kindSelect = el("select", { class: "seat-kind", "aria-label": "seat" },
+      ["you", "open", "bot"].map((k) => el("option", { value: k, selected: k === kind }, k === "open" ? "open (a friend)" : k)));
+    const level = el("select", { class: "bot-level", "aria-label": "bot level" }, t.bots.map((b) => el("option", { value: b }, b)));
+    const remove = el("button", { type: "button", onclick: () => { row.remove(); } }, "Remove");
+    const row = el("div", { class: "row seat" }, kindSelect, level, remove);
+    return row;
+  }
+  function resetSeats() {
+    const t = typeOf();
+    const solo = t.players[0] === 1;
+    seats.replaceChildren(seatRow("you"), ...(solo ? [] : [seatRow("bot")]));
+    optionsBox.replaceChildren(...(OPTIONS[t.name] || []).map(([name, values]) =>
+      el("label", {}, `${name} `, el("select", { "data-option": name }, values.map((v) => el("option", { value: v }, v))))));
+  }
+  gameSelect.addEventListener("change", resetSeats);
+  resetSeats();
+
+  async function create(event) {
+    event.preventDefault();
+    const t = typeOf();
+    const rows = [...seats.querySelectorAll(".seat")];
+    const body = {
+      game: t.name,
+      seats: rows.map((row) => {
+        const kind = row.querySelector(".seat-kind").value;
+        return kind === "bot" ? { kind, bot_level: row.querySelector(".bot-level").value } : { kind: kind === "you" ? "human" : kind };
+      }),
+      options: {},
+      practice: practice.checked || undefined,
+      command_id: commandId(),
+    };
+    for (const select of optionsBox.querySelectorAll("[data-option]")) {
+      const value = select.value;
+      body.options[select.dataset.option] = /^\d+$/.test(value) ? Number(value) : value;
+    }
+    if (body.options.mode === "solo") body.seats = [{ kind: "human" }];
+    if (timer.value) body.options[t.name === "giraffometer" ? "round_timer" : "turn_timer"] = Number(timer.value);
+    try {
+      const created = await api("POST", "/v1/games", body);
+      const mine = Object.keys(created.tokens).map(Number).sort((a, b) => a - b);
+      if (mine.length) remember(created.game_id, mine[0], created.tokens[mine[0]]);
+      location.hash = `#/games/${created.game_id}`;
+    } catch (e) { toast(e.message); }
+  }
+
+  const form = el("form", { onsubmit: create },
+    el("h2", {}, "New game"),
+    el("div", { class: "row" }, el("label", { for: "game" }, "Game"), gameSelect),
+    el("h3", {}, "Seats"), seats,
+    el("div", { class: "row" },
+      el("button", { type: "button", onclick: () => seats.append(seatRow("bot")) }, "Add a seat")),
+    optionsBox,
+    el("div", { class: "row" }, el("label", { for: "timer" }, "Turn timer (s)"), timer,
+      el("label", {}, practice, " practice (you may choose a seed later)")),
+    el("button", { class: "primary", type: "submit", id: "create" }, "Create and play"));
+
+  const list = el("tbody");
+  const games = el("section", {}, el("h2", {}, "Games"),
+    el("table", {}, el("thead", {}, el("tr", {}, el("th", {}, "game"), el("th", {}, "state"), el("th", {}, ""))), list));
+  show(el("section", {}, form), games);
+  const { games: found } = await api("GET", "/v1/games?limit=30");
+  for (const g of found) {
+    const state = g.status.over ? "over" : g.open_seats.length ? "open seats" : "running";
+    const actions = [el("a", { href: `#/games/${g.game_id}` }, seatOf(g.game_id) ? "Play" : "Watch")];
+    for (const s of g.open_seats) actions.push(" ", el("a", { href: `#/join/${g.game_id}/${s}` }, `Join seat ${s}`));
+    if (g.status.over) actions.push(" ", el("a", { href: `#/games/${g.game_id}/replay` }, "Replay"));
+    list.append(el("tr", {}, el("td", {}, g.game), el("td", {}, state), el("td", {}, actions)));
+  }
+}
+
+async function joinSeat(gameId, seat) {
+  const held = seatOf(gameId);
+  if (!held) {
+    try {
+      const claimed = await api("POST", `/v1/games/${gameId}/seats/${seat}`, {});
+      remember(gameId, claimed.seat, claimed.token);
+    } catch (e) { toast(`Could not join: ${e.message}`); }
+  }
+  location.hash = `#/games/${gameId}`;
+}
+
+// -- a table ---------------------------------------------------------------------------------
+
+function statusLine(view, seat) {
+  const st = view.status || {};
+  if (st.over) {
+    const won = (st.winners || []).map((w) => (w === seat ? "you" : `seat ${w}`));
+    return el("p", { class: "status", id: "status" }, `Game over. Winner${won.length === 1 ? "" : "s"}: ${won.join(", ") || "none"}`);
+  }
+  const yours = (st.to_act || []).includes(seat);
+  const who = (st.to_act || []).map((s) => (s === seat ? "you" : `seat ${s}`)).join(", ");
+  return el("p", { class: `status${yours ? " yours" : ""}`, id: "status" }, yours ? "Your move" : `Waiting for ${who || "…"}`);
+}
+
+function timerLine(view, send) {
+  const deadline = (view.status || {}).deadline_ms;
+  if (!deadline || view.status.over) return null;
+  const line = el("span", { class: "timer", id: "timer-left" });
+  const tick = () => {
+    const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+    line.textContent = left > 0 ? `${left} s left` : "time is up";
+  };
+  tick();
+  const handle = setInterval(tick, 1000);
+  line.stop = () => clearInterval(handle);
+  const onDeadline = view.status.on_deadline;
+  return el("span", {}, line, onDeadline && send ? el("button", { type: "button", onclick: () => send(onDeadline) }, "Time is up: move on") : null);
+}
+
+async function tablePage(gameId) {
+  const held = seatOf(gameId);
+  const token = held ? held.token : null;
+  const summary = await api("GET", `/v1/games/${gameId}`, undefined, token);
+  const type = (await gameTypes()).find((t) => t.name === summary.view.game) || { events: [], name: summary.view.game };
+  const module = await tableModule(type.name);
+  const board = el("div", { id: "board" });
+  const header = el("div");
+  const invite = el("div", { class: "row muted", id: "invite" });
+  show(el("section", {},
+    el("h1", {}, type.title || type.name), header, invite,
+    el("p", {}, el("a", { href: `#/games/${gameId}/replay` }, "Replay"), held ? ` · you are seat ${held.seat}` : " · watching")),
+  board);
+
+  let version = summary.version;
+  let busy = false;
+  let timer = null;
+  async function send(command) {
+    if (busy) return;
+    busy = true;
+    try {
+      const answer = await api("POST", `/v1/games/${gameId}/commands`, { command, command_id: commandId() }, token);
+      draw(answer.view, answer.commands, answer.version);
+    } catch (e) { toast(e.message); await refresh(); }
+    finally { busy = false; }
+  }
+  let drawn = false;
+  function draw(view, legal, at) {
+    // Only a newer version redraws: a redraw would drop a selection the player is making.
+    if (drawn && at <= version) return;
+    drawn = true;
+    version = at;
+    if (timer) timer.stop?.();
+    const seat = held ? held.seat : -1;
+    const clock = timerLine(view, held ? send : null);
+    timer = clock ? clock.firstChild : null;
+    header.replaceChildren(statusLine(view, seat), el("p", { class: "muted" }, `version ${at}`, clock ? " · " : "", clock || ""));
+    board.replaceChildren(module.render({ view, legal, seat, send: held ? send : null, gameId, version: at }));
+  }
+  let latest = version; // the newest version the stream announced
+  async function refresh() {
+    // min_version: the read models may trail the stream by a batch; wait for what we saw.
+    const [seen, legal] = await Promise.all([
+      api("GET", `/v1/games/${gameId}?min_version=${latest}`, undefined, token),
+      token ? api("GET", `/v1/games/${gameId}/commands`, undefined, token) : Promise.resolve(null),
+    ]);
+    if (legal && legal.version !== seen.version) return refresh(); // a move in between
+    draw(seen.view, legal, seen.version);
+  }
+  let pending = null;
+  const stop = follow(gameId, token, type.events || [], version, (event) => {
+    latest = Math.max(latest, event.version);
+    if (event.version <= version) return;
+    clearTimeout(pending); // a burst of events (a bot's turn) redraws once
+    pending = setTimeout(() => refresh().catch(() => {}), 40);
+  });
+  setLeave(() => { stop(); if (timer) timer.stop?.(); clearTimeout(pending); });
+  await showInvites(gameId, invite);
+  await refresh();
+}
+
+async function showInvites(gameId, box) {
+  try {
+    const { games } = await api("GET", "/v1/games?limit=200");
+    const mine = games.find((g) => g.game_id === gameId);
+    if (!mine || !mine.open_seats.length) return;
+    box.append("Invite a friend: ");
+    for (const s of mine.open_seats) {
+      const link = `${location.origin}${location.pathname}#/join/${gameId}/${s}`;
+      box.append(el("a", { href: link, class: "invite-link" }, `seat ${s}`), " ",
+        el("button", { type: "button", onclick: () => navigator.clipboard?.writeText(link).then(() => toast("Link copied")) }, "Copy link"), " ");
+    }
+  } catch { /* the lobby is a read model; a table works without it */ }
+}
+
+// -- replay ---------------------------------------------------------------------------------
+
+async function replayPage(gameId) {
+  const held = seatOf(gameId);
+  const token = held ? held.token : null;
+  const now = await api("GET", `/v1/games/${gameId}`, undefined, token);
+  const module = await tableModule(now.view.game);
+  const last = now.version;
+  const slider = el("input", { type: "range", min: 1, max: last, value: last, id: "replay-version", "aria-label": "version" });
+  const label = el("span", { id: "replay-label" });
+  const reveal = el("input", { type: "checkbox", id: "reveal", disabled: !now.view.status.over });
+  const board = el("div", { id: "board" });
+  async function at(version) {
+    slider.value = version;
+    label.textContent = `version ${version} of ${last}`;
+    const query = `version=${version}${reveal.checked ? "&reveal=true" : ""}`;
+    const shown = await api("GET", `/v1/games/${gameId}/replay?${query}`, undefined, token);
+    board.replaceChildren(module.render({ view: shown.view, legal: null, seat: shown.seat, send: null, gameId, version }));
+  }
+  const step = (delta) => at(Math.min(last, Math.max(1, Number(slider.value) + delta)));
+  slider.addEventListener("change", () => at(Number(slider.value)));
+  reveal.addEventListener("change", () => at(Number(slider.value)));
+  show(el("section", {}, el("h1", {}, "Replay"),
+    el("div", { class: "row" },
+      el("button", { type: "button", id: "replay-first", onclick: () => at(1) }, "⏮ First"),
+      el("button", { type: "button", id: "replay-back", onclick: () => step(-1) }, "◀ Back"),
+      slider,
+      el("button", { type: "button", id: "replay-next", onclick: () => step(1) }, "Next ▶"),
+      el("button", { type: "button", id: "replay-last", onclick: () => at(last) }, "Last ⏭"), label),
+    el("label", {}, reveal, " show every hand (finished games)"),
+    el("p", {}, el("a", { href: `#/games/${gameId}` }, "Back to the table"))), board);
+  await at(last);
+}

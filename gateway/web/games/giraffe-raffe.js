@@ -1,0 +1,104 @@
+// Giraffe Raffe's table: your hand (select cards), the trees (the ones you can play on
+// are outlined), Copy choices, returning an apple, and the Robot's colour ties.
+
+import { el } from "/static/api.js";
+
+const COLOURS = { R: "red", B: "blue", Y: "yellow", G: "green", C: "copy" };
+
+function cardLabel(card) {
+  return card[0] === "C" ? `Copy ${card.slice(1)}` : card;
+}
+
+function cardNode(card, attrs = {}) {
+  return el("span", { class: `card ${card[0]}`, title: `${COLOURS[card[0]]} ${card.slice(1)}`, ...attrs }, cardLabel(card));
+}
+
+export function render({ view, legal, seat, send }) {
+  const commands = (legal && legal.commands) || [];
+  const byTree = Object.fromEntries(commands.filter((c) => c.type === "play").map((c) => [c.tree, c]));
+  const selected = new Set();
+  const root = el("div", { class: "giraffe-raffe" });
+
+  const players = el("section", {}, el("h2", {}, `Round ${view.round}`),
+    el("table", {}, el("tbody", {}, view.players.map((p) =>
+      el("tr", { class: p.index === view.turn ? "turn" : "" },
+        el("td", {}, p.robot ? "Robot" : p.index === seat ? "You" : `Seat ${p.index}`),
+        el("td", {}, `${p.hand_size} cards`),
+        el("td", {}, `${p.apples} apples`),
+        el("td", {}, p.rotten_apples ? `rotten ${p.rotten_apples}` : ""),
+        el("td", {}, p.index === view.turn ? "◀ turn" : ""))))),
+    el("p", { class: "muted" }, `apples in the supply: ${view.supply} · redraw pile: ${view.redraw_size}`));
+
+  const copies = el("div", { class: "row", id: "copies" });
+  const trees = el("div", { class: "trees" });
+  const hand = el("div", { class: "cards", id: "hand", role: "group", "aria-label": "your hand" });
+
+  function selection() { return [...selected]; }
+  function copyChoices() {
+    const chosen = {};
+    for (const select of copies.querySelectorAll("select")) chosen[select.dataset.copy] = select.value;
+    return chosen;
+  }
+  function refreshChoices() {
+    const cards = selection();
+    const numbered = cards.filter((c) => c[0] !== "C");
+    copies.replaceChildren(...cards.filter((c) => c[0] === "C" && numbered.length).map((c) =>
+      el("label", {}, `${cardLabel(c)} copies `,
+        el("select", { "data-copy": c, "aria-label": `what ${cardLabel(c)} copies` }, numbered.map((n) => el("option", { value: n }, n))))));
+    for (const button of trees.querySelectorAll("button.play")) {
+      const entry = byTree[button.dataset.tree];
+      const count = cards.length;
+      const fits = entry && entry.playable && count >= entry.min_cards && (entry.max_cards === null || count <= entry.max_cards);
+      button.disabled = !send || !fits;
+      const options = entry && entry.options;
+      const key = [...cards].sort().join(",");
+      button.closest(".tree").classList.toggle("match", Boolean(options && options.some((o) => [...o].sort().join(",") === key)));
+    }
+  }
+
+  for (const tree of view.trees) {
+    const entry = byTree[tree.id];
+    const top = tree.plays.length ? tree.plays[tree.plays.length - 1] : null;
+    trees.append(el("div", { class: `tree${entry && entry.playable ? " playable" : ""}`, "data-tree": tree.id },
+      el("strong", {}, tree.id), " ", el("span", { class: "muted" }, tree.colours.length ? tree.colours.join("/") : ""),
+      el("div", { class: "muted" }, entry ? entry.shape : `${tree.kind}`),
+      el("div", { class: "cards" }, top ? top.cards.map((c) => cardNode(c)) : el("span", { class: "muted" }, "empty")),
+      el("button", {
+        type: "button", class: "play", "data-tree": tree.id, disabled: true,
+        onclick: () => send({ type: "play", tree: tree.id, cards: selection(), copies: copyChoices() }),
+      }, `Play on ${tree.id}`)));
+  }
+
+  for (const card of view.hand || []) {
+    const button = cardNode(card, { role: "button", tabindex: 0, "aria-pressed": "false", "data-card": card });
+    const toggle = () => {
+      if (selected.has(card)) selected.delete(card); else selected.add(card);
+      button.setAttribute("aria-pressed", String(selected.has(card)));
+      refreshChoices();
+    };
+    button.addEventListener("click", toggle);
+    button.addEventListener("keydown", (e) => { if (e.key === " " || e.key === "Enter") { e.preventDefault(); toggle(); } });
+    hand.append(button);
+  }
+
+  const actions = el("div", { class: "row" });
+  if (send && commands.some((c) => c.type === "return_apple")) {
+    actions.append(el("button", { type: "button", id: "return-apple", onclick: () => send({ type: "return_apple" }) }, "Return an apple and pass"));
+  }
+  const tie = commands.find((c) => c.type === "choose_robot_play");
+  if (send && tie) {
+    actions.append(el("span", {}, "The Robot plays on ", tie.options[0].tree || view.robot_tie?.tree, ": "));
+    for (const option of tie.options) {
+      actions.append(el("button", { type: "button", class: "robot-option", onclick: () => send({ type: "choose_robot_play", option: option.option }) },
+        option.cards.map(cardLabel).join(" ")));
+    }
+  }
+
+  root.append(players,
+    el("section", {}, el("h2", {}, "Trees"), trees),
+    el("section", {}, el("h2", {}, view.hand ? "Your hand" : "Hands are hidden"), hand, copies, actions));
+  if (view.robot) root.append(el("section", {}, el("h2", {}, "The Robot's hand"), el("div", { class: "cards" }, view.robot.hand.map((c) => cardNode(c)))));
+  if (view.hands) root.append(el("section", {}, el("h2", {}, "Every hand"), view.hands.map((h, i) => el("div", { class: "row" }, `Seat ${i}: `, el("div", { class: "cards" }, h.map((c) => cardNode(c)))))));
+  refreshChoices();
+  return root;
+}

@@ -1,0 +1,51 @@
+// Giraffometer's table: six facts, a secret vote for the lowest and the highest, who has
+// voted, the last reveal and the scores.
+
+import { el } from "/static/api.js";
+
+export function render({ view, legal, seat, send }) {
+  const canVote = Boolean(send && legal && legal.commands.some((c) => c.type === "vote"));
+  const mine = view.your_vote;
+  const root = el("div", { class: "giraffometer" });
+  const voteButton = el("button", { type: "button", class: "primary", id: "vote", disabled: true }, "Vote");
+  const choice = { lowest: null, highest: null };
+  const update = () => { voteButton.disabled = !canVote || !choice.lowest || !choice.highest || choice.lowest === choice.highest; };
+  voteButton.addEventListener("click", () => send({ type: "vote", lowest: choice.lowest, highest: choice.highest }));
+
+  const facts = el("div", { class: "facts", role: "group", "aria-label": "facts" });
+  for (const fact of view.facts) {
+    const radio = (which) => {
+      const input = el("input", {
+        type: "radio", name: which, value: fact.position, id: `${which}-${fact.position}`,
+        disabled: !canVote, checked: mine && mine[which] === fact.position,
+      });
+      input.addEventListener("change", () => { choice[which] = fact.position; update(); });
+      return el("label", { for: `${which}-${fact.position}` }, input, which === "lowest" ? " lowest" : " highest");
+    };
+    const answer = view.answers ? el("strong", {}, ` = ${view.answers[fact.position - 1]}`) : "";
+    facts.append(el("div", { class: "fact" },
+      el("strong", {}, fact.position),
+      el("span", {}, fact.question, " ", el("span", { class: "muted" }, `(${fact.unit})`), answer),
+      radio("lowest"), radio("highest")));
+  }
+
+  const scores = el("table", {}, el("tbody", {}, view.scores.map((score, s) =>
+    el("tr", {}, el("td", {}, s === seat ? "You" : `Seat ${s}`), el("td", {}, `${score} crystals`),
+      el("td", {}, (view.status.to_act || []).includes(s) ? "thinking…" : "voted")))));
+
+  root.append(el("section", {}, el("h2", {}, `Round ${view.round}: which is lowest, which is highest?`),
+    facts,
+    el("div", { class: "row" }, voteButton,
+      mine ? el("span", { id: "my-vote" }, `Your vote: lowest ${mine.lowest}, highest ${mine.highest}`) : "",
+      el("span", { class: "muted" }, `${view.progress.voted}/${view.progress.players} voted · first to ${view.options.target} crystals`))),
+  el("section", {}, el("h2", {}, "Scores"), scores));
+
+  const last = view.last_reveal;
+  if (last) {
+    root.append(el("section", { id: "last-reveal" }, el("h2", {}, `Round ${last.round} revealed`),
+      el("p", {}, `Lowest was ${last.lowest_position}, highest was ${last.highest_position}.`),
+      el("p", { class: "muted" }, "Answers: ", last.answers.join(" · ")),
+      el("p", {}, Object.entries(last.votes).map(([s, v]) => `${Number(s) === seat ? "you" : `seat ${s}`}: ${v.lowest}/${v.highest} (${last.changes[s] >= 0 ? "+" : ""}${last.changes[s]})`).join(" · "))));
+  }
+  return root;
+}

@@ -1,0 +1,123 @@
+// Riff Raff's table: your secret card, the captain and the order, the ship drawn from the
+// engine's positions (tilt, pieces), loading a piece, catching what falls, and the
+// tabletop mode's report, accept, dispute and settle.
+
+import { el } from "/static/api.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  node.append(...children);
+  return node;
+}
+
+const COLOURS = { boat: "#8d6e63", barrel: "#a1887f", flacon: "#4fc3f7", box: "#ffb74d",
+  sailor: "#e57373", plank: "#bcaaa4", rat: "#9e9e9e", chest: "#ffd54f" };
+
+// The ship in its own frame (cm, origin at the pivot), rotated by its tilt.
+function shipDrawing(ship, highlight) {
+  const g = ship.geometry;
+  const frame = svg("g", { transform: `rotate(${-ship.tilt_degrees})` });
+  const [x0, x1] = [-24, 24];
+  frame.append(svg("path", { d: `M${x0} 0 L${x1} 0 L${x1 - 6} 8 L${x0 + 6} 8 Z`, fill: "#6d4c41" }));
+  frame.append(svg("line", { x1: 0, y1: 0, x2: 0, y2: -48, stroke: "#4e342e", "stroke-width": 1.2 }));
+  for (const [area, span] of Object.entries(g.deck.areas)) {
+    frame.append(svg("text", { x: (span[0] + span[1]) / 2, y: 5, "font-size": 3, "text-anchor": "middle", fill: area == highlight ? "#fff59d" : "#fff" }, area));
+  }
+  for (const [area, arm] of Object.entries(g.yardarms)) {
+    frame.append(svg("line", { x1: arm.x[0], y1: -arm.y, x2: arm.x[1], y2: -arm.y, stroke: area == highlight ? "#f57f17" : "#795548", "stroke-width": 1 }));
+    frame.append(svg("text", { x: (arm.x[0] + arm.x[1]) / 2, y: -arm.y + 3.2, "font-size": 2.6, "text-anchor": "middle" }, area));
+  }
+  for (const p of ship.pieces) {
+    frame.append(svg("rect", {
+      x: p.x - p.width / 2, y: -(p.y + p.height), width: p.width, height: p.height,
+      fill: COLOURS[p.type] || "#999", stroke: "#333", "stroke-width": 0.2, "data-piece": p.id,
+    }, svg("title", {}, `${p.type} (${p.id}) on area ${p.area}`)));
+  }
+  return svg("svg", { viewBox: "-32 -60 64 72", role: "img", "aria-label": `the ship, tilted ${ship.tilt_degrees} degrees` },
+    svg("rect", { x: -32, y: 8, width: 64, height: 4, fill: "#81d4fa" }), frame);
+}
+
+function loadForm(command, send) {
+  const pieces = command.pieces;
+  const rows = [];
+  const form = el("div", { class: "row", id: "load-form" });
+  const addRow = () => {
+    const type = el("select", { class: "load-piece", "aria-label": "piece" }, pieces.map((p) => el("option", { value: p }, p)));
+    const position = el("input", { type: "range", min: 0, max: 1, step: 0.05, value: 0.5, class: "load-position", "aria-label": "position across the area" });
+    const orientation = el("input", { type: "number", min: 0, max: 360, value: 0, class: "load-orientation", "aria-label": "orientation in degrees", style: "width:5rem" });
+    rows.push({ type, position, orientation });
+    form.insertBefore(el("span", {}, type, position, orientation), loadButton);
+  };
+  const loadButton = el("button", {
+    type: "button", class: "primary", id: "load",
+    onclick: () => send({ type: "load", pieces: rows.map((r) => ({ piece: r.type.value, position: Number(r.position.value), orientation: Number(r.orientation.value) })) }),
+  }, `Load on area ${command.area}`);
+  form.append(loadButton);
+  addRow();
+  if (command.max_pieces > 1) {
+    form.append(el("button", { type: "button", id: "double-load", onclick: (e) => { addRow(); e.target.remove(); } }, "Declare a double load"));
+  }
+  return form;
+}
+
+function tabletopReport(command, send, settle) {
+  const fell = el("select", { multiple: true, id: "fell", "aria-label": "pieces that fell" }, (command.aboard || []).map((p) => el("option", { value: p }, p)));
+  const caught = el("select", { multiple: true, id: "caught", "aria-label": "pieces caught" }, (command.aboard || []).map((p) => el("option", { value: p }, p)));
+  const values = (select) => [...select.selectedOptions].map((o) => o.value);
+  return el("div", { class: "row" }, el("label", {}, "Fell ", fell), el("label", {}, "Caught ", caught),
+    el("button", { type: "button", class: "primary", id: "report", onclick: () => send({ type: settle ? "settle" : "report", fell: values(fell), caught: values(caught) }) }, settle ? "Settle" : "Report"));
+}
+
+function actions(legal, view, send) {
+  const box = el("div", { class: "row", id: "actions" });
+  if (!send || !legal) return box;
+  for (const command of legal.commands) {
+    if (command.type === "choose_card") {
+      box.append("Play a card: ", ...command.cards.map((card) =>
+        el("button", { type: "button", class: "choose-card", "data-card": card, onclick: () => send({ type: "choose_card", card }) }, card)));
+    } else if (command.type === "choose_captain") {
+      box.append("Choose the captain: ", ...command.seat.map((s) =>
+        el("button", { type: "button", class: "choose-captain", onclick: () => send({ type: "choose_captain", seat: s }) }, `seat ${s}`)));
+    } else if (command.type === "order_players") {
+      box.append(el("button", { type: "button", id: "order-players", onclick: () => send({ type: "order_players", order: command.order }) }, `Order: ${command.order.join(", ")}`),
+        el("button", { type: "button", onclick: () => send({ type: "order_players", order: [...command.order].reverse() }) }, `Order: ${[...command.order].reverse().join(", ")}`));
+    } else if (command.type === "load") {
+      box.append(loadForm(command, send));
+    } else if (command.type === "catch") {
+      const boxes = command.fallen.map((p) => el("label", {}, el("input", { type: "checkbox", value: p, class: "catch-piece" }), ` ${p}`));
+      box.append("Catch (up to two): ", ...boxes, el("button", {
+        type: "button", class: "primary", id: "catch",
+        onclick: () => send({ type: "catch", pieces: boxes.map((b) => b.firstChild).filter((i) => i.checked).map((i) => i.value).slice(0, command.max) }),
+      }, "Catch"));
+    } else if (command.type === "report" || command.type === "settle") {
+      box.append(tabletopReport(command, send, command.type === "settle"));
+    } else if (command.type === "accept" || command.type === "dispute") {
+      box.append(el("button", { type: "button", id: command.type, onclick: () => send({ type: command.type }) }, command.type === "accept" ? "Accept the report" : "Dispute it"));
+    }
+  }
+  return box;
+}
+
+export function render({ view, legal, seat, send }) {
+  const turn = view.turn;
+  const players = el("table", {}, el("tbody", {}, view.supplies.map((supply, s) =>
+    el("tr", {},
+      el("td", {}, s === seat ? "You" : `Seat ${s}`, s === view.captain ? " ⚓ captain" : ""),
+      el("td", {}, view.revealed[String(s)] ? `card ${view.revealed[String(s)]}` : view.chosen.includes(s) ? "chosen" : ""),
+      el("td", {}, `${supply.length} pieces left`),
+      el("td", {}, turn && turn.seat === s ? "◀ loading" : "")))));
+  const ship = view.ship.pieces
+    ? el("div", { class: "ship" }, shipDrawing(view.ship, turn && turn.area))
+    : el("p", {}, `Aboard the real ship: ${view.ship.aboard.join(", ") || "nothing yet"}`);
+  const fallen = turn && turn.fallen.length ? el("p", { id: "fallen" }, "Falling: ", turn.fallen.map((f) => f.id).join(", ")) : null;
+  const report = turn && turn.report ? el("p", {}, `Reported: fell ${turn.report.fell.join(", ") || "nothing"}, caught ${turn.report.caught.join(", ") || "nothing"}`) : null;
+  return el("div", { class: "riff-raff" },
+    el("section", {}, el("h2", {}, `Round ${view.round} · ${view.phase.replace("_", " ")}`),
+      view.hand ? el("p", { id: "hand" }, "Your cards: ", view.hand.join(" "), view.your_card ? ` · your secret card: ${view.your_card}` : "") : null,
+      players),
+    el("section", {}, el("h2", {}, `The ship${view.ship.pieces ? ` (tilt ${view.ship.tilt_degrees}°)` : ""}`), ship, fallen, report),
+    el("section", {}, el("h2", {}, "Your move"), actions(legal, view, send)));
+}

@@ -1,0 +1,109 @@
+// Tournaments: the list, a form to run one with bots (and yourself), and a tournament's
+// standings, rounds (each table watchable) and the ratings chart, live.
+
+import { api, el, follow, remember, toast } from "/static/api.js";
+
+const ORGANISERS = "raffe.organisers";
+const PLAYERS = "raffe.players";
+
+function kept(key) { try { return JSON.parse(localStorage.getItem(key) || "{}"); } catch { return {}; } }
+function keep(key, id, value) { const all = kept(key); all[id] = value; localStorage.setItem(key, JSON.stringify(all)); }
+
+export async function renderTournaments(show, gameTypes) {
+  const types = (await gameTypes()).filter((t) => t.players[1] >= 2);
+  const games = el("div", { class: "row" }, types.map((t, i) =>
+    el("label", {}, el("input", { type: "checkbox", name: "games", value: t.name, checked: i === 0 }), ` ${t.title}`)));
+  const name = el("input", { id: "t-name", value: "Friday cup", "aria-label": "name" });
+  const format = el("select", { id: "t-format", "aria-label": "format" }, ["swiss", "round_robin", "elimination", "duplicate"].map((f) => el("option", { value: f }, f)));
+  const bots = el("input", { id: "t-bots", type: "number", min: 1, max: 64, value: 5, "aria-label": "bots" });
+  const me = el("input", { id: "t-me", type: "checkbox" });
+  async function create(event) {
+    event.preventDefault();
+    const chosen = [...games.querySelectorAll("input:checked")].map((i) => i.value);
+    try {
+      const t = await api("POST", "/v1/tournaments", { name: name.value, games: chosen, format: format.value, table_size: format.value === "round_robin" ? 2 : 3, rounds: 2 });
+      const organiser = t.organiser_token;
+      keep(ORGANISERS, t.tournament_id, organiser);
+      if (me.checked) {
+        const player = await api("POST", `/v1/tournaments/${t.tournament_id}/players`, { name: "me", kind: "human" }, organiser);
+        keep(PLAYERS, t.tournament_id, player.token);
+      }
+      for (let i = 0; i < Number(bots.value); i++) {
+        await api("POST", `/v1/tournaments/${t.tournament_id}/players`, { name: `bot ${i + 1}`, kind: "bot" }, organiser);
+      }
+      await api("POST", `/v1/tournaments/${t.tournament_id}/start`, undefined, organiser);
+      location.hash = `#/tournaments/${t.tournament_id}`;
+    } catch (e) { toast(e.message); }
+  }
+  const list = el("tbody");
+  show(el("section", {}, el("form", { onsubmit: create }, el("h2", {}, "New tournament"),
+    el("div", { class: "row" }, el("label", { for: "t-name" }, "Name"), name, el("label", { for: "t-format" }, "Format"), format),
+    games,
+    el("div", { class: "row" }, el("label", { for: "t-bots" }, "Bots"), bots, el("label", {}, me, " I play too")),
+    el("button", { type: "submit", class: "primary", id: "t-create" }, "Create and start"))),
+  el("section", {}, el("h2", {}, "Tournaments"), el("table", {}, list)));
+  const { tournaments } = await api("GET", "/v1/tournaments?limit=30");
+  for (const t of tournaments) {
+    list.append(el("tr", {}, el("td", {}, el("a", { href: `#/tournaments/${t.tournament_id}` }, t.view?.options?.name || t.tournament_id)), el("td", {}, t.state)));
+  }
+}
+
+function ratingsChart(history, names) {
+  const SVG = "http://www.w3.org/2000/svg";
+  const node = (tag, attrs) => { const n = document.createElementNS(SVG, tag); for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v); return n; };
+  const chart = node("svg", { viewBox: "0 0 100 50", role: "img", "aria-label": "ratings after each round", id: "ratings-chart" });
+  if (!history.length) return chart;
+  const values = history.flat();
+  const [lo, hi] = [Math.min(...values), Math.max(...values)];
+  const x = (i) => (history.length === 1 ? 50 : 5 + (90 * i) / (history.length - 1));
+  const y = (v) => 45 - (40 * (v - lo)) / (hi - lo || 1);
+  names.forEach((who, p) => {
+    const points = history.map((after, i) => `${x(i)},${y(after[p])}`).join(" ");
+    const line = node("polyline", { points, fill: "none", stroke: `hsl(${(p * 67) % 360} 60% 45%)`, "stroke-width": 0.6 });
+    line.append(Object.assign(document.createElementNS(SVG, "title"), { textContent: who }));
+    chart.append(line);
+  });
+  return chart;
+}
+
+export async function renderTournament(id, show, setLeave) {
+  const box = el("div");
+  show(box);
+  const playerToken = kept(PLAYERS)[id];
+  async function draw() {
+    const t = await api("GET", `/v1/tournaments/${id}`);
+    const names = t.players.map((p) => p.name);
+    const standings = el("table", { id: "standings" }, el("thead", {}, el("tr", {}, ["#", "player", "points", "rating"].map((h) => el("th", {}, h)))),
+      el("tbody", {}, t.standings.map((s) => el("tr", {}, el("td", {}, s.rank), el("td", {}, s.name), el("td", {}, s.points), el("td", {}, s.rating.ordinal.toFixed(1))))));
+    const rounds = t.rounds.map((r) => el("div", {}, el("h3", {}, `Round ${r.round}: ${r.game}`),
+      el("ul", {}, r.tables.map((table) => el("li", {},
+        el("a", { href: `#/games/${table.game_id || ""}` }, `table ${table.table}`), ": ",
+        table.players.map((p) => names[p]).join(", "), table.keys ? " (finished)" : "")))));
+    const mine = el("div", { id: "my-tables" });
+    if (playerToken) {
+      const me = await api("GET", `/v1/tournaments/${id}/me`, undefined, playerToken);
+      for (const table of me.tables.filter((x) => x.ready && !x.finished)) {
+        remember(table.game_id, table.seat, table.token);
+        mine.append(el("p", {}, el("a", { href: `#/games/${table.game_id}`, class: "my-table" }, `Your table in round ${table.round} (${table.game})`)));
+      }
+    }
+    const st = t.status;
+    box.replaceChildren(el("section", {}, el("h1", {}, t.options?.name || id),
+      el("p", { class: "status", id: "t-status" }, st.over ? `Over. Champion: ${(st.champions || []).map((c) => names[c]).join(", ")}` : `${t.progress.finished}/${t.progress.games} games played`),
+      mine, standings),
+    el("section", {}, el("h2", {}, "Ratings after each round"), el("div", { class: "chart" }, ratingsChart(t.rating_history, names)),
+      el("div", { class: "row" }, names.map((who, p) => el("span", {}, el("span", { style: `color:hsl(${(p * 67) % 360} 60% 45%)` }, "━━ "), who)))),
+    el("section", {}, el("h2", {}, "Rounds"), rounds));
+    return st.over;
+  }
+  const over = await draw();
+  if (over) return;
+  // A tournament's stream is public: every result, pairing and rating as it happens.
+  let pending = null;
+  const types = ["PlayerRegistered", "TournamentStarted", "RoundStarted", "TableFinished", "RoundEnded", "GameEnded"];
+  const stop = follow(id, null, types, 0, () => {
+    clearTimeout(pending);
+    pending = setTimeout(() => draw().catch(() => {}), 200);
+  }, "/v1/tournaments");
+  setLeave(() => { stop(); clearTimeout(pending); });
+}

@@ -1,0 +1,111 @@
+"""A real browser for the web client's tests: Debian's Chromium, driven through its
+chromedriver by Selenium, headless, one profile per browser (so two browsers are two
+players), with its network log kept (what reached the page)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+
+needs_chromium = pytest.mark.skipif(
+    not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)) and not os.environ.get("CI"),
+    reason="chromium and chromium-driver are not installed (CI installs them)",
+)
+
+
+# --no-sandbox: CI runs as root; --disable-dev-shm-usage: a small /dev/shm in containers.
+ARGS = ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,1000")
+
+
+def browser() -> WebDriver:
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--window-size=1200,1000",
+    ):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(CHROMEDRIVER))
+    driver.execute_cdp_cmd("Network.enable", {})
+    return driver
+
+
+def wait_for(what: Callable[[], Any], timeout: float = 20.0, message: str = "") -> Any:
+    """Poll ``what`` until it returns something truthy (the page updates on its own)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            found = what()
+            if found:
+                return found
+        except (StaleElementReferenceException, WebDriverException):
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(message or "the page did not get there")
+        time.sleep(0.05)
+
+
+def find(driver: WebDriver, css: str) -> WebElement:
+    return wait_for(lambda: driver.find_element(By.CSS_SELECTOR, css), message=f"no {css}")
+
+
+def click(driver: WebDriver, css: str) -> None:
+    element = wait_for(
+        lambda: next(
+            (e for e in driver.find_elements(By.CSS_SELECTOR, css) if e.is_enabled()), None
+        ),
+        message=f"nothing enabled at {css}",
+    )
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
+def held_seat(driver: WebDriver, game_id: str) -> dict[str, Any]:
+    raw = driver.execute_script("return localStorage.getItem('raffe.tokens')") or "{}"
+    return dict(json.loads(raw)[game_id])
+
+
+def game_id_of(driver: WebDriver) -> str:
+    url = wait_for(lambda: "#/games/" in driver.current_url and driver.current_url)
+    return str(url.split("#/games/")[1].split("/")[0])
+
+
+def status(driver: WebDriver) -> str:
+    """The table's status line (read in the page: the table redraws on every move)."""
+    return str(driver.execute_script("return document.getElementById('status')?.textContent || ''"))
+
+
+def network_text(driver: WebDriver) -> str:
+    """Everything the page received: response bodies and live-stream messages."""
+    seen: list[str] = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        params = message.get("params", {})
+        if message["method"] == "Network.eventSourceMessageReceived":
+            seen.append(params.get("data", ""))
+        elif message["method"] == "Network.loadingFinished":
+            try:
+                body = driver.execute_cdp_cmd(
+                    "Network.getResponseBody", {"requestId": params["requestId"]}
+                )
+                seen.append(body.get("body", ""))
+            except WebDriverException:
+                pass  # a stream still open, or a body already gone
+    return "\n".join(seen)

@@ -1,0 +1,256 @@
+"""The web client in a real browser (Chromium, headless): a whole game of each kind
+played by clicking against bots; two browsers as two players seeing each other's moves
+live, neither holding a secret of the other; the replay viewer and a tournament.
+
+What to click is chosen by the game's own bot from the view and legal commands the
+page's seat has (read over HTTP with the page's token); the move itself is made with
+the page's buttons. Screenshots of each table go to $RAFFE_SCREENSHOTS when set."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import Select
+
+from services.games import GAMES
+from services.kernel.rng import SeededRng
+from tests.e2e.browser import (
+    browser,
+    click,
+    find,
+    game_id_of,
+    held_seat,
+    needs_chromium,
+    network_text,
+    status,
+    wait_for,
+)
+from tests.e2e.players import auth
+from tests.e2e.system import System
+
+pytestmark = needs_chromium
+
+
+@pytest.fixture
+def page(system: System) -> Iterator[WebDriver]:
+    driver = browser()
+    driver.get(system.base_url + "/")
+    yield driver
+    driver.quit()
+
+
+def screenshot(driver: WebDriver, name: str) -> None:
+    folder = os.environ.get("RAFFE_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(Path(folder) / f"{name}.png"))
+
+
+def create_from_lobby(driver: WebDriver, game: str, seats: list[str], **options: str) -> str:
+    Select(find(driver, "#game")).select_by_value(game)
+    rows = driver.find_elements(By.CSS_SELECTOR, ".seat")
+    for _ in range(len(seats) - len(rows)):
+        click(driver, "form button[type=button]")  # Add a seat
+    for row, kind in zip(driver.find_elements(By.CSS_SELECTOR, ".seat"), seats, strict=True):
+        Select(row.find_element(By.CSS_SELECTOR, ".seat-kind")).select_by_value(kind)
+    for name, value in options.items():
+        Select(find(driver, f"[data-option={name}]")).select_by_value(value)
+    click(driver, "#create")
+    return game_id_of(driver)
+
+
+def version_shown(driver: WebDriver) -> int:
+    text = driver.execute_script("return document.getElementById('app').textContent")
+    found = re.search(r"version (\d+)", str(text))
+    return int(found.group(1)) if found else 0
+
+
+# -- making a bot's move with the page's buttons -----------------------------------------
+
+
+def click_giraffe_raffe(driver: WebDriver, command: dict[str, Any]) -> None:
+    if command["type"] == "return_apple":
+        click(driver, "#return-apple")
+    elif command["type"] == "choose_robot_play":
+        driver.find_elements(By.CSS_SELECTOR, ".robot-option")[command["option"]].click()
+    else:
+        for card in command["cards"]:
+            click(driver, f'#hand [data-card="{card}"]')
+        for copy, target in (command.get("copies") or {}).items():
+            Select(find(driver, f'select[data-copy="{copy}"]')).select_by_value(target)
+        click(driver, f'button.play[data-tree="{command["tree"]}"]')
+
+
+def click_giraffometer(driver: WebDriver, command: dict[str, Any]) -> None:
+    click(driver, f"#lowest-{command['lowest']}")
+    click(driver, f"#highest-{command['highest']}")
+    click(driver, "#vote")
+
+
+def click_riff_raff(driver: WebDriver, command: dict[str, Any]) -> None:
+    kind = command["type"]
+    if kind == "choose_card":
+        click(driver, f'.choose-card[data-card="{command["card"]}"]')
+    elif kind == "choose_captain":
+        buttons = driver.find_elements(By.CSS_SELECTOR, ".choose-captain")
+        next(b for b in buttons if b.text == f"seat {command['seat']}").click()
+    elif kind == "order_players":
+        click(driver, "#order-players")
+    elif kind == "load":
+        if len(command["pieces"]) == 2:
+            click(driver, "#double-load")
+        rows = driver.find_elements(By.CSS_SELECTOR, "#load-form > span")
+        for row, piece in zip(rows, command["pieces"], strict=True):
+            Select(row.find_element(By.CSS_SELECTOR, ".load-piece")).select_by_value(piece["piece"])
+            for field in ("position", "orientation"):
+                box = row.find_element(By.CSS_SELECTOR, f".load-{field}")
+                driver.execute_script("arguments[0].value = arguments[1]", box, piece.get(field, 0))
+        click(driver, "#load")
+    elif kind == "catch":
+        for piece in command["pieces"]:
+            click(driver, f'.catch-piece[value="{piece}"]')
+        click(driver, "#catch")
+    else:
+        raise AssertionError(f"no button for {command}")
+
+
+CLICKS = {
+    "giraffe-raffe": click_giraffe_raffe,
+    "giraffometer": click_giraffometer,
+    "riff-raff": click_riff_raff,
+}
+
+
+def play_by_clicking(driver: WebDriver, http: httpx.Client, game: str, game_id: str) -> int:
+    """Play the page's seat to the end; returns the moves made."""
+    token = held_seat(driver, game_id)["token"]
+    bot, moves = GAMES[game].bot(""), 0
+    while True:
+        wait_for(lambda: "Your move" in status(driver) or "Game over" in status(driver), 60)
+        if "Game over" in status(driver):
+            return moves
+        legal = http.get(f"/v1/games/{game_id}/commands", headers=auth(token)).json()
+        if not legal["to_act"]:
+            continue  # the page is a frame ahead of the read; look again
+        view = http.get(
+            f"/v1/games/{game_id}", params={"min_version": legal["version"]}, headers=auth(token)
+        ).json()
+        if view["version"] != legal["version"]:
+            continue
+        if moves == 2:
+            screenshot(driver, game)
+        before = version_shown(driver)
+        try:
+            CLICKS[game](driver, bot(view["view"], legal, SeededRng(game_id, legal["version"])))
+        except StaleElementReferenceException:
+            continue  # another seat moved meanwhile (Riff Raff's cards are chosen at once)
+        wait_for(lambda b=before: version_shown(driver) > b, 30, "the move did not show")
+        moves += 1
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "options"),
+    [
+        ("giraffe-raffe", ["you", "bot"], {}),
+        ("giraffometer", ["you", "bot"], {"target": "4"}),
+        ("riff-raff", ["you", "bot"], {}),
+    ],
+)
+def test_a_whole_game_is_played_by_clicking(
+    page: WebDriver, http: httpx.Client, game: str, seats: list[str], options: dict[str, str]
+) -> None:
+    game_id = create_from_lobby(page, game, seats, **options)
+    moves = play_by_clicking(page, http, game, game_id)
+    shown = version_shown(page)  # the read models may trail the page by a batch
+    final = http.get(f"/v1/games/{game_id}", params={"min_version": shown}).json()
+    assert moves > 0 and final["view"]["status"]["over"] and final["version"] >= shown
+    assert "Game over" in status(page)
+    assert not [e for e in page.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_two_browsers_are_two_players_who_see_each_others_moves_and_no_secret(
+    system: System, http: httpx.Client
+) -> None:
+    alice, bob = browser(), browser()
+    try:
+        alice.get(system.base_url + "/")
+        game_id = create_from_lobby(alice, "giraffe-raffe", ["you", "open"])
+        invite = find(alice, ".invite-link").get_attribute("href")
+        assert invite and invite.endswith(f"#/join/{game_id}/1")
+        bob.get(invite)
+        wait_for(lambda: f"#/games/{game_id}" in bob.current_url)
+        find(bob, "#status")
+        tokens = {0: held_seat(alice, game_id)["token"], 1: held_seat(bob, game_id)["token"]}
+        for _ in range(4):  # a few moves, each seen live by the other browser
+            # Legal commands come from the engine: fresh, where a view may trail.
+            first = http.get(f"/v1/games/{game_id}/commands", headers=auth(tokens[0])).json()
+            turn = 0 if first["to_act"] else 1
+            mover, watcher = (alice, bob) if turn == 0 else (bob, alice)
+            wait_for(lambda mover=mover: "Your move" in status(mover))
+            before = version_shown(watcher)
+            legal = http.get(f"/v1/games/{game_id}/commands", headers=auth(tokens[turn])).json()
+            view = http.get(
+                f"/v1/games/{game_id}",
+                params={"min_version": legal["version"]},
+                headers=auth(tokens[turn]),
+            ).json()["view"]
+            move = GAMES["giraffe-raffe"].bot("")(view, legal, SeededRng(game_id, legal["version"]))
+            click_giraffe_raffe(mover, move)
+            wait_for(lambda w=watcher, b=before: version_shown(w) > b, 15, "no live update")
+        screenshot(bob, "two-players")
+        alice_hand = http.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).json()["view"][
+            "hand"
+        ]
+        shown = {e.text for e in bob.find_elements(By.CSS_SELECTOR, ".card")}
+        received = network_text(bob)
+        assert not set(alice_hand) & shown
+        assert not [card for card in alice_hand if f'"{card}"' in received]
+        assert tokens[0] not in received and tokens[0] not in bob.page_source
+    finally:
+        alice.quit()
+        bob.quit()
+
+
+def test_the_replay_viewer_steps_through_a_finished_game(
+    page: WebDriver, http: httpx.Client
+) -> None:
+    game_id = create_from_lobby(page, "giraffometer", ["you", "bot"], target="4")
+    play_by_clicking(page, http, "giraffometer", game_id)
+    click(page, 'a[href$="/replay"]')
+    label = find(page, "#replay-label")
+    last = int(re.search(r"of (\d+)", label.text).group(1))  # type: ignore[union-attr]
+    click(page, "#replay-first")
+    wait_for(lambda: label.text.startswith("version 1 "))
+    facts = ""
+    for step in (2, 3):  # GameCreated, DeckShuffled, then the first round's six facts
+        click(page, "#replay-next")
+        wait_for(lambda step=step: label.text.startswith(f"version {step} "))
+    facts = wait_for(lambda: find(page, ".facts").text)
+    assert "=" not in facts  # the answers of a running round are not shown...
+    click(page, "#reveal")
+    wait_for(lambda: "=" in find(page, ".facts").text, message="reveal shows no answer")
+    click(page, "#replay-last")  # ...unless the finished game is replayed revealed
+    wait_for(lambda: label.text.startswith(f"version {last} "))
+    screenshot(page, "replay")
+
+
+def test_a_tournament_of_bots_runs_to_its_standings_and_chart(page: WebDriver) -> None:
+    page.get(page.current_url.split("#")[0] + "#/tournaments")
+    find(page, "#t-bots").clear()
+    find(page, "#t-bots").send_keys("4")
+    click(page, "#t-create")
+    wait_for(lambda: "#/tournaments/" in page.current_url)
+    wait_for(lambda: "Champion" in find(page, "#t-status").text, 90, "the tournament did not end")
+    rows = page.find_elements(By.CSS_SELECTOR, "#standings tbody tr")
+    assert len(rows) == 4
+    assert page.find_elements(By.CSS_SELECTOR, "#ratings-chart polyline")
+    screenshot(page, "tournament")
