@@ -9,7 +9,9 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from services.games import GAMES
 
 SCHEME = "seatToken"
 # openapi_extra of a route: a token is needed, or optional (no token: a spectator).
@@ -61,6 +63,7 @@ def build(app: FastAPI) -> dict[str, Any]:
     schemas["Problem"] = problem
     for name in ("HTTPValidationError", "ValidationError"):
         schemas.pop(name, None)
+    typed_views(schemas)
     ref = {"$ref": "#/components/schemas/Problem"}
     for path in schema.get("paths", {}).values():
         for operation in path.values():
@@ -69,3 +72,28 @@ def build(app: FastAPI) -> dict[str, Any]:
                     answer["content"] = {"application/problem+json": {"schema": ref}}
                     answer.setdefault("description", "a problem")
     return schema
+
+
+def typed_views(schemas: dict[str, Any]) -> None:
+    """Each game's view model (its view.py) as a schema, and a view field that is one of
+    them by ``game``: the server sends views as the engine wrote them (no validation on
+    the hot path); a test checks every view a game shows against its model."""
+    refs: dict[str, str] = {}
+    for name, game in GAMES.items():
+        model = game.view_model
+        if model is None:
+            continue
+        shape = TypeAdapter(model).json_schema(ref_template="#/components/schemas/{model}")
+        schemas.update(shape.pop("$defs", {}))
+        schemas[model.__name__] = shape
+        refs[name] = f"#/components/schemas/{model.__name__}"
+    if not refs:
+        return
+    one_of = {
+        "oneOf": [{"$ref": r} for r in refs.values()],
+        "discriminator": {"propertyName": "game", "mapping": refs},
+        "description": "the caller's view; its shape is the game's (by `game`)",
+    }
+    for holder in ("GameView", "CommandResult"):
+        if holder in schemas:
+            schemas[holder]["properties"]["view"] = one_of

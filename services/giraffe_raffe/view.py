@@ -4,7 +4,7 @@ form of the legal commands. Everything is public once the game is over."""
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from services.giraffe_raffe.cards import COLOUR_NAMES, sorted_cards
 from services.giraffe_raffe.plays import can_play, value_options
@@ -12,6 +12,7 @@ from services.giraffe_raffe.rules import status
 from services.giraffe_raffe.state import State
 from services.giraffe_raffe.trees import VALUE_KINDS, Need, Play, Tree, need
 from services.kernel.game import Event
+from services.kernel.views import Shape, StatusShape
 
 SHAPES = {
     "single": "1 card of a colour the tree shows",
@@ -148,3 +149,53 @@ def _rule_json(tree_id: str, n: Need) -> dict[str, Any]:
         "above": n.above,
         "colours": [COLOUR_NAMES[c] for c in n.colours],
     }
+
+
+# -- the view's shape, for clients (services/kernel/views.py) ---------------------------
+
+
+class PlayShape(Shape):
+    seat: int
+    cards: list[str]
+    copies: dict[str, str]
+
+
+class TreeShape(Shape):
+    id: str
+    kind: str
+    colours: list[str]
+    plays: list[PlayShape]
+    need: dict[str, int | None]
+
+
+class PlayerShape(Shape):
+    index: int
+    robot: bool
+    hand_size: int
+    apples: int
+    rotten_apples: int
+
+
+class GiraffeRaffeView(Shape):
+    """A seat's (or a spectator's) view of a Giraffe Raffe game."""
+
+    game: Literal["giraffe-raffe"]
+    mode: str
+    options: dict[str, Any]
+    seat: int
+    round: int
+    dealer: int
+    turn: int
+    players: list[PlayerShape]
+    hand: list[str] | None
+    trees: list[TreeShape]
+    supply: int
+    redraw_size: int
+    status: StatusShape
+    seed_hash: str
+    robot: dict[str, Any] | None = None  # the solo game: the Robot's hand is public
+    robot_tie: dict[str, Any] | None = None
+    seed: str | None = None  # once over (or a revealed replay), as the next three
+    hands: list[list[str]] | None = None
+    redraw: list[str] | None = None
+    robot_deck: list[str] | None = None

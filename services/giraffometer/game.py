@@ -29,6 +29,7 @@ GAME = GameSpec(
     legal_commands=views.legal_commands,
     recorded_options=game_options.recorded,
     commands=Command,
+    view_model=views.GiraffometerView,
     bots=BOTS,
     default_bot="normal",
     result_keys=rules.result_keys,

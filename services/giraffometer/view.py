@@ -4,11 +4,12 @@ Before the reveal nobody but the voter sees a vote, and nobody sees an answer.""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from services.giraffometer.rules import status
 from services.giraffometer.state import POSITIONS, State
 from services.kernel.game import Event
+from services.kernel.views import Shape, StatusShape
 
 
 def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
@@ -67,3 +68,36 @@ def legal_commands(state: State, seat: int) -> dict[str, Any]:
     if not state.over and state.deadline_ms and -1 <= seat < state.seat_count:
         commands.append({"type": "close_round", "valid_from_ms": state.deadline_ms})
     return {"seat": seat, "to_act": seat in st.to_act, "commands": commands}
+
+
+# -- the view's shape, for clients (services/kernel/views.py) ---------------------------
+
+
+class FactShape(Shape):
+    position: int
+    id: str
+    question: str
+    unit: str
+    theme: str
+
+
+class GiraffometerView(Shape):
+    """A seat's (or a spectator's) view of a Giraffometer game."""
+
+    game: Literal["giraffometer"]
+    seat: int
+    options: dict[str, Any]
+    round: int
+    facts: list[FactShape]
+    voted: list[int]
+    players: int
+    progress: dict[str, int]
+    scores: list[int]
+    deadline_ms: int
+    last_reveal: dict[str, Any] | None
+    status: StatusShape
+    seed_hash: str
+    your_vote: dict[str, int] | None
+    seed: str | None = None  # once over (or a revealed replay), as the next three
+    answers: list[float] | None = None
+    votes: dict[str, dict[str, int]] | None = None

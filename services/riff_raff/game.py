@@ -28,6 +28,7 @@ GAME = GameSpec(
     legal_commands=views.legal_commands,
     events=EVENTS,
     commands=Command,
+    view_model=views.RiffRaffView,
     bots=BOTS,
     default_bot="careful",
     result_keys=rules.result_keys,

@@ -4,9 +4,10 @@ commands. Cards chosen this round stay hidden until all are in (AL-1)."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 from services.kernel.game import Event
+from services.kernel.views import Shape, StatusShape
 from services.riff_raff import ship as physics
 from services.riff_raff.pieces import shape_of
 from services.riff_raff.rules import phase, status
@@ -133,3 +134,53 @@ def legal_commands(s: State, seat: int) -> dict[str, Any]:
     elif p == "settle":
         commands.append({"type": "settle", "aboard": list(s.aboard)})
     return out
+
+
+# -- the view's shape, for clients (services/kernel/views.py) ---------------------------
+
+
+class ShipPieceShape(Shape):
+    id: str
+    type: str
+    area: int | None
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+class ShipShape(Shape):
+    """Simulated: the tilt, every piece and the geometry; tabletop: what is aboard."""
+
+    tilt_degrees: float | None = None
+    pieces: list[ShipPieceShape] | None = None
+    geometry: dict[str, Any] | None = None
+    aboard: list[str] | None = None
+
+
+class RiffRaffView(Shape):
+    """A seat's (or a spectator's) view of a Riff Raff game."""
+
+    game: Literal["riff-raff"]
+    seat: int
+    options: dict[str, Any]
+    round: int
+    phase: str
+    captain: int
+    order: list[int]
+    pending: dict[str, Any] | None
+    turn: dict[str, Any] | None
+    chosen: list[int]
+    revealed: dict[str, int]
+    played: list[list[int]]
+    supplies: list[list[str]]
+    supply_ids: list[list[str]]
+    removed: int
+    status: StatusShape
+    seed_hash: str
+    ship: ShipShape
+    hand: list[int] | None = None  # a seat's own
+    your_card: int | None = None
+    seed: str | None = None  # once over (or a revealed replay), as the next two
+    hands: list[list[int]] | None = None
+    choices: dict[str, int] | None = None

@@ -59,6 +59,12 @@ def test_a_generated_client_plays_a_move_and_reads_a_refusal(
     vote = {"command": {"type": "vote", "lowest": 1, "highest": 2}, "command_id": "gen-1"}
     answer = execute.sync(created.game_id, client=seat0, body=models.CommandIn.from_dict(vote))
     assert isinstance(answer, models.CommandResult) and answer.version > created.version
+    assert isinstance(answer.view, models.GiraffometerView)  # typed per game
+    assert answer.view.your_vote.additional_properties == {"lowest": 1, "highest": 2}
+    get_game = importlib.import_module("raffe_client.api.games.games_get_game")
+    seen = get_game.sync(created.game_id, client=seat0, min_version=answer.version)
+    assert isinstance(seen, models.GameView) and isinstance(seen.view, models.GiraffometerView)
+    assert [f.position for f in seen.view.facts] == [1, 2, 3, 4, 5, 6]
     again = {"command": {"type": "vote", "lowest": 3, "highest": 4}, "command_id": "gen-2"}
     refused = execute.sync(created.game_id, client=seat0, body=models.CommandIn.from_dict(again))
     assert isinstance(refused, models.Problem) and refused.code == "already_voted"

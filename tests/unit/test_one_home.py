@@ -13,7 +13,7 @@ import pytest
 
 from services.games import GAMES, PACKAGES
 from services.kernel.events import UnknownEvent
-from services.kernel.game import Event
+from services.kernel.game import SPECTATOR, Event
 from services.kernel.playthrough import play_bots
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,3 +89,25 @@ def test_the_test_only_game_is_a_package_the_registry_loads_by_name() -> None:
         "__init__.py",
         *(f"{m}.py" for m in MODULES),
     }
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_view_a_game_shows_has_its_declared_shape(name: str) -> None:
+    """The typed views the API documents (view.py) are the views clients get: every
+    seat's, a spectator's and a revealed one, after every move of whole games."""
+    game = GAMES[name]
+    assert game.view_model is not None
+    for options in ({}, {"mode": "solo"} if name == "giraffe-raffe" else {"turn_timer": 30}):
+        if name == "giraffometer" and options:
+            options = {"round_timer": 30}
+        seats = 1 if options.get("mode") == "solo" else game.players[0] + 1
+        checked = 0
+        played = play_bots(game, [game.bot("random")] * seats, f"shape-{name}", options)
+        state = game.initial()
+        for event in played.events:
+            state = game.evolve(state, event)
+            for seat in (*range(seats), SPECTATOR):
+                game.view_model.model_validate(game.view(state, seat))
+            game.view_model.model_validate(game.view(state, 0, reveal=True))
+            checked += 1
+        assert checked == len(played.events) > 10
