@@ -34,7 +34,6 @@ def _load(package: str) -> GameSpec:
 
 
 GAMES: dict[str, GameSpec] = {g.name: g for g in map(_load, packages())}
-PACKAGE_OF: dict[str, str] = {_load(p).name: p for p in packages()}
 
 
 def command_models(games: list[GameSpec] | None = None) -> list[type]:

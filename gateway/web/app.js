@@ -228,7 +228,10 @@ async function tablePage(gameId) {
       api("GET", `/v1/games/${gameId}?min_version=${latest}`, undefined, token),
       token ? api("GET", `/v1/games/${gameId}/commands`, undefined, token) : Promise.resolve(null),
     ]);
-    if (legal && legal.version !== seen.version) return refresh(); // a move in between
+    if (legal && legal.version !== seen.version) { // a move in between: read that version
+      latest = Math.max(latest, legal.version, seen.version);
+      return refresh();
+    }
     draw(seen.view, legal, seen.version);
   }
   let pending = null;

@@ -44,7 +44,7 @@ export async function renderTournaments(show, gameTypes) {
   el("section", {}, el("h2", {}, "Tournaments"), el("table", {}, list)));
   const { tournaments } = await api("GET", "/v1/tournaments?limit=30");
   for (const t of tournaments) {
-    list.append(el("tr", {}, el("td", {}, el("a", { href: `#/tournaments/${t.tournament_id}` }, t.view?.options?.name || t.tournament_id)), el("td", {}, t.state)));
+    list.append(el("tr", {}, el("td", {}, el("a", { href: `#/tournaments/${t.tournament_id}` }, t.name || t.options?.name || t.tournament_id)), el("td", {}, t.state)));
   }
 }
 

@@ -32,10 +32,21 @@ def payload(typed: Any) -> dict[str, Any]:
     """A typed event's JSON payload: its fields, shallow (values are JSON-shaped already);
     optional fields (default None) still at None are left out."""
     return {
-        f.name: value
-        for f in dataclasses.fields(typed)
-        if (value := getattr(typed, f.name)) is not None or f.default is not None
+        name: value
+        for name, optional in _fields(type(typed))
+        if (value := getattr(typed, name)) is not None or not optional
     }
+
+
+_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _fields(cls: type) -> tuple[tuple[str, bool], ...]:
+    """(name, optional) per field, kept: dataclasses.fields is slow for the hot path."""
+    found = _FIELDS.get(cls)
+    if found is None:
+        found = _FIELDS[cls] = tuple((f.name, f.default is None) for f in dataclasses.fields(cls))
+    return found
 
 
 class EventTypes:
