@@ -22,8 +22,7 @@ import httpx
 from redis.asyncio import Redis
 
 from services.games import GAMES
-from services.kernel.game import SeatSpec
-from services.kernel.playthrough import Playthrough
+from services.kernel.playthrough import bot_moves
 from services.kernel.rng import SeededRng
 
 SEATS = {"giraffe-raffe": 3, "giraffometer": 3, "riff-raff": 2}
@@ -92,15 +91,7 @@ def script(game: str, seed: str) -> list[Move]:
     """A whole game of bots played in memory from a seed the client chose: the engine,
     given the same seed, deals the same cards and rolls the same dice, so these
     commands are exactly the ones the bots would send after reading their views."""
-    rules, bot = GAMES[game], GAMES[game].bot(BOT[game])
-    p = Playthrough.start(rules, {}, [SeatSpec("human")] * SEATS[game], seed)
-    rng, moves = SeededRng(seed, "bots"), []
-    while not rules.status(p.state).over:
-        seat = rules.status(p.state).to_act[0]
-        command = bot(rules.view(p.state, seat), rules.legal_commands(p.state, seat), rng)
-        moves.append((seat, p.version, command))
-        p.execute(seat, command)
-    return moves
+    return bot_moves(GAMES[game], SEATS[game], seed, GAMES[game].bot(BOT[game]))
 
 
 async def scripted(http: httpx.AsyncClient, game: str, worker: int, moves: int) -> list[Any]:

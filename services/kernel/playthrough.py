@@ -110,3 +110,19 @@ def play_bots(
         if on_events is not None:
             on_events(events)
     raise RuntimeError(f"game {seed} did not end in {max_moves} moves")
+
+
+def bot_moves(
+    game: Game[S], seats: int, seed: str, bot: Bot, options: Mapping[str, Any] | None = None
+) -> list[tuple[int, int, dict[str, Any]]]:
+    """A whole game's commands, (seat, version it is sent at, command), as ``bot`` would
+    send them for every seat of a game created with ``seed`` (a practice game): the
+    engine deals and rolls the same, so a client can replay them without game logic."""
+    p = Playthrough.start(game, options or {}, [SeatSpec("human")] * seats, seed)
+    rng, moves = SeededRng(seed, "bots"), []
+    while not game.status(p.state).over:
+        seat = game.status(p.state).to_act[0]
+        command = bot(game.view(p.state, seat), game.legal_commands(p.state, seat), rng)
+        moves.append((seat, p.version, command))
+        p.execute(seat, command)
+    return moves

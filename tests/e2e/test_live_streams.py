@@ -14,6 +14,8 @@ from urllib.parse import urlparse
 
 import httpx
 
+from services.games import GAMES
+from services.kernel.playthrough import bot_moves
 from tests.e2e.players import auth, create
 from tests.e2e.system import System, extra_gateway
 from tests.e2e.test_api_contract import sse_frames
@@ -120,14 +122,13 @@ def test_a_stream_ticket_opens_a_seats_private_stream_without_headers(http: http
 
 
 async def _watch_while_moving(base_url: str) -> dict[int, list[int]]:
-    from bench.loadgen import script
-
     async with httpx.AsyncClient(base_url=base_url, timeout=20) as http:
         seed = f"fanout-{uuid.uuid4().hex[:8]}"
         seats = [{"kind": "human"}] * 3
         body = {"game": "giraffe-raffe", "seats": seats, "seed": seed, "practice": True}
         game = (await http.post("/v1/games", json=body)).json()
-        moves = script("giraffe-raffe", seed)[:8]
+        game_spec = GAMES["giraffe-raffe"]
+        moves = bot_moves(game_spec, 3, seed, game_spec.bot("random"))[:8]
         seen: dict[int, list[int]] = {0: [], 1: [], 2: []}
         arrived = asyncio.Event()
 
