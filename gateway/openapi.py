@@ -12,6 +12,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from services.games import GAMES
+from services.kernel.views import LegalShape
 
 SCHEME = "seatToken"
 # openapi_extra of a route: a token is needed, or optional (no token: a spectator).
@@ -64,6 +65,7 @@ def build(app: FastAPI) -> dict[str, Any]:
     for name in ("HTTPValidationError", "ValidationError"):
         schemas.pop(name, None)
     typed_views(schemas)
+    typed_legal_commands(schema)
     ref = {"$ref": "#/components/schemas/Problem"}
     for path in schema.get("paths", {}).values():
         for operation in path.values():
@@ -97,3 +99,18 @@ def typed_views(schemas: dict[str, Any]) -> None:
     for holder in ("GameView", "CommandResult"):
         if holder in schemas:
             schemas[holder]["properties"]["view"] = one_of
+
+
+def typed_legal_commands(schema: dict[str, Any]) -> None:
+    """A seat's legal commands (every game's shape: seat, to_act, commands) in the
+    command's answer and from GET .../commands (which adds the version)."""
+    schemas = schema["components"]["schemas"]
+    shape = LegalShape.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas["LegalCommands"] = shape
+    ref = {"$ref": "#/components/schemas/LegalCommands"}
+    if "CommandResult" in schemas:
+        schemas["CommandResult"]["properties"]["commands"] = ref
+    version = {"type": "object", "properties": {"version": {"type": "integer"}}}
+    versioned = {"allOf": [ref, {**version, "required": ["version"]}]}
+    answer = schema["paths"]["/v1/games/{game_id}/commands"]["get"]["responses"]["200"]
+    answer["content"] = {"application/json": {"schema": versioned}}

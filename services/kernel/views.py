@@ -29,9 +29,10 @@ class StatusShape(BaseModel):
 
 
 class LegalShape(BaseModel):
-    """A seat's legal commands: each entry a command type with what it may carry."""
+    """A seat's legal commands: each entry a command type with what it may carry (a
+    game's own keys: Giraffe Raffe's trees and options, Riff Raff's phase...)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", title="LegalCommands")
 
     seat: int
     to_act: bool

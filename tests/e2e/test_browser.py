@@ -18,6 +18,7 @@ import httpx
 import pytest
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select
 
@@ -254,3 +255,27 @@ def test_a_tournament_of_bots_runs_to_its_standings_and_chart(page: WebDriver) -
     assert len(rows) == 4
     assert page.find_elements(By.CSS_SELECTOR, "#ratings-chart polyline")
     screenshot(page, "tournament")
+
+
+def test_a_table_fits_a_phone_and_cards_answer_the_keyboard(system: System) -> None:
+    phone = browser()
+    try:
+        phone.set_window_size(390, 844)
+        phone.get(system.base_url + "/")
+        assert not overflows(phone), "the lobby scrolls sideways on a phone"
+        create_from_lobby(phone, "giraffe-raffe", ["you", "bot"])
+        wait_for(lambda: "Your move" in status(phone), 30)  # then nothing redraws the hand
+        card = find(phone, "#hand [data-card]")
+        assert not overflows(phone), "the table scrolls sideways on a phone"
+        card.send_keys(Keys.ENTER)
+        wait_for(lambda: find(phone, "#hand [data-card]").get_attribute("aria-pressed") == "true")
+        find(phone, "#hand [data-card]").send_keys(Keys.SPACE)
+        wait_for(lambda: find(phone, "#hand [data-card]").get_attribute("aria-pressed") == "false")
+        screenshot(phone, "phone")
+    finally:
+        phone.quit()
+
+
+def overflows(driver: WebDriver) -> bool:
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    return bool(width > driver.execute_script("return window.innerWidth") + 1)

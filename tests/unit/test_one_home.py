@@ -15,6 +15,7 @@ from services.games import GAMES, PACKAGES
 from services.kernel.events import UnknownEvent
 from services.kernel.game import SPECTATOR, Event
 from services.kernel.playthrough import play_bots
+from services.kernel.views import LegalShape
 
 ROOT = Path(__file__).resolve().parents[2]
 EVERY_GAME = [*PACKAGES, "tests.games.pebbles"]
@@ -108,6 +109,7 @@ def test_every_view_a_game_shows_has_its_declared_shape(name: str) -> None:
             state = game.evolve(state, event)
             for seat in (*range(seats), SPECTATOR):
                 game.view_model.model_validate(game.view(state, seat))
+                LegalShape.model_validate(game.legal_commands(state, seat))
             game.view_model.model_validate(game.view(state, 0, reveal=True))
             checked += 1
         assert checked == len(played.events) > 10

@@ -13,6 +13,12 @@ function cardNode(card, attrs = {}) {
   return el("span", { class: `card ${card[0]}`, title: `${COLOURS[card[0]]} ${card.slice(1)}`, ...attrs }, cardLabel(card));
 }
 
+// What a play on a tree must be, when the legal commands do not say (not your turn).
+function needText(need) {
+  const count = need.max_cards === need.min_cards ? need.min_cards : need.max_cards ? `${need.min_cards}-${need.max_cards}` : `${need.min_cards}+`;
+  return `${count} card${count === 1 ? "" : "s"}${need.above ? `, above ${need.above}` : ""}`;
+}
+
 export function render({ view, legal, seat, send }) {
   const commands = (legal && legal.commands) || [];
   const byTree = Object.fromEntries(commands.filter((c) => c.type === "play").map((c) => [c.tree, c]));
@@ -61,7 +67,7 @@ export function render({ view, legal, seat, send }) {
     const top = tree.plays.length ? tree.plays[tree.plays.length - 1] : null;
     trees.append(el("div", { class: `tree${entry && entry.playable ? " playable" : ""}`, "data-tree": tree.id },
       el("strong", {}, tree.id), " ", el("span", { class: "muted" }, tree.colours.length ? tree.colours.join("/") : ""),
-      el("div", { class: "muted" }, entry ? entry.shape : `${tree.kind}`),
+      el("div", { class: "muted" }, entry ? entry.shape : needText(tree.need)),
       el("div", { class: "cards" }, top ? top.cards.map((c) => cardNode(c)) : el("span", { class: "muted" }, "empty")),
       el("button", {
         type: "button", class: "play", "data-tree": tree.id, disabled: true,
@@ -94,9 +100,11 @@ export function render({ view, legal, seat, send }) {
     }
   }
 
+  // The hand above the trees: pick cards, then the tree to play them on (a phone scrolls
+  // down from one to the other).
   root.append(players,
-    el("section", {}, el("h2", {}, "Trees"), trees),
-    el("section", {}, el("h2", {}, view.hand ? "Your hand" : "Hands are hidden"), hand, copies, actions));
+    el("section", {}, el("h2", {}, view.hand ? "Your hand" : "Hands are hidden"), hand, copies, actions),
+    el("section", {}, el("h2", {}, "Trees"), trees));
   if (view.robot) root.append(el("section", {}, el("h2", {}, "The Robot's hand"), el("div", { class: "cards" }, view.robot.hand.map((c) => cardNode(c)))));
   if (view.hands) root.append(el("section", {}, el("h2", {}, "Every hand"), view.hands.map((h, i) => el("div", { class: "row" }, `Seat ${i}: `, el("div", { class: "cards" }, h.map((c) => cardNode(c)))))));
   refreshChoices();
