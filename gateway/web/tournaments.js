@@ -3,7 +3,6 @@
 
 import { api, el, follow, remember, toast } from "/static/api.js";
 
-const ORGANISERS = "raffe.organisers";
 const PLAYERS = "raffe.players";
 
 function kept(key) { try { return JSON.parse(localStorage.getItem(key) || "{}"); } catch { return {}; } }
@@ -23,7 +22,6 @@ export async function renderTournaments(show, gameTypes) {
     try {
       const t = await api("POST", "/v1/tournaments", { name: name.value, games: chosen, format: format.value, table_size: format.value === "round_robin" ? 2 : 3, rounds: 2 });
       const organiser = t.organiser_token;
-      keep(ORGANISERS, t.tournament_id, organiser);
       if (me.checked) {
         const player = await api("POST", `/v1/tournaments/${t.tournament_id}/players`, { name: "me", kind: "human" }, organiser);
         keep(PLAYERS, t.tournament_id, player.token);

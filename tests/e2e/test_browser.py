@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -279,3 +280,30 @@ def test_a_table_fits_a_phone_and_cards_answer_the_keyboard(system: System) -> N
 def overflows(driver: WebDriver) -> bool:
     width = driver.execute_script("return document.documentElement.scrollWidth")
     return bool(width > driver.execute_script("return window.innerWidth") + 1)
+
+
+def test_a_person_plays_their_tournament_tables_from_the_tournament_page(
+    page: WebDriver, http: httpx.Client
+) -> None:
+    page.get(page.current_url.split("#")[0] + "#/tournaments")
+    find(page, "#t-bots").clear()
+    find(page, "#t-bots").send_keys("2")
+    click(page, "#t-me")  # "I play too": three players, one table a round
+    click(page, "#t-create")
+    wait_for(lambda: "#/tournaments/" in page.current_url)
+    tournament = page.current_url
+    played, deadline = 0, time.monotonic() + 120
+    while "Champion" not in find(page, "#t-status").text:
+        assert time.monotonic() < deadline, "the tournament did not end"
+        links = page.find_elements(By.CSS_SELECTOR, "a.my-table")
+        if not links:
+            page.refresh()  # the next round's table is created just after the round starts
+            wait_for(lambda: find(page, "#t-status").text, 10)
+            continue
+        links[0].click()
+        game_id = game_id_of(page)
+        played += play_by_clicking(page, http, "giraffe-raffe", game_id) > 0
+        page.get(tournament)
+        wait_for(lambda: find(page, "#t-status").text, 10)
+    assert played == 2  # a table in each of the two rounds
+    assert len(page.find_elements(By.CSS_SELECTOR, "#standings tbody tr")) == 3
