@@ -307,3 +307,50 @@ def test_a_person_plays_their_tournament_tables_from_the_tournament_page(
         wait_for(lambda: find(page, "#t-status").text, 10)
     assert played == 2  # a table in each of the two rounds
     assert len(page.find_elements(By.CSS_SELECTOR, "#standings tbody tr")) == 3
+
+
+TABLETOP_BUTTONS = {"load": "#load", "report": "#report", "settle": "#report"}
+
+
+def click_tabletop(driver: WebDriver, legal: dict[str, Any]) -> None:
+    """Riff Raff on a real ship: the lowest card, the first piece, nothing fell."""
+    kind = legal["commands"][0]["type"]
+    if kind == "choose_card":
+        click(driver, f'.choose-card[data-card="{min(legal["commands"][0]["cards"])}"]')
+    elif kind in ("choose_captain", "order_players"):
+        click(driver, ".choose-captain, #order-players")
+    else:
+        click(
+            driver, {"load": "#load", "report": "#report", "settle": "#report"}.get(kind, "#accept")
+        )
+
+
+def test_two_people_play_riff_raff_on_a_real_ship_reporting_and_accepting(
+    system: System, http: httpx.Client
+) -> None:
+    alice, bob = browser(), browser()
+    try:
+        alice.get(system.base_url + "/")
+        game_id = create_from_lobby(alice, "riff-raff", ["you", "open"], mode="tabletop")
+        bob.get(find(alice, ".invite-link").get_attribute("href") or "")
+        wait_for(lambda: f"#/games/{game_id}" in bob.current_url)
+        players = {0: alice, 1: bob}
+        tokens = {s: held_seat(d, game_id)["token"] for s, d in players.items()}
+        kinds: set[str] = set()
+        for _ in range(400):
+            if all("Game over" in status(d) for d in players.values()):
+                break
+            for seat, driver in players.items():
+                legal = http.get(f"/v1/games/{game_id}/commands", headers=auth(tokens[seat])).json()
+                if not legal["to_act"] or version_shown(driver) < legal["version"]:
+                    continue  # not this seat's move, or its page has not drawn it yet
+                kinds.add(legal["commands"][0]["type"])
+                before = version_shown(driver)
+                click_tabletop(driver, legal)
+                wait_for(lambda d=driver, b=before: version_shown(d) > b, 15, "no answer")
+        assert all("Game over" in status(d) for d in players.values())
+        assert {"choose_card", "load", "report", "accept"} <= kinds
+        screenshot(bob, "riff-raff-tabletop")
+    finally:
+        alice.quit()
+        bob.quit()
