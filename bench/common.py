@@ -84,9 +84,9 @@ def write_json(name: str, figures: list[Figure]) -> Path:
     return path
 
 
-def launch(*args: str) -> tuple[subprocess.Popen[str], str]:
+def launch(*args: str, cwd: str | None = None) -> tuple[subprocess.Popen[str], str]:
     """The system as `make run` starts it (free ports, rate limits off), and what the
-    launcher printed up to "raffe is running"."""
+    launcher printed up to "raffe is running"; ``cwd``: another checkout's code."""
     env = {
         **os.environ,
         "RAFFE_RATE_PER_ADDRESS": "1000000",
@@ -100,6 +100,7 @@ def launch(*args: str) -> tuple[subprocess.Popen[str], str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
+        cwd=cwd,
     )
     assert proc.stdout is not None
     text = ""

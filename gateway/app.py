@@ -38,7 +38,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         version="1",
         description=DESCRIPTION,
         lifespan=lifespan,
-        docs_url=None,  # gateway.web serves /docs and /redoc with local assets
+        docs_url=None,  # gateway.web serves /docs with local assets
         redoc_url=None,
         generate_unique_id_function=openapi.operation_id,
     )

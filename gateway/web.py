@@ -1,6 +1,7 @@
 """The web client at ``/`` (static files under gateway/web, no build step) and the API
-docs at ``/docs`` and ``/redoc`` with their assets served from here, not from a CDN, so
-both work on a machine without internet."""
+docs at ``/docs`` (Swagger UI) with its assets served from here, not from a CDN, so both
+work on a machine without internet. No ReDoc: its page fetches a logo from its vendor's
+CDN (a browser test found the request)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from fastapi import FastAPI
-from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -32,14 +33,4 @@ def mount_web(app: FastAPI) -> None:
             swagger_js_url="/docs-assets/swagger-ui-bundle.js",
             swagger_css_url="/docs-assets/swagger-ui.css",
             swagger_favicon_url="/docs-assets/favicon.png",
-        )
-
-    @app.get("/redoc", include_in_schema=False)
-    async def redoc() -> HTMLResponse:
-        return get_redoc_html(
-            openapi_url="/openapi.json",
-            title="Raffe API",
-            redoc_js_url="/docs-assets/redoc.standalone.js",
-            redoc_favicon_url="/docs-assets/favicon.png",
-            with_google_fonts=False,
         )

@@ -50,6 +50,11 @@ def command_key(seat: int, command_id: str) -> str:
     return f"{seat}:{command_id}"
 
 
+def check_command_id(command_id: str) -> None:
+    if not isinstance(command_id, str) or not 0 < len(command_id) <= 128:
+        raise InvalidArgument("a command id is 1-128 characters", "bad_command_id")
+
+
 def check_same(known: AppendResult, digest: str) -> None:
     if known.digest and known.digest != digest:
         raise InvalidArgument(
@@ -135,7 +140,8 @@ class GameRuntime(Generic[S]):
         chose itself may come from a cache that is behind: load afresh and try again."""
         if dry_run:
             return await self.validate(game_id, seat, command, expected_version, time_ms)
-        typed = self._command(command, command_id)
+        check_command_id(command_id)
+        typed = self._command(command)
         time_ms = now_ms() if time_ms is None else time_ms
         key, digest = command_key(seat, command_id), digest_of(command)
         fresh = False
@@ -162,11 +168,10 @@ class GameRuntime(Generic[S]):
                 fresh = True
         raise AssertionError("unreachable")
 
-    def _command(self, command: Mapping[str, Any], command_id: str) -> Any:
+    def _command(self, command: Mapping[str, Any]) -> Any:
+        """The game's typed command (its commands.py), or a typed InvalidArgument."""
         if not isinstance(command, Mapping):
             raise InvalidArgument("a command is a JSON object", "bad_command")
-        if not isinstance(command_id, str) or not 0 < len(command_id) <= 128:
-            raise InvalidArgument("a command id is 1-128 characters", "bad_command_id")
         return self.game.command(command)
 
     def _decide(self, loaded: Loaded[S], seat: int, typed: Any, time_ms: int) -> list[Event]:
@@ -222,7 +227,7 @@ class GameRuntime(Generic[S]):
     ) -> Outcome:
         """The validator: what the command would do, appending nothing. Raises the same
         typed errors as execute."""
-        typed = self._command(command, "dry-run")
+        typed = self._command(command)
         loaded = await self.load(game_id)
         if expected_version not in (ANY_VERSION, loaded.version):
             raise VersionConflict(expected_version, loaded.version)

@@ -56,9 +56,6 @@ class EventTypes:
         self.by_name: dict[str, type] = {t.__name__: t for t in types}
         self._fields = {t.__name__: {f.name for f in dataclasses.fields(t)} for t in types}
 
-    def __contains__(self, name: object) -> bool:
-        return name in self.by_name
-
     def __iter__(self) -> Iterator[str]:
         return iter(self.by_name)
 

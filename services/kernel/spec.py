@@ -17,8 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from services.kernel.errors import InvalidArgument
 from services.kernel.events import EventTypes
-
-Bot = Callable[..., dict[str, Any]]  # (view, legal commands, rng) -> command
+from services.kernel.playthrough import Bot
 
 
 def unchanged(options: dict[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ the page's buttons. Screenshots of each table go to $RAFFE_SCREENSHOTS when set.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -245,8 +246,10 @@ def test_the_replay_viewer_steps_through_a_finished_game(
     screenshot(page, "replay")
 
 
-def test_a_tournament_of_bots_runs_to_its_standings_and_chart(page: WebDriver) -> None:
-    page.get(page.current_url.split("#")[0] + "#/tournaments")
+def test_a_tournament_of_bots_runs_to_its_standings_and_chart(
+    page: WebDriver, system: System
+) -> None:
+    page.get(system.base_url + "/#/tournaments")
     find(page, "#t-bots").clear()
     find(page, "#t-bots").send_keys("4")
     click(page, "#t-create")
@@ -283,9 +286,9 @@ def overflows(driver: WebDriver) -> bool:
 
 
 def test_a_person_plays_their_tournament_tables_from_the_tournament_page(
-    page: WebDriver, http: httpx.Client
+    page: WebDriver, http: httpx.Client, system: System
 ) -> None:
-    page.get(page.current_url.split("#")[0] + "#/tournaments")
+    page.get(system.base_url + "/#/tournaments")
     find(page, "#t-bots").clear()
     find(page, "#t-bots").send_keys("2")
     click(page, "#t-me")  # "I play too": three players, one table a round
@@ -354,3 +357,18 @@ def test_two_people_play_riff_raff_on_a_real_ship_reporting_and_accepting(
     finally:
         alice.quit()
         bob.quit()
+
+
+def test_the_api_docs_render_in_a_browser_from_this_server_alone(
+    page: WebDriver, system: System
+) -> None:
+    page.get(system.base_url + "/docs")
+    wait_for(lambda: len(page.find_elements(By.CSS_SELECTOR, ".opblock")) > 10, 30)
+    requested = [
+        json.loads(entry["message"])["message"]["params"]["request"]["url"]
+        for entry in page.get_log("performance")
+        if '"Network.requestWillBeSent"' in entry["message"]
+    ]
+    assert requested and all(
+        url.startswith((system.base_url, "data:", "blob:")) for url in requested
+    ), [u for u in requested if not u.startswith(system.base_url)]

@@ -19,6 +19,12 @@ from services.kernel.views import LegalShape
 
 ROOT = Path(__file__).resolve().parents[2]
 EVERY_GAME = [*PACKAGES, "tests.games.pebbles"]
+# A second way to play each game in the shape test: solo, or with a clock.
+SECOND_OPTIONS = {
+    "giraffe-raffe": {"mode": "solo"},
+    "giraffometer": {"round_timer": 30},
+    "riff-raff": {"turn_timer": 30},
+}
 MODULES = {"game", "state", "events", "commands", "options", "rules", "evolve", "view", "bots"}
 
 
@@ -98,9 +104,7 @@ def test_every_view_a_game_shows_has_its_declared_shape(name: str) -> None:
     seat's, a spectator's and a revealed one, after every move of whole games."""
     game = GAMES[name]
     assert game.view_model is not None
-    for options in ({}, {"mode": "solo"} if name == "giraffe-raffe" else {"turn_timer": 30}):
-        if name == "giraffometer" and options:
-            options = {"round_timer": 30}
+    for options in ({}, SECOND_OPTIONS[name]):
         seats = 1 if options.get("mode") == "solo" else game.players[0] + 1
         checked = 0
         played = play_bots(game, [game.bot("random")] * seats, f"shape-{name}", options)

@@ -1,0 +1,93 @@
+"""What a change cost: the command path of two revisions, side by side, interleaved.
+
+    python -m bench.revisions OLD [NEW] [--rounds 2] [--games 16] [--seconds 12]
+
+Each round starts the whole system from OLD's code (a git worktree), drives it with the
+light load generator (bench.players, commands only), stops it, then does the same with
+NEW (default: this working tree). Prints moves/s, command p99 and server CPU per move
+for each run and NEW's ratios to OLD; run-to-run spread on a 2-core machine is ~10%, so
+alternate rounds rather than trust one pair."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench.common import Figure, against, launch, print_table, service_pids, stop_all, with_cpu
+from bench.realtime import per_move, players
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def checkout(revision: str, where: Path) -> Path:
+    """A worktree of ``revision`` with this tree's generated protobuf modules."""
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(where), revision],
+        check=True,
+    )
+    shutil.copytree(ROOT / "raffe", where / "raffe")
+    return where
+
+
+def run(cwd: Path, games: int, seconds: float) -> dict[str, float]:
+    system, text = launch(cwd=str(cwd))
+    try:
+        gateway = re.search(r"gateway: (http://\S+)", text)
+        assert gateway, text
+        result, used = with_cpu(
+            service_pids(text),
+            lambda: players(gateway.group(1), "commands", games, 30_000, seconds, "giraffe-raffe"),
+        )
+    finally:
+        stop_all([system])
+    return {
+        "rate": float(result["rate"]),
+        "p99": float(result["command"]["p99_ms"]),
+        "cpu": sum(per_move(used, result["moves"]).values()),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("old")
+    parser.add_argument("new", nargs="?", default="")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--games", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=12.0)
+    args = parser.parse_args(argv)
+    runs: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
+    with tempfile.TemporaryDirectory() as scratch:
+        trees = {"old": checkout(args.old, Path(scratch) / "old")}
+        trees["new"] = checkout(args.new, Path(scratch) / "new") if args.new else ROOT
+        for i in range(args.rounds):
+            for name, tree in trees.items():
+                print(f"  round {i + 1}/{args.rounds}: {name} ...", file=sys.stderr, flush=True)
+                runs[name].append(run(tree, args.games, args.seconds))
+    # The worktrees' folders are gone with the scratch folder; git forgets them here.
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "prune"], check=False)
+    print_table(
+        f"{args.old} against {args.new or 'the working tree'}, {args.games} games", figures(runs)
+    )
+
+
+def figures(runs: dict[str, list[dict[str, Any]]]) -> list[Figure]:
+    out: list[Figure] = []
+    for key, name, unit in (
+        ("rate", "moves", "moves/s"),
+        ("p99", "command p99", "ms"),
+        ("cpu", "server CPU per move", "ms"),
+    ):
+        old, new = (statistics.median(r[key] for r in runs[side]) for side in ("old", "new"))
+        out += [Figure(f"old: {name}", old, unit), against(f"new: {name}", new, unit, "old", old)]
+    return out
+
+
+if __name__ == "__main__":
+    main()
