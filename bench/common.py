@@ -114,8 +114,8 @@ def launch(*args: str, cwd: str | None = None) -> tuple[subprocess.Popen[str], s
 def service_pids(launched: str) -> dict[str, int]:
     """Service name -> pid, from the launcher's "<name> at <address> (pid N)" lines."""
     found = re.findall(r"^(.+?) at \S+ \(pid (\d+)\)", launched, re.M)
-    # Redis is found by its port (its launcher line names a version, not a service).
-    return {name: int(pid) for name, pid in found if not name.startswith("redis")}
+    # The embedded Redis's line names its version and settings: it is just "redis" here.
+    return {"redis" if name.startswith("redis") else name: int(pid) for name, pid in found}
 
 
 def rss_mib(pid: int) -> float:

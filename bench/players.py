@@ -34,6 +34,7 @@ from bench.loadgen import SEATS, script
 from bench.rawhttp import Conn, SseConn, build
 from services.core.loop import run as run_loop
 
+TIMED = "timed part starts"  # printed on stderr once the games are created
 ARRIVED = asyncio.Event()  # set whenever a frame arrives on any stream
 
 
@@ -178,6 +179,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     if args.mode != "chain":
         prepared = await prepare(args.url, args.game, args.games, args.moves // args.games + 1)
     results = Results(args.moves, args.seconds)
+    print(TIMED, file=sys.stderr, flush=True)  # CPU meters and profilers start here
     started, cpu = time.perf_counter(), time.process_time()
     if args.mode == "chain":
         work = [chain(host, port, results, w) for w in range(args.games)]

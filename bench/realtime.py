@@ -19,38 +19,50 @@ import sys
 import tempfile
 from typing import Any
 
-from bench.common import Figure, against, print_table, rss_mib, stop_all, with_cpu, write_json
+from bench.common import (
+    Figure,
+    against,
+    cpu_seconds,
+    print_table,
+    rss_mib,
+    stop_all,
+    write_json,
+)
 from bench.fullstack import start_baselines, start_system
+from bench.players import TIMED
 
 MODES = ("commands", "own-view", "watch")
 
 
 def players(
-    url: str, mode: str, games: int, moves: int, seconds: float, game: str
+    url: str,
+    mode: str,
+    games: int,
+    moves: int,
+    seconds: float,
+    game: str,
+    pids: dict[str, int] | None = None,
 ) -> dict[str, Any]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "bench.players",
-        "--url",
-        url,
-        "--mode",
-        mode,
-        "--games",
-        str(games),
-        "--moves",
-        str(moves),
-        "--seconds",
-        str(seconds),
-        "--game",
-        game,
-    ]
+    """A bench.players run's JSON result; with ``pids``, under "cpu_s" the CPU seconds each
+    of those processes spent during the timed part only (not the games' creation)."""
+    cmd = [sys.executable, "-m", "bench.players", "--url", url, "--mode", mode]
+    cmd += ["--games", str(games), "--moves", str(moves), "--seconds", str(seconds)]
+    cmd += ["--game", game]
     print(f"  {mode} x{games} ...", file=sys.stderr, flush=True)
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 300)
-    lines = out.stdout.strip().splitlines()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    errors = []
+    for line in proc.stderr:  # the load generator says when its timed part starts
+        if line.startswith(TIMED):
+            break
+        errors.append(line)
+    before = {name: cpu_seconds(pid) for name, pid in (pids or {}).items()}
+    out, err = proc.communicate(timeout=seconds + 300)
+    used = {name: cpu_seconds(pid) - before[name] for name, pid in (pids or {}).items()}
+    lines = out.strip().splitlines()
     if not lines:
-        raise RuntimeError(f"the load generator failed:\n{out.stderr[-2000:]}")
-    return dict(json.loads(lines[-1]))
+        raise RuntimeError(f"the load generator failed:\n{''.join(errors)[-2000:]}{err[-2000:]}")
+    return {**json.loads(lines[-1]), "cpu_s": used}
 
 
 def p(result: dict[str, Any], latency: str, percentile: int) -> float:
@@ -75,10 +87,8 @@ def level(
     got: dict[str, dict[str, Any]] = {}
     cpu: dict[str, dict[str, float]] = {}
     for mode in MODES:
-        result, used = with_cpu(
-            pids, lambda mode=mode: players(where["gateway"], mode, n, moves, seconds, game)
-        )
-        got[mode], cpu[mode] = result, per_move(used, result["moves"])
+        result = players(where["gateway"], mode, n, moves, seconds, game, pids)
+        got[mode], cpu[mode] = result, per_move(result["cpu_s"], result["moves"])
     servers = [k for k in cpu["commands"] if not k.startswith("baseline")]
     plain = sum(cpu["commands"][k] for k in servers)
     watched = sum(cpu["watch"][k] for k in servers)

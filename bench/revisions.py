@@ -1,12 +1,14 @@
 """What a change cost: the command path of two revisions, side by side, interleaved.
 
     python -m bench.revisions OLD [NEW] [--rounds 2] [--games 16] [--seconds 12]
+                              [--mode commands|own-view|watch]
 
 Each round starts the whole system from OLD's code (a git worktree), drives it with the
-light load generator (bench.players, commands only), stops it, then does the same with
-NEW (default: this working tree). Prints moves/s, command p99 and server CPU per move
-for each run and NEW's ratios to OLD; run-to-run spread on a 2-core machine is ~10%, so
-alternate rounds rather than trust one pair."""
+light load generator (bench.players; commands only, or with every seat watching), stops
+it, then does the same with NEW (default: this working tree). Prints moves/s, command
+p99 and server CPU per move (the timed part only, every Raffe process and Redis) as
+medians over the rounds, and NEW's ratios to OLD, with each run on stderr; run-to-run
+spread on a 2-core machine is ~10%, so alternate rounds rather than trust one pair."""
 
 from __future__ import annotations
 
@@ -20,10 +22,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.common import Figure, against, launch, print_table, service_pids, stop_all, with_cpu
+from bench.common import Figure, against, launch, print_table, service_pids, stop_all
 from bench.realtime import per_move, players
 
 ROOT = Path(__file__).resolve().parent.parent
+GAME = "giraffe-raffe"
 
 
 def checkout(revision: str, where: Path) -> Path:
@@ -36,22 +39,28 @@ def checkout(revision: str, where: Path) -> Path:
     return where
 
 
-def run(cwd: Path, games: int, seconds: float) -> dict[str, float]:
+def run(cwd: Path, games: int, seconds: float, mode: str) -> dict[str, float]:
     system, text = launch(cwd=str(cwd))
     try:
         gateway = re.search(r"gateway: (http://\S+)", text)
         assert gateway, text
-        result, used = with_cpu(
-            service_pids(text),
-            lambda: players(gateway.group(1), "commands", games, 30_000, seconds, "giraffe-raffe"),
-        )
+        pids = service_pids(text)
+        result = players(gateway.group(1), mode, games, 30_000, seconds, GAME, pids)
     finally:
         stop_all([system])
+    cpu = per_move(result["cpu_s"], result["moves"])
+    print(f"    {result['rate']:.0f} moves/s, {_parts(cpu)}", file=sys.stderr, flush=True)
     return {
         "rate": float(result["rate"]),
         "p99": float(result["command"]["p99_ms"]),
-        "cpu": sum(per_move(used, result["moves"]).values()),
+        "cpu": sum(cpu.values()),
     }
+
+
+def _parts(cpu: dict[str, float]) -> str:
+    """CPU per move of the busy processes, e.g. 'gateway 0.52, ... ms'."""
+    busy = sorted((ms, name) for name, ms in cpu.items() if ms >= 0.02)
+    return ", ".join(f"{name} {ms:.2f}" for ms, name in reversed(busy)) + " ms per move"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -61,6 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--games", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=12.0)
+    parser.add_argument("--mode", choices=["commands", "own-view", "watch"], default="commands")
     args = parser.parse_args(argv)
     runs: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
     with tempfile.TemporaryDirectory() as scratch:
@@ -69,11 +79,12 @@ def main(argv: list[str] | None = None) -> None:
         for i in range(args.rounds):
             for name, tree in trees.items():
                 print(f"  round {i + 1}/{args.rounds}: {name} ...", file=sys.stderr, flush=True)
-                runs[name].append(run(tree, args.games, args.seconds))
+                runs[name].append(run(tree, args.games, args.seconds, args.mode))
     # The worktrees' folders are gone with the scratch folder; git forgets them here.
     subprocess.run(["git", "-C", str(ROOT), "worktree", "prune"], check=False)
     print_table(
-        f"{args.old} against {args.new or 'the working tree'}, {args.games} games", figures(runs)
+        f"{args.old} against {args.new or 'the working tree'}, {args.games} games, {args.mode}",
+        figures(runs),
     )
 
 

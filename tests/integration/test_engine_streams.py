@@ -5,6 +5,7 @@ many commands in flight at once, engines that go away and come back, and bugs.""
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -126,3 +127,38 @@ async def test_a_bug_is_an_internal_error_on_both_paths_and_the_engine_serves_on
             with pytest.raises(EngineUnavailable, match="internal error"):
                 await client.execute(game, 0, VOTE, cid(), 3)
         assert (await streamed.view(game, 0))[0] == 3  # nothing appended, still serving
+
+
+async def test_a_games_commands_keep_to_one_replica_and_games_spread_over_both(
+    store: StoreSettings,
+) -> None:
+    """Two replicas behind one target: each replica caches the games it serves, so a
+    game's commands stay on the replica of its lane (no read and fold of what another
+    replica appended), while the games, and the work, spread over both."""
+    settings = ServiceSettings(host="127.0.0.1", port=0, store=store)
+    replicas = [await start_engine(GAME, settings) for _ in range(2)]
+    served: list[list[str]] = [[], []]
+    for i, replica in enumerate(replicas):
+        execute = replica.runtime.execute
+
+        async def counted(game_id: str, *args: Any, i: int = i, **kwargs: Any) -> Any:
+            served[i].append(game_id)
+            return await execute(game_id, *args, **kwargs)
+
+        replica.runtime.execute = counted  # type: ignore[method-assign]
+    target = "ipv4:" + ",".join(f"127.0.0.1:{r.port}" for r in replicas)
+    client = EngineClient.connect(target, multiplexed=True)
+    try:
+        # Two games per lane: a lane keeps its games while it has at most 4 more unanswered
+        # than the least busy, so no burst of these makes a game move.
+        games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(8)]
+        for seat in range(3):  # every game's three votes, the games' commands in flight at once
+            order = random.Random(seat).sample(games, len(games))  # each round another order
+            await asyncio.gather(*(client.execute(g, seat, VOTE, cid()) for g in order))
+    finally:
+        await client.close()
+        for replica in replicas:
+            await replica.stop(grace=1)
+    assert sorted(served[0] + served[1]) == sorted(games * 3)
+    assert not set(served[0]) & set(served[1])  # no game was served by both
+    assert served[0] and served[1]

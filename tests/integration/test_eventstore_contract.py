@@ -164,3 +164,16 @@ async def test_a_game_created_before_the_attended_log_counts_as_attended(
     await append(any_store, g, 1, ev(), ev())
     entries = await any_store.redis.xrange(any_store.keys.attended(any_store.partition_of(g)))
     assert [f[b"v"] for _, f in entries if f[b"g"] == g.encode()] == [b"2", b"3"]
+
+
+async def test_a_games_type_is_read_from_redis_once(store: EventStore) -> None:
+    """A live stream reads a game's new events on every move: its type (fixed when the
+    game is created) comes from the store's memory after the first read, so each read is
+    one round trip. Shown by removing it from Redis after the first read."""
+    g = game_id()
+    await append(store, g, 0, ev("GameCreated"), ev("Moved"))
+    assert [e.game_type for e in await store.read_game(g)] == ["test-game"] * 2
+    await store.redis.hdel(store.keys.meta(g), "type")
+    assert [e.game_type for e in await store.read_game(g, 1)] == ["test-game"]
+    other = EventStore(store.redis, store.settings)  # a process that never read the game
+    assert [e.game_type for e in await other.read_game(g, 1)] == [""]

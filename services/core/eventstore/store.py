@@ -22,6 +22,7 @@ from services.core.errors import (
 )
 from services.core.eventstore.keys import Keys, check_game_id
 from services.core.eventstore.model import AppendResult, GameMeta, NewEvent, StoredEvent
+from services.core.lru import BytesLRU
 from services.core.settings import StoreSettings
 
 RedisClient = Redis | RedisCluster
@@ -49,6 +50,8 @@ redis.call('DEL', KEYS[1], KEYS[3])
 return 1
 """
 
+TYPES_CACHE_BYTES = 4 * 1024 * 1024  # game id -> type, for some 30,000 games
+TYPE_ENTRY_BYTES = 120  # an entry's keys, tuple and links, besides the id's characters
 _CONTROL = re.compile(rb"[\x00-\x1f\x7f]")  # bytes no id, type or name may hold
 
 
@@ -84,6 +87,7 @@ class EventStore:
         self._append = redis.register_script(APPEND_LUA)
         self._archive = redis.register_script(ARCHIVE_LUA)
         self.archive_ttl_s = settings.archive_ttl_s
+        self._types: BytesLRU[str, str] = BytesLRU(TYPES_CACHE_BYTES)
 
     def partition_of(self, game_id: str) -> int:
         return self.keys.partition_of(game_id)
@@ -356,8 +360,18 @@ class EventStore:
         return int(raw) if raw else 0
 
     async def _game_type(self, game_id: str) -> str:
+        """A game's type never changes once its first events exist, so it is read from
+        Redis once per game, not on every read (it was half the round trips of a live
+        stream's reads)."""
+        known = self._types.get(game_id)
+        if known is not None:
+            return known
         raw = cast(bytes | None, await self.redis.hget(self.keys.meta(game_id), "type"))
-        return raw.decode() if raw else ""
+        if not raw:
+            return ""
+        game_type = raw.decode()
+        self._types.put(game_id, game_type, TYPE_ENTRY_BYTES + len(game_id))
+        return game_type
 
 
 def _decoded(value: Any) -> str:
