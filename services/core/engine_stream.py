@@ -152,10 +152,10 @@ class ExecuteStreams:
         self._turn = (self._turn + 1) % len(self._lanes)
         slots = list(range(self._turn, len(self._lanes))) + list(range(self._turn))
         least = min(slots, key=lambda i: len(self._lanes[i].pending))
-        home = self._homes.get(game_id)
-        if home is not None and home < len(self._lanes):
-            if near_enough(len(self._lanes[home].pending), len(self._lanes[least].pending)):
-                return self._lanes[home]
+        home = self._homes.get(game_id, len(self._lanes))
+        busy = [len(lane.pending) for lane in self._lanes]
+        if home < len(self._lanes) and near_enough(busy[home], busy[least]):
+            return self._lanes[home]
         if len(self._homes) >= MAX_HOMES:
             self._homes.clear()
         self._homes[game_id] = least

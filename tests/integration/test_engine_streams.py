@@ -139,11 +139,12 @@ async def test_a_games_commands_keep_to_one_replica_and_games_spread_over_both(
     replicas = [await start_engine(GAME, settings) for _ in range(2)]
     served: list[list[str]] = [[], []]
     for i, replica in enumerate(replicas):
-        execute = replica.runtime.execute
 
-        async def counted(game_id: str, *args: Any, i: int = i, **kwargs: Any) -> Any:
+        async def counted(
+            game_id: str, *args: Any, i: int = i, run: Any = replica.runtime.execute, **kw: Any
+        ) -> Any:
             served[i].append(game_id)
-            return await execute(game_id, *args, **kwargs)
+            return await run(game_id, *args, **kw)
 
         replica.runtime.execute = counted  # type: ignore[method-assign]
     target = "ipv4:" + ",".join(f"127.0.0.1:{r.port}" for r in replicas)
