@@ -8,16 +8,23 @@ baseline) and the Giraffe Raffe command path, commands only; the move -> own fre
 latency (POST, then GET ?min_version=<its version>) against the POST's; the opponent-push
 latency with every seat on a live stream against the command's; and the CPU each process
 spent per move with and without every seat watching. Prints the table with ratios and the
-targets of #17, and writes bench/results/realtime.json."""
+targets of #17, and writes bench/results/realtime.json. At the end, Redis memory per game
+of the run's own games, those still being played and those over: every key of a game
+(its stream, meta, command ids, seat tokens, read models), MEMORY USAGE summed; the
+partition logs' copies of the events are shared and counted apart, per event."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tempfile
+from collections import defaultdict
 from typing import Any
+
+import redis
 
 from bench.common import (
     Figure,
@@ -32,6 +39,8 @@ from bench.fullstack import start_baselines, start_system
 from bench.players import TIMED
 
 MODES = ("commands", "own-view", "watch")
+GAME_KEY = re.compile(rb":game:([A-Za-z0-9_-]{1,64})(?::(\w+))?$")  # ..:game:<id>[:part]
+LOG_KEY = re.compile(rb":log(:attended)?$")
 
 
 def players(
@@ -139,6 +148,38 @@ def level(
     ]
 
 
+def memory_per_game(redis_url: str) -> list[Figure]:
+    """Redis memory of each game's own keys, averaged over the games being played and
+    over those that are over (a game is over once its stream ends with GameEnded)."""
+    r = redis.Redis.from_url(redis_url)
+    sizes: dict[bytes, int] = defaultdict(int)
+    streams: dict[bytes, bytes] = {}
+    log_bytes = 0
+    for key in r.scan_iter(count=1000):
+        size = int(r.memory_usage(key, samples=0) or 0)
+        found = GAME_KEY.search(key)
+        if found and b":rm:" not in key and found[2] is None:
+            streams[found[1]] = key
+        if found:
+            sizes[found[1]] += size
+        elif LOG_KEY.search(key):
+            log_bytes += size
+    over = {g for g, key in streams.items() if _ended(r, key)}
+    events = sum(int(r.xlen(key)) for key in streams.values())  # type: ignore[arg-type]
+    kib = lambda games: sum(sizes[g] for g in games) / max(1, len(games)) / 1024  # noqa: E731
+    playing = set(streams) - over
+    return [
+        Figure(f"Redis per game being played ({len(playing)} games)", kib(playing), "KiB"),
+        Figure(f"Redis per game over, not yet archived ({len(over)} games)", kib(over), "KiB"),
+        Figure("Redis per event, partition logs' copy", log_bytes / max(1, events), "bytes"),
+    ]
+
+
+def _ended(r: redis.Redis, stream: bytes) -> bool:
+    last = r.xrevrange(stream, count=1)
+    return bool(last) and last[0][1].get(b"t") == b"GameEnded"  # type: ignore[index]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--short", action="store_true")
@@ -155,6 +196,7 @@ def main(argv: list[str] | None = None) -> None:
         try:
             for n in levels:
                 figures += level(n, where, pids, base, moves, seconds, args.game)
+            figures += memory_per_game(where["redis"])
             figures += [
                 Figure("gateway resident memory after the run", rss_mib(pids["gateway"]), "MiB"),
                 Figure(

@@ -40,6 +40,7 @@ from starlette.responses import StreamingResponse
 from gateway.problems import Problem
 from services.core.codec import to_domain
 from services.core.eventstore import EventStore, StoredEvent
+from services.core.eventstore.announce import parse_announcement
 from services.core.redaction import redact_stored
 from services.kernel.game import Game
 
@@ -97,6 +98,20 @@ class Watched:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     announced: int = 0  # the newest version heard of
     draining: asyncio.Task[None] | None = None
+    offered: list[StoredEvent] = field(default_factory=list)  # announced with the versions
+
+    def offer(self, events: list[StoredEvent]) -> None:
+        self.offered += events
+
+    def take_offered(self) -> list[StoredEvent] | None:
+        """The events after ``version`` up to the newest announced, if announcements
+        carried all of them (in order, none missed), else None (read them: a new viewer's
+        catch-up, a large append, a resubscription); forgets what it held."""
+        got = [e for e in self.offered if e.version > self.version]
+        self.offered = []
+        if not got or [e.version for e in got] != list(range(self.version + 1, self.announced + 1)):
+            return None
+        return got
 
     def fold(self, events: list[StoredEvent]) -> None:
         for e in events:
@@ -205,7 +220,9 @@ class LiveHub:
         """Read what the stream holds past the watched version, fold it and give it to
         every viewer, once per audience (the caller holds the lock). Whoever reads new
         events hands them out: nobody may fold events some viewer has not been given."""
-        new = await self.store.read_game_range(game_id, watched.version, None)
+        new = watched.take_offered()
+        if new is None:  # not all announced with their events: read them
+            new = await self.store.read_game_range(game_id, watched.version, None)
         watched.fold(new)
         if new:
             for seat, viewers in list(watched.viewers.items()):
@@ -297,8 +314,14 @@ class LiveHub:
 
     def _on_message(self, channel: bytes, data: bytes) -> None:
         _, _, game_id = channel.decode().rpartition(":game:")
+        watched = self.watched.get(game_id)
         with contextlib.suppress(ValueError):
-            self._announced(game_id, int(data))
+            if watched is None:  # nobody watches: only waiters care, for the version
+                self._announced(game_id, int(data.split(b"\n", 1)[0]))
+                return
+            said = parse_announcement(game_id, watched.game.name, data)
+            watched.offer(said.events)
+            self._announced(game_id, said.version)
 
     def _resync(self) -> None:
         """After (re)subscribing: announcements may have been missed; read every watched

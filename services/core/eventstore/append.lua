@@ -22,6 +22,7 @@
 
 local HEAD = 13
 local PER_EVENT = 5
+local ANNOUNCE_BYTES = 16384  -- larger appends announce their version only
 
 local function invalid(code, message)
   return {'invalid', code, message}
@@ -94,9 +95,11 @@ local max_events, max_bytes, n = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(
 if n < 1 then return invalid('no_events', 'an append needs at least one event') end
 if n > max_events then return invalid('too_many_events', 'at most ' .. max_events .. ' events per append') end
 if #ARGV ~= HEAD + n * PER_EVENT then return invalid('bad_arguments', 'event count does not match the arguments') end
+local payload_bytes = 0
 for e = 0, n - 1 do
   local b = HEAD + e * PER_EVENT
   local eid, etype, eschema, epayload, eactor = ARGV[b + 1], ARGV[b + 2], ARGV[b + 3], ARGV[b + 4], ARGV[b + 5]
+  payload_bytes = payload_bytes + #epayload
   if not is_name(eid, 64) then return invalid('bad_event_id', 'event ' .. (e + 1) .. ': id must be 1-64 printable UTF-8 bytes') end
   if not is_name(etype, 64) then return invalid('bad_event_type', 'event ' .. (e + 1) .. ': type must be 1-64 printable UTF-8 bytes') end
   if not is_uint(eschema) then return invalid('bad_schema_version', 'event ' .. (e + 1) .. ': schema version must be a non-negative integer') end
@@ -151,6 +154,21 @@ end
 redis.call('HSET', KEYS[2], 'version', new_version, 'last_event_id', last_id, 'updated', time_ms)
 redis.call('HSET', KEYS[3], key, new_version .. ':' .. first_position .. ':' .. n .. ':' .. digest)
 -- Live readers (each gateway's fan-out, waiters on a version) hear of the new version on
--- the game stream's own name; with no listener this costs next to nothing.
-redis.call('PUBLISH', KEYS[1], new_version)
+-- the game stream's own name, with the events themselves when they are small, so a
+-- gateway fans them out without reading them back (services.core.eventstore.announce):
+-- "<version>\n<count>\n<command id>\n<time>\n<engine>" and per event
+-- "\n<id>\n<type>\n<schema>\n<actor>\n<payload bytes>\n<payload>" (names are printable,
+-- checked above; a payload is counted, not scanned). With no listener this costs next
+-- to nothing.
+local said = {new_version}
+if payload_bytes <= ANNOUNCE_BYTES then
+  said = {new_version, n, command_id, time_ms, engine}
+  for e = 0, n - 1 do
+    local b = HEAD + e * PER_EVENT
+    local payload = ARGV[b + 4]
+    said[#said + 1] = ARGV[b + 1] .. '\n' .. ARGV[b + 2] .. '\n' .. ARGV[b + 3] .. '\n' ..
+      ARGV[b + 5] .. '\n' .. #payload .. '\n' .. payload
+  end
+end
+redis.call('PUBLISH', KEYS[1], table.concat(said, '\n'))
 return {'ok', new_version, first_position, n}

@@ -1,0 +1,54 @@
+"""What the append script publishes on a game stream's name after each append: the new
+version, and, when the append was small (at most 16 KiB of payloads), its events, so a
+gateway's live fan-out folds and sends them without reading them back from the stream.
+
+    <version>\\n<count>\\n<command id>\\n<time ms>\\n<engine version>
+    then per event: \\n<id>\\n<type>\\n<schema>\\n<actor>\\n<payload length>\\n<payload>
+
+Names cannot hold a newline (the script refuses control characters); payloads are
+counted, not scanned. An announcement of the version alone (a large append, or a script
+from before the events were carried) parses to no events: the reader reads them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from services.core.eventstore.model import StoredEvent
+
+
+@dataclass(frozen=True)
+class Announcement:
+    version: int
+    events: list[StoredEvent]  # oldest first; empty when only the version was said
+
+
+def parse_announcement(game_id: str, game_type: str, data: bytes) -> Announcement:
+    """The announcement's version and events; ValueError if it is not one."""
+    head = data.split(b"\n", 5)
+    version = int(head[0])
+    if len(head) == 1:
+        return Announcement(version, [])
+    count, command_id, time_ms, engine = int(head[1]), head[2].decode(), int(head[3]), head[4]
+    rest, events = head[5], []
+    for i in range(count):
+        eid, etype, schema, actor, size, rest = rest.split(b"\n", 5)
+        length = int(size)
+        payload, rest = rest[:length], rest[length + 1 :]
+        if len(payload) != length:
+            raise ValueError("announcement cut short")
+        events.append(
+            StoredEvent(
+                game_id=game_id,
+                game_type=game_type,
+                version=version - count + 1 + i,
+                id=eid.decode(),
+                type=etype.decode(),
+                schema_version=int(schema),
+                payload=payload,
+                actor=int(actor),
+                command_id=command_id,
+                time_ms=time_ms,
+                engine_version=engine.decode(),
+            )
+        )
+    return Announcement(version, events)

@@ -1,0 +1,107 @@
+"""Each append announces its events on the game stream's name (services.core.eventstore.
+announce), and a gateway's live fan-out sends them on without reading them back (#17)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from redis.asyncio import Redis
+
+from gateway.live import LiveHub
+from services.core.eventstore import EventStore, NewEvent
+from services.core.eventstore.announce import parse_announcement
+from services.core.runtime import GameRuntime
+from services.games import GAMES
+from services.kernel.game import SeatSpec
+from services.kernel.playthrough import bot_moves
+from tests.eventstore_helpers import append
+
+NAMES = st.text(
+    st.characters(min_codepoint=33, max_codepoint=0x2FFF, exclude_categories=("Cc", "Cs")),
+    min_size=1,
+    max_size=16,
+)
+EVENTS = st.lists(
+    st.tuples(NAMES, st.binary(max_size=300), st.integers(-1, 9)), min_size=1, max_size=5
+)
+
+
+async def announced(store: EventStore, game: str, *events: NewEvent) -> bytes:
+    """What appending ``events`` (to a new game) published on the game's channel."""
+    async with store.redis.pubsub() as pubsub:
+        await pubsub.subscribe(store.keys.game(game))
+        await pubsub.get_message(timeout=1)  # the subscription's confirmation
+        await append(store, game, 0, *events)
+        message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=5)
+    assert message is not None
+    return bytes(message["data"])
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(events=EVENTS)
+async def test_an_announcement_holds_the_events_as_a_read_returns_them(
+    store: EventStore, events: list[tuple[str, bytes, int]]
+) -> None:
+    """Any names, any payload bytes (newlines, nothing, not UTF-8), any actor."""
+    game = "g" + uuid.uuid4().hex
+    new = [NewEvent(id=f"e{i}", type=t, payload=p, actor=a) for i, (t, p, a) in enumerate(events)]
+    said = parse_announcement(game, "test-game", await announced(store, game, *new))
+    assert said.version == len(events)
+    assert said.events == await store.read_game(game)
+
+
+async def test_a_large_append_announces_its_version_only(store: EventStore) -> None:
+    game = "g" + uuid.uuid4().hex
+    big = [NewEvent(id=f"e{i}", type="Big", payload=b"x" * 6000) for i in range(3)]
+    said = parse_announcement(game, "test-game", await announced(store, game, *big))
+    assert (said.version, said.events) == (3, [])
+    with pytest.raises(ValueError):
+        parse_announcement(game, "test-game", b"3\n1\ncid\n5\nengine\ne1\nT\n1\n0\n99\nshort")
+
+
+async def xranges(redis: Redis) -> int:
+    stats: dict[str, Any] = await redis.info("commandstats")
+    return int(stats.get("cmdstat_xrange", {}).get("calls", 0))
+
+
+@pytest.fixture
+async def hub(store: EventStore, redis_url: str) -> AsyncIterator[LiveHub]:
+    live = LiveHub(store, GAMES, Redis.from_url(redis_url))
+    live.start()
+    for _ in range(100):  # listening once its pattern subscription is in place
+        if await store.redis.execute_command("PUBSUB", "NUMPAT"):
+            break
+        await asyncio.sleep(0.02)
+    yield live
+    await live.close()
+
+
+async def test_watched_moves_reach_the_viewer_without_reading_the_stream(
+    store: EventStore, hub: LiveHub
+) -> None:
+    game = GAMES["giraffe-raffe"]
+    engine = GameRuntime(game, store)
+    created = await engine.create([SeatSpec("human")] * 3, {}, seed="live", practice=True)
+    frames = hub.frames(created.game_id, game.name, 0, 0, heartbeat_s=10)
+    assert b"id: 1\n" in await anext(frames)  # the catch-up: read, as a new viewer must
+    before = await xranges(store.redis)
+    moves = bot_moves(game, 3, "live", game.bot("random"))[:12]
+    for seat, version, command in moves:
+        done = await engine.execute(
+            created.game_id, seat, command, command_id=uuid.uuid4().hex, expected_version=version
+        )
+        got = b""
+        while f"id: {done.result.version}\n".encode() not in got:
+            got += await asyncio.wait_for(anext(frames), 5)
+    assert await xranges(store.redis) == before  # every move came with its announcement
+    await frames.aclose()
