@@ -1,7 +1,7 @@
 """What players feel (#17), in one run with its baselines, driven by the light load
 generator (bench.players on bench.rawhttp, not httpx):
 
-    python -m bench.realtime [--short] [--levels 1,16,64] [--game giraffe-raffe]
+    python -m bench.realtime [--short] [--levels 1,16,64] [--game giraffe-raffe] [--rounds 1]
 
 At each level of active games: the minimal chain (HTTP -> gRPC -> one Lua append, the
 baseline) and the Giraffe Raffe command path, commands only; the move -> own fresh view
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -74,6 +75,22 @@ def players(
     return {**json.loads(lines[-1]), "cpu_s": used}
 
 
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One run's shape, each figure the median over ``runs``; CPU per move by process
+    under "cpu_per_move"; frames lost summed."""
+    med = statistics.median
+    out: dict[str, Any] = {
+        "rate": med(r["rate"] for r in runs),
+        "errors": sum(r["errors"] for r in runs),
+        "client_cpu_ms": med(r["client_cpu_ms"] for r in runs),
+    }
+    for latency in ("command", "own_view", "push"):
+        out[latency] = {k: med(r[latency][k] for r in runs) for k in ("p50_ms", "p99_ms", "count")}
+    per_run = [per_move(r.get("cpu_s", {}), r["moves"]) for r in runs]
+    out["cpu_per_move"] = {k: med(c[k] for c in per_run) for k in per_run[0]}
+    return out
+
+
 def p(result: dict[str, Any], latency: str, percentile: int) -> float:
     """A latency percentile of a players run, in ms (e.g. p(run, "push", 99))."""
     return float(result[latency][f"p{percentile}_ms"])
@@ -91,13 +108,19 @@ def level(
     moves: int,
     seconds: float,
     game: str,
+    rounds: int = 1,
 ) -> list[Figure]:
-    chain = players(base, "chain", n, moves, seconds, game)
-    got: dict[str, dict[str, Any]] = {}
-    cpu: dict[str, dict[str, float]] = {}
-    for mode in MODES:
-        result = players(where["gateway"], mode, n, moves, seconds, game, pids)
-        got[mode], cpu[mode] = result, per_move(result["cpu_s"], result["moves"])
+    """The level's figures; with ``rounds`` > 1 the chain and each mode run that many
+    times, interleaved, and each figure is the median of its runs (this machine's speed
+    drifts by 10-30% within minutes, which one run of each cannot tell from a change)."""
+    runs: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for _ in range(rounds):
+        runs["chain"].append(players(base, "chain", n, moves, seconds, game))
+        for mode in MODES:
+            runs[mode].append(players(where["gateway"], mode, n, moves, seconds, game, pids))
+    chain = median_run(runs["chain"])
+    got = {mode: median_run(runs[mode]) for mode in MODES}
+    cpu = {mode: got[mode]["cpu_per_move"] for mode in MODES}
     servers = [k for k in cpu["commands"] if not k.startswith("baseline")]
     plain = sum(cpu["commands"][k] for k in servers)
     watched = sum(cpu["watch"][k] for k in servers)
@@ -185,6 +208,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--short", action="store_true")
     parser.add_argument("--levels", default="1,16,64")
     parser.add_argument("--game", default="giraffe-raffe")
+    parser.add_argument("--rounds", type=int, default=1, help="runs of each, medians")
     args = parser.parse_args(argv)
     moves, seconds = (600, 6.0) if args.short else (3000, 15.0)
     levels = [int(x) for x in args.levels.split(",")] if not args.short else [1, 16]
@@ -195,7 +219,7 @@ def main(argv: list[str] | None = None) -> None:
         pids |= {"baseline http": baselines[1].pid, "baseline grpc": baselines[0].pid}
         try:
             for n in levels:
-                figures += level(n, where, pids, base, moves, seconds, args.game)
+                figures += level(n, where, pids, base, moves, seconds, args.game, args.rounds)
             figures += memory_per_game(where["redis"])
             figures += [
                 Figure("gateway resident memory after the run", rss_mib(pids["gateway"]), "MiB"),
