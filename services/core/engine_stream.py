@@ -149,12 +149,12 @@ class ExecuteStreams:
         # is one long call on one replica, placed wherever gRPC's round robin put it, so
         # a replica with more lanes or less CPU would otherwise get more than its share.
         # A slow replica's lanes hold more unanswered commands and get fewer new ones.
-        self._turn = (self._turn + 1) % len(self._lanes)
-        slots = list(range(self._turn, len(self._lanes))) + list(range(self._turn))
-        least = min(slots, key=lambda i: len(self._lanes[i].pending))
-        home = self._homes.get(game_id, len(self._lanes))
         busy = [len(lane.pending) for lane in self._lanes]
-        if home < len(self._lanes) and near_enough(busy[home], busy[least]):
+        self._turn = (self._turn + 1) % len(busy)
+        slots = list(range(self._turn, len(busy))) + list(range(self._turn))
+        least = min(slots, key=lambda i: busy[i])
+        home = self._homes.get(game_id, len(busy))
+        if home < len(busy) and near_enough(busy[home], busy[least]):
             return self._lanes[home]
         if len(self._homes) >= MAX_HOMES:
             self._homes.clear()
