@@ -9,7 +9,7 @@ latency (POST, then GET ?min_version=<its version>) against the POST's; the oppo
 latency with every seat on a live stream against the command's; and the CPU each process
 spent per move with and without every seat watching. Prints the table with ratios and the
 targets of #17, and writes bench/results/realtime.json. At the end, Redis memory per game
-of the run's own games, those still being played and those over: every key of a game
+of the run's own games, those not over (created or in play) and those over: every key of a game
 (its stream, meta, command ids, seat tokens, read models), MEMORY USAGE summed; the
 partition logs' copies of the events are shared and counted apart, per event."""
 
@@ -172,8 +172,9 @@ def level(
 
 
 def memory_per_game(redis_url: str) -> list[Figure]:
-    """Redis memory of each game's own keys, averaged over the games being played and
-    over those that are over (a game is over once its stream ends with GameEnded)."""
+    """Redis memory of each game's own keys, averaged over the games not over (created,
+    or in play: the load generator creates more than it plays) and over those that are
+    over (a game is over once its stream ends with GameEnded)."""
     r = redis.Redis.from_url(redis_url)
     sizes: dict[bytes, int] = defaultdict(int)
     streams: dict[bytes, bytes] = {}
@@ -190,9 +191,9 @@ def memory_per_game(redis_url: str) -> list[Figure]:
     over = {g for g, key in streams.items() if _ended(r, key)}
     events = sum(int(r.xlen(key)) for key in streams.values())  # type: ignore[arg-type]
     kib = lambda games: sum(sizes[g] for g in games) / max(1, len(games)) / 1024  # noqa: E731
-    playing = set(streams) - over
+    playing = set(streams) - over  # created (some never moved in) or in play
     return [
-        Figure(f"Redis per game being played ({len(playing)} games)", kib(playing), "KiB"),
+        Figure(f"Redis per game not over ({len(playing)} games)", kib(playing), "KiB"),
         Figure(f"Redis per game over, not yet archived ({len(over)} games)", kib(over), "KiB"),
         Figure("Redis per event, partition logs' copy", log_bytes / max(1, events), "bytes"),
     ]

@@ -13,6 +13,7 @@ import os
 import re
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,25 @@ def create_from_lobby(driver: WebDriver, game: str, seats: list[str], **options:
         Select(find(driver, f"[data-option={name}]")).select_by_value(value)
     click(driver, "#create")
     return game_id_of(driver)
+
+
+@contextmanager
+def invited_pair(
+    system: System, game: str, **options: str
+) -> Iterator[tuple[WebDriver, WebDriver, str, str]]:
+    """Alice creates a game from the lobby (her seat and an open one); Bob opens her
+    invite link and lands at the table. Yields both browsers, the game id and the link."""
+    alice, bob = browser(), browser()
+    try:
+        alice.get(system.base_url + "/")
+        game_id = create_from_lobby(alice, game, ["you", "open"], **options)
+        invite = find(alice, ".invite-link").get_attribute("href") or ""
+        bob.get(invite)
+        wait_for(lambda: f"#/games/{game_id}" in bob.current_url)
+        yield alice, bob, game_id, invite
+    finally:
+        alice.quit()
+        bob.quit()
 
 
 def version_shown(driver: WebDriver) -> int:
@@ -183,14 +203,8 @@ def test_a_whole_game_is_played_by_clicking(
 def test_two_browsers_are_two_players_who_see_each_others_moves_and_no_secret(
     system: System, http: httpx.Client
 ) -> None:
-    alice, bob = browser(), browser()
-    try:
-        alice.get(system.base_url + "/")
-        game_id = create_from_lobby(alice, "giraffe-raffe", ["you", "open"])
-        invite = find(alice, ".invite-link").get_attribute("href")
-        assert invite and invite.endswith(f"#/join/{game_id}/1")
-        bob.get(invite)
-        wait_for(lambda: f"#/games/{game_id}" in bob.current_url)
+    with invited_pair(system, "giraffe-raffe") as (alice, bob, game_id, invite):
+        assert invite.endswith(f"#/join/{game_id}/1")
         find(bob, "#status")
         tokens = {0: held_seat(alice, game_id)["token"], 1: held_seat(bob, game_id)["token"]}
         for _ in range(4):  # a few moves, each seen live by the other browser
@@ -218,9 +232,6 @@ def test_two_browsers_are_two_players_who_see_each_others_moves_and_no_secret(
         assert not set(alice_hand) & shown
         assert not [card for card in alice_hand if f'"{card}"' in received]
         assert tokens[0] not in received and tokens[0] not in bob.page_source
-    finally:
-        alice.quit()
-        bob.quit()
 
 
 def test_the_replay_viewer_steps_through_a_finished_game(
@@ -331,12 +342,7 @@ def click_tabletop(driver: WebDriver, legal: dict[str, Any]) -> None:
 def test_two_people_play_riff_raff_on_a_real_ship_reporting_and_accepting(
     system: System, http: httpx.Client
 ) -> None:
-    alice, bob = browser(), browser()
-    try:
-        alice.get(system.base_url + "/")
-        game_id = create_from_lobby(alice, "riff-raff", ["you", "open"], mode="tabletop")
-        bob.get(find(alice, ".invite-link").get_attribute("href") or "")
-        wait_for(lambda: f"#/games/{game_id}" in bob.current_url)
+    with invited_pair(system, "riff-raff", mode="tabletop") as (alice, bob, game_id, _):
         players = {0: alice, 1: bob}
         tokens = {s: held_seat(d, game_id)["token"] for s, d in players.items()}
         kinds: set[str] = set()
@@ -354,9 +360,6 @@ def test_two_people_play_riff_raff_on_a_real_ship_reporting_and_accepting(
         assert all("Game over" in status(d) for d in players.values())
         assert {"choose_card", "load", "report", "accept"} <= kinds
         screenshot(bob, "riff-raff-tabletop")
-    finally:
-        alice.quit()
-        bob.quit()
 
 
 def test_the_api_docs_render_in_a_browser_from_this_server_alone(
