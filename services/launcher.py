@@ -155,17 +155,28 @@ def wiring(services: list[Service]) -> dict[str, str]:
     return env
 
 
+def service_env(service: Service, env: dict[str, str]) -> dict[str, str]:
+    return {**env, "RAFFE_PORT": str(service.port), "RAFFE_METRICS_PORT": str(service.metrics)}
+
+
 def start_service(service: Service, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    # The bot runner serves only metrics: its metrics port is the one to wait for.
-    child_env = {
-        **env,
-        "RAFFE_PORT": str(service.port),
-        "RAFFE_METRICS_PORT": str(service.metrics),
-    }
     # Own session, so Ctrl-C reaches only the launcher, which stops services in order.
-    process = subprocess.Popen(service.argv, env=child_env, start_new_session=True)
+    process = subprocess.Popen(service.argv, env=service_env(service, env), start_new_session=True)
     if not wait_port(service.port, process):
         raise RuntimeError(f"{service.name} did not start on port {service.port}")
+    return process
+
+
+def restart(service: Service, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """``service`` started again; if it does not come up, the failed process, left for the
+    supervising loop to count and retry, so one service's failure never stops the rest."""
+    process = subprocess.Popen(service.argv, env=service_env(service, env), start_new_session=True)
+    if wait_port(service.port, process):
+        print(f"{service.name} restarted (pid {process.pid})", flush=True)
+    else:
+        process.kill()
+        process.wait()
+        print(f"{service.name} did not come up on port {service.port}", flush=True)
     return process
 
 
@@ -245,8 +256,7 @@ def main(argv: list[str] | None = None) -> int:
                     stop = True
                     break
                 restarts[service.name] = [*recent, time.monotonic()]
-                children[i] = (service, start_service(service, env))
-                print(f"{service.name} restarted (pid {children[i][1].pid})", flush=True)
+                children[i] = (service, restart(service, env))
             time.sleep(0.2)
     finally:
         for _, process in reversed(children):

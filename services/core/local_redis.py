@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import signal
 import socket
@@ -51,15 +52,26 @@ def port_free(port: int) -> bool:
     return True
 
 
+def ephemeral_floor() -> int:
+    """The lowest port the kernel hands to outgoing connections (Linux; 32768 elsewhere)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port(cluster_bus: bool = False) -> int:
-    """A free loopback port; with ``cluster_bus`` also port + 10000 (Redis Cluster bus)."""
-    for _ in range(200):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = int(s.getsockname()[1])
-        if not cluster_bus:
-            return port
-        if port < 55000 and port_free(port + 10000):
+    """A free loopback port below the ephemeral range; with ``cluster_bus`` also port +
+    10000 (Redis Cluster bus).
+
+    Below the ephemeral range because a service restarted on its port must find it free:
+    a port the kernel handed out (port 0) can be taken, while its listener is down, by
+    any outgoing connection, even a client's retry connecting to itself."""
+    floor = ephemeral_floor()
+    high = min(floor, 55000) if floor > 20000 else 55000
+    for _ in range(500):
+        port = random.randrange(10000, high)
+        if port_free(port) and (not cluster_bus or port_free(port + 10000)):
             return port
     raise RuntimeError("no free port found")
 

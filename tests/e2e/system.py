@@ -71,6 +71,11 @@ def running_system(state_dir: Path, *args: str, **env: str) -> Iterator[System]:
         yield System(
             gateway.group(1), redis_url.group(1), env_out, process, processes, metrics, output
         )
+    except BaseException:
+        # Shown by pytest under "Captured stdout" when the test fails: what the launcher
+        # saw (exits, restarts) is usually the cause.
+        print("the launcher printed:\n" + "".join(output), flush=True)
+        raise
     finally:
         process.send_signal(signal.SIGINT)
         try:
