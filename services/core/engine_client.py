@@ -6,7 +6,6 @@ the current version, RuleViolation with its code...), read from the status detai
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -15,12 +14,10 @@ import grpc
 import orjson
 
 from raffe.v1 import common_pb2, common_pb2_grpc
-from raffe.v1.common_pb2_grpc import EngineStub
 from services.core.codec import dumps, loads
 from services.core.engine_stream import ExecuteStreams
 from services.core.errors import RaffeError
 from services.core.grpc_errors import from_call_error, typed
-from services.core.replicas import NoReplica, Replicas
 from services.kernel.game import SeatSpec
 
 R = TypeVar("R")
@@ -82,25 +79,18 @@ class EngineClient:
     (services.core.engine_stream), everything else as unary calls."""
 
     def __init__(
-        self,
-        channel: grpc.aio.Channel,
-        timeout: float = 10.0,
-        multiplexed: bool = False,
-        replicas: Replicas | None = None,
+        self, channel: grpc.aio.Channel, timeout: float = 10.0, multiplexed: bool = False
     ) -> None:
         self.channel = channel
         self.stub = common_pb2_grpc.EngineStub(channel)  # type: ignore[no-untyped-call]
         self.timeout = timeout
         self.streams = ExecuteStreams(self.stub, timeout=timeout) if multiplexed else None
-        self.replicas = replicas  # unary calls about a game go to its replica
 
     @classmethod
     def connect(cls, target: str, multiplexed: bool = False) -> EngineClient:
-        # Unary calls about a game go to its replica (services.core.replicas). The channel
-        # balances the rest, and the command lanes, with round_robin over every address a
-        # dns:/// target resolves to (headless Services); a call that finds its replica
-        # gone (UNAVAILABLE) is retried on another one. Safe: commands carry ids the engine
-        # deduplicates.
+        # round_robin over every address a dns:/// target resolves to (headless Services);
+        # a call that finds its replica gone (UNAVAILABLE) is retried on another one. Safe:
+        # commands carry ids the engine deduplicates.
         options = [
             ("grpc.lb_policy_name", "round_robin"),
             ("grpc.enable_retries", 1),
@@ -110,23 +100,16 @@ class EngineClient:
         # Connect to every replica now, not at the first call: a long-lived ExecuteMany
         # lane opened while only one replica was ready stays on it.
         channel.get_state(try_to_connect=True)
-        return cls(channel, multiplexed=multiplexed, replicas=Replicas.of(target, options))
+        return cls(channel, multiplexed=multiplexed)
 
     async def close(self) -> None:
         if self.streams is not None:
             await self.streams.close()
-        if self.replicas is not None:
-            await self.replicas.close()
         await self.channel.close()
 
-    async def _call(self, game_id: str, call: Callable[[EngineStub], Awaitable[R]]) -> R:
-        """``call`` on the game's replica when the target has several, else (or when none
-        of them can be reached) on the channel's round robin."""
+    async def _call(self, call: Callable[[], Awaitable[R]]) -> R:
         try:
-            if self.replicas is not None and game_id:
-                with contextlib.suppress(NoReplica):
-                    return await self.replicas.call(game_id, call)
-            return await call(self.stub)
+            return await call()
         except grpc.aio.AioRpcError as error:
             raise typed_error(error) from None
 
@@ -153,9 +136,7 @@ class EngineClient:
             attended=attended,
             practice=practice,
         )
-        return await self._call(
-            game_id, lambda stub: stub.CreateGame(request, timeout=self.timeout)
-        )
+        return await self._call(lambda: self.stub.CreateGame(request, timeout=self.timeout))
 
     async def execute(
         self,
@@ -220,11 +201,11 @@ class EngineClient:
         )
         if self.streams is not None and not dry_run:
             return await self.streams.execute(request)
-        return await self._call(game_id, lambda stub: stub.Execute(request, timeout=self.timeout))
+        return await self._call(lambda: self.stub.Execute(request, timeout=self.timeout))
 
     async def view(self, game_id: str, seat: int) -> tuple[int, dict[str, Any], dict[str, Any]]:
         request = common_pb2.ViewRequest(game_id=game_id, seat=seat)
-        r = await self._call(game_id, lambda stub: stub.GetView(request, timeout=self.timeout))
+        r = await self._call(lambda: self.stub.GetView(request, timeout=self.timeout))
         return r.version, loads(r.view_json), loads(r.status_json)
 
     async def view_and_commands(
@@ -232,12 +213,12 @@ class EngineClient:
     ) -> tuple[int, dict[str, Any], dict[str, Any], dict[str, Any]]:
         """Version, view, status and legal commands of one state, in one call."""
         request = common_pb2.ViewRequest(game_id=game_id, seat=seat, with_commands=True)
-        r = await self._call(game_id, lambda stub: stub.GetView(request, timeout=self.timeout))
+        r = await self._call(lambda: self.stub.GetView(request, timeout=self.timeout))
         return r.version, loads(r.view_json), loads(r.status_json), loads(r.commands_json)
 
     async def commands(self, game_id: str, seat: int) -> tuple[int, dict[str, Any]]:
         request = common_pb2.ListCommandsRequest(game_id=game_id, seat=seat)
-        r = await self._call(game_id, lambda stub: stub.ListCommands(request, timeout=self.timeout))
+        r = await self._call(lambda: self.stub.ListCommands(request, timeout=self.timeout))
         return r.version, loads(r.commands_json)
 
     async def events(
@@ -246,7 +227,7 @@ class EngineClient:
         request = common_pb2.ReadEventsRequest(
             game_id=game_id, seat=seat, after_version=after, limit=limit
         )
-        r = await self._call(game_id, lambda stub: stub.ReadEvents(request, timeout=self.timeout))
+        r = await self._call(lambda: self.stub.ReadEvents(request, timeout=self.timeout))
         return r.version, [event_json(e) for e in r.events]
 
     async def replay(
@@ -255,5 +236,5 @@ class EngineClient:
         request = common_pb2.ReplayRequest(
             game_id=game_id, seat=seat, version=version, reveal=reveal
         )
-        r = await self._call(game_id, lambda stub: stub.Replay(request, timeout=self.timeout))
+        r = await self._call(lambda: self.stub.Replay(request, timeout=self.timeout))
         return dict(loads(r.view_json))
