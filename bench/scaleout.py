@@ -52,7 +52,7 @@ def capped(pids: dict[str, int], core: float) -> Iterator[None]:
 
 
 def measure(
-    replicas: int, core: float, moves: int, seconds: float, rounds: int
+    replicas: int, core: float, moves: int, seconds: float, rounds: int, players_: int
 ) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as state:
         proc, text = launch("--state-dir", state, "--replicas", str(replicas))
@@ -62,17 +62,18 @@ def measure(
             engines = {k: v for k, v in service_pids(text).items() if k.startswith(ENGINES)}
             with capped(engines, core):
                 rate = players(url.group(1), "commands", 64, moves, seconds, "giraffe-raffe")
-                elapsed = play(url.group(1), 18, rounds, f"{replicas} replica(s)")
+                elapsed = play(url.group(1), players_, rounds, f"{replicas} replica(s)")
         finally:
             proc.send_signal(signal.SIGINT)
             proc.wait(timeout=120)
-    return rate["rate"], 18 // 3 * rounds / elapsed
+    return rate["rate"], players_ // 3 * rounds / elapsed
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--short", action="store_true")
     parser.add_argument("--core", type=float, default=0.1, help="CPU per engine replica")
+    parser.add_argument("--players", type=int, default=18, help="of the tournament (3 a table)")
     args = parser.parse_args(argv)
     if os.geteuid() != 0 or not CGROUP.is_dir():
         sys.exit("bench.scaleout writes cgroup v1 CPU quotas: run it as root")
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     figures: list[Figure] = []
     base: tuple[float, float] | None = None
     for replicas in (1, 2, 4):
-        got = measure(replicas, args.core, moves, seconds, rounds)
+        got = measure(replicas, args.core, moves, seconds, rounds, args.players)
         base = base or got
         label = f"{replicas} engine replica(s) at {args.core} core"
         figures += [
