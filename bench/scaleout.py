@@ -52,7 +52,7 @@ def capped(pids: dict[str, int], core: float) -> Iterator[None]:
 
 
 def measure(
-    replicas: int, core: float, moves: int, seconds: float, rounds: int, players_: int
+    replicas: int, core: float, moves: int, seconds: float, rounds: int, players_: int, games: int
 ) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as state:
         proc, text = launch("--state-dir", state, "--replicas", str(replicas))
@@ -61,7 +61,7 @@ def measure(
             assert url, text
             engines = {k: v for k, v in service_pids(text).items() if k.startswith(ENGINES)}
             with capped(engines, core):
-                rate = players(url.group(1), "commands", 64, moves, seconds, "giraffe-raffe")
+                rate = players(url.group(1), "commands", games, moves, seconds, "giraffe-raffe")
                 elapsed = play(url.group(1), players_, rounds, f"{replicas} replica(s)")
         finally:
             proc.send_signal(signal.SIGINT)
@@ -74,6 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--short", action="store_true")
     parser.add_argument("--core", type=float, default=0.1, help="CPU per engine replica")
     parser.add_argument("--players", type=int, default=18, help="of the tournament (3 a table)")
+    parser.add_argument("--games", type=int, default=64, help="played at once for moves/s")
     args = parser.parse_args(argv)
     if os.geteuid() != 0 or not CGROUP.is_dir():
         sys.exit("bench.scaleout writes cgroup v1 CPU quotas: run it as root")
@@ -81,7 +82,7 @@ def main(argv: list[str] | None = None) -> None:
     figures: list[Figure] = []
     base: tuple[float, float] | None = None
     for replicas in (1, 2, 4):
-        got = measure(replicas, args.core, moves, seconds, rounds, args.players)
+        got = measure(replicas, args.core, moves, seconds, rounds, args.players, args.games)
         base = base or got
         label = f"{replicas} engine replica(s) at {args.core} core"
         figures += [

@@ -18,6 +18,7 @@ from services.core.codec import dumps, loads
 from services.core.engine_stream import ExecuteStreams
 from services.core.errors import RaffeError
 from services.core.grpc_errors import from_call_error, typed
+from services.core.replica_channels import ReplicaChannels
 from services.kernel.game import SeatSpec
 
 R = TypeVar("R")
@@ -40,6 +41,11 @@ SERVICE_CONFIG = dumps(
         ],
     }
 ).decode()
+
+
+# A replica's own channel tries a lost replica again within 5 s (gRPC's default backoff
+# grows to 120 s), so a restarted replica gets its lanes back soon.
+REPLICA_OPTIONS = [("grpc.max_reconnect_backoff_ms", 5000)]
 
 
 def typed_error(error: grpc.aio.AioRpcError) -> RaffeError:
@@ -79,12 +85,19 @@ class EngineClient:
     (services.core.engine_stream), everything else as unary calls."""
 
     def __init__(
-        self, channel: grpc.aio.Channel, timeout: float = 10.0, multiplexed: bool = False
+        self,
+        channel: grpc.aio.Channel,
+        timeout: float = 10.0,
+        multiplexed: bool = False,
+        replicas: ReplicaChannels | None = None,
     ) -> None:
         self.channel = channel
         self.stub = common_pb2_grpc.EngineStub(channel)  # type: ignore[no-untyped-call]
         self.timeout = timeout
-        self.streams = ExecuteStreams(self.stub, timeout=timeout) if multiplexed else None
+        self.replicas = replicas
+        self.streams = (
+            ExecuteStreams(self.stub, timeout=timeout, replicas=replicas) if multiplexed else None
+        )
 
     @classmethod
     def connect(cls, target: str, multiplexed: bool = False) -> EngineClient:
@@ -100,11 +113,15 @@ class EngineClient:
         # Connect to every replica now, not at the first call: a long-lived ExecuteMany
         # lane opened while only one replica was ready stays on it.
         channel.get_state(try_to_connect=True)
-        return cls(channel, multiplexed=multiplexed)
+        # The command lanes are placed on every replica (services.core.replica_channels).
+        lanes = ReplicaChannels.of(target, [*options, *REPLICA_OPTIONS]) if multiplexed else None
+        return cls(channel, multiplexed=multiplexed, replicas=lanes)
 
     async def close(self) -> None:
         if self.streams is not None:
             await self.streams.close()
+        if self.replicas is not None:
+            await self.replicas.close()
         await self.channel.close()
 
     async def _call(self, call: Callable[[], Awaitable[R]]) -> R:

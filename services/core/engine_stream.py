@@ -33,6 +33,7 @@ from google.rpc import status_pb2
 
 from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.grpc_errors import EngineUnavailable, status_error
+from services.core.replica_channels import ReplicaChannels
 
 FIRST_BACKOFF_S, MAX_BACKOFF_S = 0.05, 1.0
 MAX_HOMES = 100_000  # games whose lane is remembered (forgotten all at once past this)
@@ -110,8 +111,10 @@ class ExecuteStreams:
         lanes: int = 4,
         timeout: float = 10.0,
         lane_seconds: float = 5.0,
+        replicas: ReplicaChannels | None = None,
     ) -> None:
         self.stub, self.lanes, self.timeout, self.lane_seconds = stub, lanes, timeout, lane_seconds
+        self.replicas = replicas  # lane i on replica i mod n, when the target lists several
         self._lanes: list[Lane] = []
         self._numbers = itertools.count(1)
         self._turn = 0
@@ -162,14 +165,29 @@ class ExecuteStreams:
         return self._lanes[least]
 
     def _renew(self) -> None:
-        """Lanes that ended or are older than ``lane_seconds`` replaced, in their slots."""
+        """Lanes that ended or are older than ``lane_seconds`` replaced, in their slots,
+        and a lane at least on every replica."""
         now = time.monotonic()
-        for i, lane in enumerate(self._lanes):
-            if not lane.open or now - lane.born > self.lane_seconds:
-                lane.retire()
-                self._lanes[i] = Lane(self.stub, self._ended)
-        while len(self._lanes) < self.lanes:
-            self._lanes.append(Lane(self.stub, self._ended))
+        due = [
+            i
+            for i, lane in enumerate(self._lanes)
+            if not lane.open or now - lane.born > self.lane_seconds
+        ]
+        if not due and len(self._lanes) >= self.lanes:
+            return
+        stubs = self.replicas.stubs() if self.replicas is not None else []
+        for i in due:
+            self._lanes[i].retire()
+            self._lanes[i] = Lane(self._stub_for(i, stubs), self._ended)
+        while len(self._lanes) < max(self.lanes, len(stubs)):
+            self._lanes.append(Lane(self._stub_for(len(self._lanes), stubs), self._ended))
+
+    def _stub_for(
+        self, slot: int, stubs: list[common_pb2_grpc.EngineStub]
+    ) -> common_pb2_grpc.EngineStub:
+        """The replica of lane ``slot``; the shared channel (round robin over the replicas
+        that answer) when none is listed or all are failing."""
+        return stubs[slot % len(stubs)] if stubs else self.stub
 
     def _ended(self, lane: Lane) -> None:
         """Send what the lane left unanswered again after a backoff (the caller's timeout

@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Generic, TypeVar
 
+from prometheus_client import Counter
+
 from services.core.attention import attended as is_attended
 from services.core.codec import canonical, to_domain, to_new
 from services.core.errors import InvalidArgument, RaffeError, UnknownGame, VersionConflict
@@ -82,6 +84,14 @@ class Outcome:
     # The caller's legal commands at result.version: with the view, all a client needs
     # for its next move without reading again.
     commands: dict[str, Any] | None = None
+
+
+# How a call found its game in this replica's cache: "trusted" (a command's state, not
+# read: the append checks the version), "current" (read, nothing newer), "behind" (newer
+# events read and folded: another replica moved it), "cold" (read from the start).
+CACHE = Counter(
+    "raffe_engine_cache_total", "Games as the engine's cache held them", ["game", "found"]
+)
 
 
 class GameRuntime(Generic[S]):
@@ -287,6 +297,7 @@ class GameRuntime(Generic[S]):
         cached = self._cache.get(game_id)
         if cached is None or fresh or expected > cached.version:
             return await self.load(game_id)
+        CACHE.labels(self.game.name, "trusted").inc()
         return cached
 
     def _as_stored(
@@ -361,6 +372,9 @@ class GameRuntime(Generic[S]):
         newer = await self.store.read_game(game_id, after)
         if cached is None and not newer:
             raise UnknownGame(f"no game {game_id}")
+        CACHE.labels(
+            self.game.name, "cold" if cached is None else "behind" if newer else "current"
+        ).inc()
         if cached is not None and not newer:
             return cached
         if newer and newer[0].game_type != self.game.name:

@@ -163,3 +163,80 @@ async def test_a_games_commands_keep_to_one_replica_and_games_spread_over_both(
     assert sorted(served[0] + served[1]) == sorted(games * 3)
     assert not set(served[0]) & set(served[1])  # no game was served by both
     assert served[0] and served[1]
+
+
+async def test_every_replica_gets_lanes_and_a_lost_one_hands_its_commands_on(
+    store: StoreSettings,
+) -> None:
+    """Lanes opened through the shared round-robin channel landed wherever its turn fell,
+    and there were 4 of them: a fifth or sixth replica never got a command. A lane now
+    opens on replica i mod n, with as many lanes as replicas: every replica serves, lanes
+    renewed or not. A replica stopped mid-play: its lanes end, and its games' commands go
+    through on the others."""
+    settings = ServiceSettings(host="127.0.0.1", port=0, store=store)
+    replicas = [await start_engine(GAME, settings) for _ in range(6)]
+    served: list[set[str]] = [set() for _ in replicas]
+    for i, replica in enumerate(replicas):
+
+        async def counted(
+            game_id: str, *args: Any, i: int = i, run: Any = replica.runtime.execute, **kw: Any
+        ) -> Any:
+            served[i].add(game_id)
+            return await run(game_id, *args, **kw)
+
+        replica.runtime.execute = counted  # type: ignore[method-assign]
+    target = "ipv4:" + ",".join(f"127.0.0.1:{r.port}" for r in replicas)
+    client = EngineClient.connect(target, multiplexed=True)
+    assert client.streams is not None
+    client.streams.lane_seconds = 0.05  # lanes replaced between the rounds below
+    try:
+        games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(24)]
+        for round_ in range(6):  # unary calls in between, as a gateway's reads are
+            await asyncio.sleep(0.06)
+            await asyncio.gather(*(client.view(g, -1) for g in games[: round_ + 1]))
+            for ids in served:
+                ids.clear()
+            # Stale commands: each reaches its replica's runtime, which refuses it.
+            stale = [client.execute(g, 0, VOTE, cid(), 1) for g in games]
+            refused = await asyncio.gather(*stale, return_exceptions=True)
+            assert all(isinstance(r, VersionConflict) for r in refused)
+            assert all(served), round_  # every replica had a lane
+        await asyncio.gather(*(client.execute(g, 0, VOTE, cid()) for g in games))
+        before = [(await client.view(g, -1))[0] for g in games]
+        await replicas[0].stop(grace=0)
+        await asyncio.gather(*(client.execute(g, 1, VOTE, cid()) for g in games))
+        after = [(await client.view(g, -1))[0] for g in games]
+        assert all(a > b for a, b in zip(after, before, strict=True))  # every second vote is in
+    finally:
+        await client.close()
+        for replica in replicas:  # the stopped one again: a no-op
+            await replica.stop(grace=1)
+
+
+async def test_the_engine_counts_how_its_cache_found_each_game(store: StoreSettings) -> None:
+    """raffe_engine_cache_total tells an operator whether games keep to their replica:
+    a command on a replica that has not seen the game reads it from the start ("cold"),
+    one on a replica whose copy another moved on reads and folds the rest ("behind")."""
+    from prometheus_client import REGISTRY
+
+    def count(found: str) -> float:
+        labels = {"game": GAME.name, "found": found}
+        return REGISTRY.get_sample_value("raffe_engine_cache_total", labels) or 0.0
+
+    settings = ServiceSettings(host="127.0.0.1", port=0, store=store)
+    replicas = [await start_engine(GAME, settings) for _ in range(2)]
+    a, b = (EngineClient.connect(f"127.0.0.1:{r.port}") for r in replicas)
+    try:
+        game = (await a.create([SeatSpec("human")] * 3, {})).game_id
+        version = (await a.execute(game, 0, VOTE, cid())).version
+        cold, behind, trusted = count("cold"), count("behind"), count("trusted")
+        version = (await b.execute(game, 1, VOTE, cid(), version)).version
+        assert (count("cold"), count("behind")) == (cold + 1, behind)  # b had never seen it
+        await a.execute(game, 2, VOTE, cid(), version)
+        assert (count("cold"), count("behind")) == (cold + 1, behind + 1)  # a was one behind
+        await a.execute(game, 0, VOTE, cid())
+        assert count("trusted") == trusted + 1  # a is current: no read before the append
+    finally:
+        await asyncio.gather(a.close(), b.close())
+        for replica in replicas:
+            await replica.stop(grace=1)
