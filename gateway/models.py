@@ -151,12 +151,17 @@ class CreateTournament(Strict):
     game_options: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description='per game, e.g. {"giraffe-raffe": {"turn_timer": 60}}'
     )
+    open_registration: bool = Field(
+        False,
+        description="anyone with the tournament's id may join (POST .../join) until it starts",
+    )
 
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={
             "examples": [
                 {"name": "Sunday Swiss", "games": ["giraffe-raffe"], "format": "swiss"},
+                {"name": "Open table", "games": ["giraffometer"], "open_registration": True},
                 {
                     "name": "Three games",
                     "games": ["giraffe-raffe", "giraffometer", "riff-raff"],
@@ -179,6 +184,10 @@ class RegisterPlayer(Strict):
     name: str = Field(min_length=1, max_length=64)
     kind: Literal["human", "bot"] = "bot"
     bot_level: str = Field("", max_length=32)
+
+
+class JoinTournament(Strict):
+    name: str = Field(min_length=1, max_length=64, description="as the standings show you")
 
 
 class PlayerRegistered(BaseModel):

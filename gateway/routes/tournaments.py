@@ -14,7 +14,13 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from gateway.auth import caller, clients
 from gateway.clients import Clients
 from gateway.live import event_stream
-from gateway.models import CreateTournament, PlayerRegistered, RegisterPlayer, TournamentCreated
+from gateway.models import (
+    CreateTournament,
+    JoinTournament,
+    PlayerRegistered,
+    RegisterPlayer,
+    TournamentCreated,
+)
 from gateway.openapi import TOKEN_REQUIRED
 from gateway.problems import Problem
 from gateway.routes.games import MAX_VERSION, PROBLEMS, version_number
@@ -22,7 +28,7 @@ from gateway.tokens import Caller
 from services.core.engine_client import EngineClient
 from services.core.errors import UnknownGame
 from services.games import GAMES
-from services.kernel.game import SeatSpec
+from services.kernel.game import ENGINE, SeatSpec
 from services.tournament.ids import table_game_id
 
 router = APIRouter(prefix="/v1/tournaments", tags=["tournaments"])
@@ -55,6 +61,8 @@ async def create(
     """Create a tournament; keep the organiser token it returns."""
     await c.quota.take(request.state.client_address)
     options = body.model_dump(exclude_none=True)
+    if not options["open_registration"]:
+        del options["open_registration"]  # what a tournament engine of before it reads
     created = await _engine(c).create([SeatSpec("human", "organiser")], options)
     tokens = await c.tokens.register(created.game_id, ["human"])
     response.headers["Location"] = f"/v1/tournaments/{created.game_id}"
@@ -84,6 +92,22 @@ async def register(
     token = None
     if body.kind == "human":
         token = await c.tokens.issue(tournament_id, PLAYER_SEATS + player)
+    return PlayerRegistered(player=player, version=done.version, token=token)
+
+
+@router.post(
+    "/{tournament_id}/join", status_code=201, response_model=PlayerRegistered, responses=PROBLEMS
+)
+async def join(
+    tournament_id: TournamentId, body: JoinTournament, c: ClientsDep
+) -> PlayerRegistered:
+    """Join an open tournament (one created with open_registration) as a human, before it
+    starts; no token needed. Keep the player token: with it, GET /me shows your table and
+    the seat token to play it. A closed tournament answers 422 ``closed``."""
+    command = {"type": "join", "name": body.name}
+    done = await _engine(c).execute(tournament_id, ENGINE, command, _cid(), 0)
+    player = next(e["data"]["player"] for e in done.events if e["type"] == "PlayerRegistered")
+    token = await c.tokens.issue(tournament_id, PLAYER_SEATS + player)
     return PlayerRegistered(player=player, version=done.version, token=token)
 
 

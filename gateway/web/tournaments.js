@@ -1,9 +1,11 @@
-// Tournaments: the list, a form to run one with bots (and yourself), and a tournament's
-// standings, rounds (each table watchable) and the ratings chart, live.
+// Tournaments: the list, a form to run one with bots (and yourself, and anyone you send
+// its link to), and a tournament's standings, rounds (each table watchable) and the
+// ratings chart, live; while an open one registers: join it, or (its organiser) start it.
 
 import { api, el, follow, remember, toast } from "/static/api.js";
 
 const PLAYERS = "raffe.players";
+const ORGANISERS = "raffe.organisers"; // open tournaments this browser created, to start
 
 function kept(key) { try { return JSON.parse(localStorage.getItem(key) || "{}"); } catch { return {}; } }
 function keep(key, id, value) { const all = kept(key); all[id] = value; localStorage.setItem(key, JSON.stringify(all)); }
@@ -16,11 +18,13 @@ export async function renderTournaments(show, gameTypes) {
   const format = el("select", { id: "t-format", "aria-label": "format" }, ["swiss", "round_robin", "elimination", "duplicate"].map((f) => el("option", { value: f }, f)));
   const bots = el("input", { id: "t-bots", type: "number", min: 1, max: 64, value: 5, "aria-label": "bots" });
   const me = el("input", { id: "t-me", type: "checkbox" });
+  const open = el("input", { id: "t-open", type: "checkbox" });
   async function create(event) {
     event.preventDefault();
     const chosen = [...games.querySelectorAll("input:checked")].map((i) => i.value);
     try {
-      const t = await api("POST", "/v1/tournaments", { name: name.value, games: chosen, format: format.value, table_size: format.value === "round_robin" ? 2 : 3, rounds: 2 });
+      const options = { name: name.value, games: chosen, format: format.value, table_size: format.value === "round_robin" ? 2 : 3, rounds: 2 };
+      const t = await api("POST", "/v1/tournaments", open.checked ? { ...options, open_registration: true } : options);
       const organiser = t.organiser_token;
       if (me.checked) {
         const player = await api("POST", `/v1/tournaments/${t.tournament_id}/players`, { name: "me", kind: "human" }, organiser);
@@ -29,7 +33,8 @@ export async function renderTournaments(show, gameTypes) {
       for (let i = 0; i < Number(bots.value); i++) {
         await api("POST", `/v1/tournaments/${t.tournament_id}/players`, { name: `bot ${i + 1}`, kind: "bot" }, organiser);
       }
-      await api("POST", `/v1/tournaments/${t.tournament_id}/start`, undefined, organiser);
+      if (open.checked) keep(ORGANISERS, t.tournament_id, organiser); // started from its page
+      else await api("POST", `/v1/tournaments/${t.tournament_id}/start`, undefined, organiser);
       location.hash = `#/tournaments/${t.tournament_id}`;
     } catch (e) { toast(e.message); }
   }
@@ -38,7 +43,8 @@ export async function renderTournaments(show, gameTypes) {
     el("div", { class: "row" }, el("label", { for: "t-name" }, "Name"), name, el("label", { for: "t-format" }, "Format"), format),
     games,
     el("div", { class: "row" }, el("label", { for: "t-bots" }, "Bots"), bots, el("label", {}, me, " I play too")),
-    el("button", { type: "submit", class: "primary", id: "t-create" }, "Create and start"))),
+    el("div", { class: "row" }, el("label", {}, open, " Open: anyone with its link may join; I start it when all are in")),
+    el("button", { type: "submit", class: "primary", id: "t-create" }, "Create"))),
   el("section", {}, el("h2", {}, "Tournaments"), el("table", {}, list)));
   const { tournaments } = await api("GET", "/v1/tournaments?limit=30");
   for (const t of tournaments) {
@@ -67,7 +73,8 @@ function ratingsChart(history, names) {
 export async function renderTournament(id, show, setLeave) {
   const box = el("div");
   show(box);
-  const playerToken = kept(PLAYERS)[id];
+  let playerToken = kept(PLAYERS)[id];
+  const organiserToken = kept(ORGANISERS)[id];
   async function draw() {
     const t = await api("GET", `/v1/tournaments/${id}`);
     const names = t.players.map((p) => p.name);
@@ -86,13 +93,44 @@ export async function renderTournament(id, show, setLeave) {
       }
     }
     const st = t.status;
+    const said = st.over ? `Over. Champion: ${(st.champions || []).map((c) => names[c]).join(", ")}`
+      : t.started ? `${t.progress.finished}/${t.progress.games} games played` : `Registering: ${names.join(", ") || "nobody yet"}`;
     box.replaceChildren(el("section", {}, el("h1", {}, t.options?.name || id),
-      el("p", { class: "status", id: "t-status" }, st.over ? `Over. Champion: ${(st.champions || []).map((c) => names[c]).join(", ")}` : `${t.progress.finished}/${t.progress.games} games played`),
+      el("p", { class: "status", id: "t-status" }, said),
+      t.started ? "" : registering(t),
       mine, standings),
     el("section", {}, el("h2", {}, "Ratings after each round"), el("div", { class: "chart" }, ratingsChart(t.rating_history, names)),
       el("div", { class: "row" }, names.map((who, p) => el("span", {}, el("span", { style: `color:hsl(${(p * 67) % 360} 60% 45%)` }, "━━ "), who)))),
     el("section", {}, el("h2", {}, "Rounds"), rounds));
     return st.over;
+  }
+  // Before the start: a join form (open tournaments, for whoever is not in yet), the
+  // link to send, and the organiser's start button.
+  function registering(t) {
+    const part = el("div", { id: "t-registering" });
+    if (t.options?.open_registration) {
+      part.append(el("p", {}, "Send this page's link to invite players: ", el("code", { id: "t-invite" }, location.href)));
+      if (!playerToken) {
+        const who = el("input", { id: "t-join-name", maxlength: 64, "aria-label": "your name", placeholder: "your name" });
+        async function join(event) {
+          event.preventDefault();
+          try {
+            const joined = await api("POST", `/v1/tournaments/${id}/join`, { name: who.value });
+            keep(PLAYERS, id, joined.token);
+            playerToken = joined.token;
+            await draw();
+          } catch (e) { toast(e.message); }
+        }
+        part.append(el("form", { class: "row", onsubmit: join }, who, el("button", { type: "submit", class: "primary", id: "t-join" }, "Join")));
+      }
+    }
+    if (organiserToken) {
+      async function start() {
+        try { await api("POST", `/v1/tournaments/${id}/start`, undefined, organiserToken); await draw(); } catch (e) { toast(e.message); }
+      }
+      part.append(el("button", { class: "primary", id: "t-start", onclick: start }, "Start"));
+    }
+    return part;
   }
   const over = await draw();
   if (over) return;

@@ -18,6 +18,7 @@ def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]
     if len(seats) != 1:
         raise InvalidArgument("a tournament has one seat: its organiser", "bad_seats")
     known = {"name", "games", "format", "table_size", "rounds", "advance", "game_options"}
+    known.add("open_registration")
     extra = sorted(set(raw) - known)
     if extra:
         raise InvalidArgument(f"unknown option(s): {', '.join(extra)}", "bad_option")
@@ -34,6 +35,8 @@ def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]
         "rounds": _int(raw, "rounds", 3, 1, 50),
         "advance": _int(raw, "advance", 1, 1, size - 1),
         "game_options": _game_options(raw.get("game_options", {}), games),
+        # Anyone may join as a human (the gateway's POST .../join) until the start.
+        "open_registration": _flag(raw, "open_registration"),
     }
 
 
@@ -64,6 +67,13 @@ def _int(raw: Mapping[str, Any], name: str, default: int, low: int, high: int) -
     value = raw.get(name, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise InvalidArgument(f"{name} is {low}..{high}", "bad_option")
+    return value
+
+
+def _flag(raw: Mapping[str, Any], name: str) -> bool:
+    value = raw.get(name, False)
+    if not isinstance(value, bool):
+        raise InvalidArgument(f"{name} is true or false", "bad_option")
     return value
 
 

@@ -20,6 +20,7 @@ from services.tournament.state import Player, Round, State, Table
 ORGANISER = 0
 COMMANDS = {
     "register": {"type", "name", "kind", "bot_level"},
+    "join": {"type", "name"},
     "start": {"type"},
     "result": {"type", "round", "table", "keys"},
 }
@@ -42,6 +43,8 @@ def decide(
         if seat != ENGINE:
             raise RuleViolation("results are reported by the tournament runner", "not_yours")
         return _result(state, command, rng)
+    if kind == "join":
+        return [_join(state, seat, command)]
     if seat != ORGANISER:
         raise RuleViolation("only the organiser may do that", "not_organiser")
     if state.started:
@@ -51,7 +54,20 @@ def decide(
     return _start(state, rng)
 
 
-def _register(state: State, command: Mapping[str, Any]) -> Event:
+def _join(state: State, seat: int, command: Mapping[str, Any]) -> Event:
+    """A person registering themself into an open tournament. The gateway sends it as the
+    engine's own actor once it has checked nothing but the request (no token: anyone with
+    the tournament's link), so the event says the organiser did not register them."""
+    if seat != ENGINE:
+        raise RuleViolation("players join through the gateway's join", "not_yours")
+    if not state.options.get("open_registration", False):
+        raise RuleViolation("this tournament's organiser registers its players", "closed")
+    if state.started:
+        raise RuleViolation("the tournament has started", "already_started")
+    return _register(state, {"name": command.get("name"), "kind": "human"}, ENGINE)
+
+
+def _register(state: State, command: Mapping[str, Any], actor: int = ORGANISER) -> Event:
     name, kind = command.get("name"), command.get("kind", "bot")
     level = command.get("bot_level", "") or ""
     if not isinstance(name, str) or not 1 <= len(name) <= 64:
@@ -69,7 +85,7 @@ def _register(state: State, command: Mapping[str, Any]) -> Event:
     return Event(
         "PlayerRegistered",
         {"player": len(state.players), "name": name, "kind": kind, "bot_level": level},
-        ORGANISER,
+        actor,
     )
 
 

@@ -323,6 +323,40 @@ def test_a_person_plays_their_tournament_tables_from_the_tournament_page(
     assert len(page.find_elements(By.CSS_SELECTOR, "#standings tbody tr")) == 3
 
 
+def test_a_friend_joins_an_open_tournament_by_its_link(system: System) -> None:
+    """Alice creates an open tournament (herself and a bot) and sends its link; Bob joins
+    under his name from that page, Alice sees him arrive live and starts it, and Bob
+    finds his table from the tournament page and sits at it with his own hand."""
+    alice, bob = browser(), browser()
+    try:
+        alice.get(system.base_url + "/#/tournaments")
+        find(alice, "#t-bots").clear()
+        find(alice, "#t-bots").send_keys("1")
+        click(alice, "#t-me")
+        click(alice, "#t-open")
+        click(alice, "#t-create")
+        link = wait_for(lambda: find(alice, "#t-invite").text)
+        assert link == alice.current_url and "Registering" in find(alice, "#t-status").text
+        bob.get(link)
+        find(bob, "#t-join-name").send_keys("Bob")
+        click(bob, "#t-join")
+        wait_for(lambda: not bob.find_elements(By.CSS_SELECTOR, "#t-join"), 10, "Bob not in")
+        wait_for(lambda: "Bob" in find(alice, "#t-status").text, 10, "Alice did not see Bob")
+        assert not bob.find_elements(By.CSS_SELECTOR, "#t-start")  # only the organiser starts
+        click(alice, "#t-start")
+        deadline = time.monotonic() + 30
+        while not bob.find_elements(By.CSS_SELECTOR, "a.my-table"):
+            assert time.monotonic() < deadline, "Bob's table never showed"
+            time.sleep(0.5)
+            bob.refresh()  # the table is made just after the round starts
+        click(bob, "a.my-table")
+        wait_for(lambda: bob.find_elements(By.CSS_SELECTOR, "#hand [data-card]"), 15, "no hand")
+        screenshot(bob, "tournament-joined")
+    finally:
+        alice.quit()
+        bob.quit()
+
+
 TABLETOP_BUTTONS = {"load": "#load", "report": "#report", "settle": "#report"}
 
 

@@ -122,6 +122,46 @@ def test_only_the_organiser_registers_and_starts(http: httpx.Client) -> None:
     assert tid not in {g["game_id"] for g in http.get("/v1/games").json()["games"]}
 
 
+def test_people_join_an_open_tournament_by_its_link_until_it_starts(http: httpx.Client) -> None:
+    """Open registration: no token needed to join; each person gets a player token that
+    finds their table once it starts. A closed tournament and a started one refuse, with
+    a code, and the refusals append nothing."""
+    closed = create(http, games=["giraffometer"])["tournament_id"]
+    refused = http.post(f"/v1/tournaments/{closed}/join", json={"name": "eve"})
+    assert refused.status_code == 422 and refused.json()["code"] == "closed"
+    created = create(http, games=["giraffometer"], open_registration=True, rounds=1)
+    tid, organiser = created["tournament_id"], auth(created["organiser_token"])
+    assert http.get(f"/v1/tournaments/{tid}").json()["options"]["open_registration"] is True
+    tokens = []
+    for name in ("ada", "bob"):
+        joined = http.post(f"/v1/tournaments/{tid}/join", json={"name": name})
+        assert joined.status_code == 201, joined.text
+        tokens.append(joined.json()["token"])
+    taken = http.post(f"/v1/tournaments/{tid}/join", json={"name": "ada"})
+    assert taken.status_code == 422 and taken.json()["code"] == "name_taken"
+    extra = http.post(f"/v1/tournaments/{tid}/join", json={"name": "x", "kind": "bot"})
+    assert extra.status_code == 422  # a joiner is a person; bots are the organiser's
+    bot = {"name": "bot", "kind": "bot", "bot_level": "random"}
+    assert http.post(f"/v1/tournaments/{tid}/players", json=bot, headers=organiser).is_success
+    assert http.post(f"/v1/tournaments/{tid}/start", headers=organiser).is_success
+    late = http.post(f"/v1/tournaments/{tid}/join", json={"name": "cy"})
+    assert late.status_code == 422 and late.json()["code"] == "already_started"
+    t = http.get(f"/v1/tournaments/{tid}").json()
+    assert [(p["name"], p["kind"]) for p in t["players"]] == [
+        ("ada", "human"),
+        ("bob", "human"),
+        ("bot", "bot"),
+    ]
+    for token in tokens:  # each finds their seat at the round's one table
+        deadline = time.monotonic() + 30
+        while not (
+            tables := http.get(f"/v1/tournaments/{tid}/me", headers=auth(token)).json()["tables"]
+        ):
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        assert tables[0]["game"] == "giraffometer" and tables[0]["token"]
+
+
 def listing(http: httpx.Client, state: str, tid: str) -> dict[str, Any]:
     """The tournament's entry in the listing, once the projection has it."""
     for _ in range(100):

@@ -168,3 +168,36 @@ def test_results_are_checked_against_the_current_round() -> None:
 def test_bad_options_are_refused_at_creation(options: dict[str, Any]) -> None:
     with pytest.raises(InvalidArgument):
         GAME.options(options, [SeatSpec("human")])
+
+
+def test_anyone_joins_an_open_tournament_until_it_starts() -> None:
+    """Open registration: a person joins by name through the gateway (the engine's own
+    actor), recorded as such; a closed tournament, a started one, a taken name or a
+    command from a seat are refused and change nothing."""
+    p = Playthrough.start(
+        GAME, {"table_size": 2, "open_registration": True}, [SeatSpec("human")], "s"
+    )
+    joined = p.execute(ENGINE, {"type": "join", "name": "Ada"})
+    assert [(e.type, e.data["kind"], e.actor) for e in joined] == [
+        ("PlayerRegistered", "human", ENGINE)
+    ]
+    refusals = [
+        (ORGANISER, {"type": "join", "name": "Bob"}, "not_yours"),
+        (ENGINE, {"type": "join", "name": "Ada"}, "name_taken"),
+        (ENGINE, {"type": "join", "name": ""}, "bad_name"),
+        (ENGINE, {"type": "join", "name": "Bob", "kind": "bot"}, "unknown_field"),
+    ]
+    for seat, command, code in refusals:
+        before = p.state
+        with pytest.raises((RuleViolation, InvalidArgument)) as info:
+            p.execute(seat, command)
+        assert info.value.code == code and p.state == before
+    p.execute(ENGINE, {"type": "join", "name": "Bob"})
+    p.execute(ORGANISER, {"type": "start"})
+    with pytest.raises(RuleViolation) as late:
+        p.execute(ENGINE, {"type": "join", "name": "Cy"})
+    assert late.value.code == "already_started" and len(p.state.players) == 2
+    closed = Playthrough.start(GAME, {"table_size": 2}, [SeatSpec("human")], "s")
+    with pytest.raises(RuleViolation) as refused:
+        closed.execute(ENGINE, {"type": "join", "name": "Ada"})
+    assert refused.value.code == "closed" and closed.state.players == ()
