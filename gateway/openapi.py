@@ -65,6 +65,7 @@ def build(app: FastAPI) -> dict[str, Any]:
     for name in ("HTTPValidationError", "ValidationError"):
         schemas.pop(name, None)
     typed_views(schemas)
+    typed_events(schemas)
     typed_legal_commands(schema)
     ref = {"$ref": "#/components/schemas/Problem"}
     for path in schema.get("paths", {}).values():
@@ -99,6 +100,84 @@ def typed_views(schemas: dict[str, Any]) -> None:
     for holder in ("GameView", "CommandResult"):
         if holder in schemas:
             schemas[holder]["properties"]["view"] = one_of
+
+
+class EventEnvelope(BaseModel):
+    """One event as every endpoint and live stream sends it; ``data`` is the event
+    type's payload (its shape per game: the ``<Game>Event`` schemas)."""
+
+    model_config = ConfigDict(title="Event")
+
+    id: str = Field(description="unique across all games")
+    game_id: str
+    version: int = Field(description="1, 2, 3... gapless within the game")
+    type: str = Field(description="past tense, e.g. CardsPlayed")
+    schema_version: int = Field(description="of the payload's shape for this type")
+    data: dict[str, Any]
+    actor: int = Field(description="the seat that acted; -1: the engine (deal, bot, timer)")
+    command_id: str = Field(description="the command that produced it")
+    time_ms: int = Field(description="when it was appended (Unix ms)")
+    engine_version: str
+
+
+def pascal(name: str) -> str:
+    return "".join(part.title() for part in name.replace("_", "-").split("-"))
+
+
+def event_schemas(schemas: dict[str, Any]) -> dict[str, str]:
+    """Each game's events as ``<Game>Event`` (one of its types, by ``type``), every
+    payload a schema of its own (``<Game><Type>``, and ``<Game><Type>Seen`` where
+    redaction reshapes it while the game runs); the refs by game."""
+    envelope = schemas["Event"] = EventEnvelope.model_json_schema()
+    unions: dict[str, str] = {}
+    for name, game in GAMES.items():
+        if game.events is None:
+            continue
+        prefix, mapping = pascal(name), {}
+        for type_name, cls in game.events.by_name.items():
+            data = [_payload(schemas, f"{prefix}{type_name}", cls)]
+            if type_name in game.events.seen:
+                seen = game.events.seen[type_name]
+                data.append(_payload(schemas, f"{prefix}{type_name}Seen", seen))
+            # The envelope's fields, inline (generators cannot narrow an allOf's str to
+            # a const), with this type and its payload.
+            properties = {
+                **envelope["properties"],
+                "type": {"type": "string", "const": type_name},
+                "data": data[0] if len(data) == 1 else {"anyOf": data},
+            }
+            schemas[f"{prefix}{type_name}Event"] = {
+                **envelope,
+                "properties": properties,
+                "title": f"{prefix}{type_name}Event",
+                "description": f"{type_name} in a {name} game",
+            }
+            mapping[type_name] = f"#/components/schemas/{prefix}{type_name}Event"
+        schemas[f"{prefix}Event"] = {
+            "oneOf": [{"$ref": r} for r in mapping.values()],
+            "discriminator": {"propertyName": "type", "mapping": mapping},
+            "description": f"an event of a {name} game",
+        }
+        unions[name] = f"#/components/schemas/{prefix}Event"
+    return unions
+
+
+def _payload(schemas: dict[str, Any], title: str, cls: type) -> dict[str, str]:
+    shape = TypeAdapter(cls).json_schema(ref_template="#/components/schemas/{model}")
+    schemas.update(shape.pop("$defs", {}))
+    schemas[title] = {**shape, "title": title}
+    return {"$ref": f"#/components/schemas/{title}"}
+
+
+def typed_events(schemas: dict[str, Any]) -> None:
+    """Events in a command's answer and in a page of events are one of the games'
+    (sent as the engine wrote them, unvalidated on the hot path; a test checks every
+    event every seat sees against these schemas)."""
+    unions = event_schemas(schemas)
+    items = {"anyOf": [{"$ref": r} for r in unions.values()], "description": "by game"}
+    for holder in ("CommandResult", "EventPage"):
+        if holder in schemas:
+            schemas[holder]["properties"]["events"] = {"type": "array", "items": items}
 
 
 def typed_legal_commands(schema: dict[str, Any]) -> None:

@@ -80,6 +80,29 @@ class GameEnded:
     seed: str = ""
 
 
+@event
+class CardsDealtSeen:
+    """CardsDealt as a seat sees it while the game runs: its own hand (and, solo, the
+    Robot's), the others' sizes."""
+
+    round: int
+    dealer: int
+    hand_sizes: Sequence[int]
+    hands: Mapping[str, Sequence[str]]  # by seat number
+    redraw_size: int
+    out_size: int
+    robot_deck_size: int
+
+
+@event
+class RedrawCardTakenSeen:
+    """RedrawCardTaken as the other seats see it (and everyone, when it goes to the
+    Robot's deck): without the card."""
+
+    seat: int
+    to: str = "hand"
+
+
 EVENTS = EventTypes(
     GameCreated,
     CardsDealt,
@@ -93,4 +116,5 @@ EVENTS = EventTypes(
     PlayerLost,
     RottenAppleTaken,
     GameEnded,
+    seen={"CardsDealt": CardsDealtSeen, "RedrawCardTaken": RedrawCardTakenSeen},
 )

@@ -62,6 +62,23 @@ class GameEnded:
     seed: str = ""
 
 
+@event
+class OrderSeen:
+    """DeckShuffled and DeckReshuffled as every seat sees them while the game runs: how
+    many facts, not their order."""
+
+    count: int
+
+
+@event
+class VoteSeen:
+    """VoteCast as the other seats see it until the reveal: who voted, and the
+    commitment that the reveal will be checked against."""
+
+    seat: int
+    commitment: str
+
+
 EVENTS = EventTypes(
     GameCreated,
     DeckLoaded,
@@ -71,4 +88,5 @@ EVENTS = EventTypes(
     VoteCast,
     RoundRevealed,
     GameEnded,
+    seen={"DeckShuffled": OrderSeen, "DeckReshuffled": OrderSeen, "VoteCast": VoteSeen},
 )

@@ -50,11 +50,17 @@ def _fields(cls: type) -> tuple[tuple[str, bool], ...]:
 
 
 class EventTypes:
-    """The event types of one game, by name."""
+    """The event types of one game, by name; ``seen``: for an event its redaction
+    (view.redact) reshapes, the shape a seat sees while the game runs (published in the
+    API's document beside the event's own; a test checks every redacted event has it)."""
 
-    def __init__(self, *types: type) -> None:
+    def __init__(self, *types: type, seen: Mapping[str, type] | None = None) -> None:
         self.by_name: dict[str, type] = {t.__name__: t for t in types}
         self._fields = {t.__name__: {f.name for f in dataclasses.fields(t)} for t in types}
+        self.seen: dict[str, type] = dict(seen or {})
+        unknown = sorted(set(self.seen) - set(self.by_name))
+        if unknown:
+            raise TypeError(f"seen forms of undeclared events: {', '.join(unknown)}")
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.by_name)

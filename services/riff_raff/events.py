@@ -132,6 +132,15 @@ class GameEnded:
     pieces: Sequence[int] | None = None
 
 
+@event
+class CardChosenSeen:
+    """CardChosen as the other seats see it until the reveal: who chose, and the
+    commitment the reveal is checked against."""
+
+    seat: int
+    commitment: str
+
+
 EVENTS = EventTypes(
     GameCreated,
     CaptainNamed,
@@ -152,4 +161,5 @@ EVENTS = EventTypes(
     FallResolved,
     TurnEnded,
     GameEnded,
+    seen={"CardChosen": CardChosenSeen},
 )

@@ -61,6 +61,9 @@ def test_a_generated_client_plays_a_move_and_reads_a_refusal(
     assert isinstance(answer, models.CommandResult) and answer.version > created.version
     assert isinstance(answer.view, models.GiraffometerView)  # typed per game
     assert answer.view.your_vote.additional_properties == {"lowest": 1, "highest": 2}
+    voted = answer.events[0]  # events typed per game and type, the payload too
+    assert isinstance(voted, models.GiraffometerVoteCastEvent) and voted.type_ == "VoteCast"
+    assert isinstance(voted.data, models.GiraffometerVoteCast) and voted.data.lowest == 1
     get_game = importlib.import_module("raffe_client.api.games.games_get_game")
     seen = get_game.sync(created.game_id, client=seat0, min_version=answer.version)
     assert isinstance(seen, models.GameView) and isinstance(seen.view, models.GiraffometerView)
