@@ -69,6 +69,9 @@ async function lobbyPage() {
   const optionsBox = el("div", { class: "row", id: "options" });
   const timer = el("input", { id: "timer", type: "number", min: 5, max: 3600, placeholder: "none", "aria-label": "turn timer in seconds" });
   const practice = el("input", { id: "practice", type: "checkbox" });
+  // A practice game may take a seed of your own: the same seed deals the same game again.
+  const seed = el("input", { id: "seed", maxlength: 128, placeholder: "drawn", disabled: true, "aria-label": "seed" });
+  practice.addEventListener("change", () => { seed.disabled = !practice.checked; });
 
   function typeOf() { return types.find((t) => t.name === gameSelect.value); }
   function seatRow(kind) {
@@ -102,6 +105,7 @@ async function lobbyPage() {
       }),
       options: {},
       practice: practice.checked || undefined,
+      seed: (practice.checked && seed.value) || undefined,
       command_id: commandId(),
     };
     for (const select of optionsBox.querySelectorAll("[data-option]")) {
@@ -126,7 +130,7 @@ async function lobbyPage() {
       el("button", { type: "button", onclick: () => seats.append(seatRow("bot")) }, "Add a seat")),
     optionsBox,
     el("div", { class: "row" }, el("label", { for: "timer" }, "Turn timer (s)"), timer,
-      el("label", {}, practice, " practice (you may choose a seed later)")),
+      el("label", {}, practice, " practice"), el("label", { for: "seed" }, "seed"), seed),
     el("button", { class: "primary", type: "submit", id: "create" }, "Create and play"));
 
   const list = el("tbody");

@@ -323,6 +323,26 @@ def test_a_person_plays_their_tournament_tables_from_the_tournament_page(
     assert len(page.find_elements(By.CSS_SELECTOR, "#standings tbody tr")) == 3
 
 
+def hand_of(driver: WebDriver) -> list[str]:
+    cards = driver.find_elements(By.CSS_SELECTOR, "#hand [data-card]")
+    return sorted(c.get_attribute("data-card") or "" for c in cards)
+
+
+def test_a_practice_game_with_a_chosen_seed_deals_the_same_again(
+    page: WebDriver, system: System
+) -> None:
+    """The lobby's seed field (practice games): the same seed, the same deal."""
+    hands = []
+    for _ in range(2):
+        page.get(system.base_url + "/")
+        assert find(page, "#seed").get_attribute("disabled") is not None  # practice only
+        click(page, "#practice")
+        find(page, "#seed").send_keys("deal-42")
+        create_from_lobby(page, "giraffe-raffe", ["you", "bot"])
+        hands.append(wait_for(lambda: hand_of(page)))
+    assert hands[0] == hands[1]
+
+
 def test_a_friend_joins_an_open_tournament_by_its_link(system: System) -> None:
     """Alice creates an open tournament (herself and a bot) and sends its link; Bob joins
     under his name from that page, Alice sees him arrive live and starts it, and Bob
