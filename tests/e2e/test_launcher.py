@@ -12,18 +12,23 @@ from pathlib import Path
 import redis
 
 
-def test_launcher_starts_redis_and_stops_on_ctrl_c(tmp_path: Path) -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "services.launcher", "--state-dir", str(tmp_path), "--free-ports"],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+def running(
+    argv: list[str], env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[str], list[str]]:
+    """A launcher started with ``argv``, and what it printed until it runs."""
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=env)
     assert process.stdout is not None
     lines: list[str] = []
     for line in process.stdout:
         lines.append(line)
         if "raffe is running" in line:
             break
+    return process, lines
+
+
+def test_launcher_starts_redis_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    command = ["-m", "services.launcher", "--state-dir", str(tmp_path), "--free-ports"]
+    process, lines = running([sys.executable, *command])
     match = re.search(r"at (redis://\S+)", "".join(lines))
     assert match, lines
     client = redis.Redis.from_url(match.group(1))
@@ -70,18 +75,9 @@ def test_a_service_that_does_not_come_back_at_once_does_not_stop_the_rest(tmp_pa
         "sys.exit(l.main(sys.argv[1:]))"
     )
     env = {**os.environ, "RAFFE_FLAKY_DIR": str(tmp_path)}
-    process = subprocess.Popen(
-        [sys.executable, "-c", script, "--state-dir", str(tmp_path), "--free-ports"],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    argv = [sys.executable, "-c", script, "--state-dir", str(tmp_path), "--free-ports"]
+    process, lines = running(argv, env)
     assert process.stdout is not None
-    lines: list[str] = []
-    for line in process.stdout:
-        lines.append(line)
-        if "raffe is running" in line:
-            break
     pids = dict(re.findall(r"^(\w+) at \S+ \(pid (\d+)\)", "".join(lines), re.M))
     os.kill(int(pids["flaky"]), signal.SIGKILL)
     for line in process.stdout:

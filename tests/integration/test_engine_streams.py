@@ -129,15 +129,14 @@ async def test_a_bug_is_an_internal_error_on_both_paths_and_the_engine_serves_on
         assert (await streamed.view(game, 0))[0] == 3  # nothing appended, still serving
 
 
-async def test_a_games_commands_keep_to_one_replica_and_games_spread_over_both(
-    store: StoreSettings,
-) -> None:
-    """Two replicas behind one target: each replica caches the games it serves, so a
-    game's commands stay on the replica of its lane (no read and fold of what another
-    replica appended), while the games, and the work, spread over both."""
+@asynccontextmanager
+async def counted_replicas(
+    store: StoreSettings, n: int
+) -> AsyncIterator[tuple[list[Any], list[list[str]]]]:
+    """``n`` replicas of the engine, and per replica the game of each command it ran."""
     settings = ServiceSettings(host="127.0.0.1", port=0, store=store)
-    replicas = [await start_engine(GAME, settings) for _ in range(2)]
-    served: list[list[str]] = [[], []]
+    replicas = [await start_engine(GAME, settings) for _ in range(n)]
+    served: list[list[str]] = [[] for _ in replicas]
     for i, replica in enumerate(replicas):
 
         async def counted(
@@ -147,19 +146,34 @@ async def test_a_games_commands_keep_to_one_replica_and_games_spread_over_both(
             return await run(game_id, *args, **kw)
 
         replica.runtime.execute = counted  # type: ignore[method-assign]
-    target = "ipv4:" + ",".join(f"127.0.0.1:{r.port}" for r in replicas)
-    client = EngineClient.connect(target, multiplexed=True)
     try:
-        # Two games per lane: a lane keeps its games while it has at most 4 more unanswered
-        # than the least busy, so no burst of these makes a game move.
-        games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(8)]
-        for seat in range(3):  # every game's three votes, the games' commands in flight at once
-            order = random.Random(seat).sample(games, len(games))  # each round another order
-            await asyncio.gather(*(client.execute(g, seat, VOTE, cid()) for g in order))
+        yield replicas, served
     finally:
-        await client.close()
-        for replica in replicas:
+        for replica in replicas:  # one a test stopped already: a no-op
             await replica.stop(grace=1)
+
+
+def target_of(replicas: list[Any]) -> str:
+    return "ipv4:" + ",".join(f"127.0.0.1:{r.port}" for r in replicas)
+
+
+async def test_a_games_commands_keep_to_one_replica_and_games_spread_over_both(
+    store: StoreSettings,
+) -> None:
+    """Two replicas behind one target: each replica caches the games it serves, so a
+    game's commands stay on the replica of its lane (no read and fold of what another
+    replica appended), while the games, and the work, spread over both."""
+    async with counted_replicas(store, 2) as (replicas, served):
+        client = EngineClient.connect(target_of(replicas), multiplexed=True)
+        try:
+            # Two games per lane: a lane keeps its games while it has at most 4 more
+            # unanswered than the least busy, so no burst of these makes a game move.
+            games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(8)]
+            for seat in range(3):  # every game's three votes, the games' commands at once
+                order = random.Random(seat).sample(games, len(games))  # each round another
+                await asyncio.gather(*(client.execute(g, seat, VOTE, cid()) for g in order))
+        finally:
+            await client.close()
     assert sorted(served[0] + served[1]) == sorted(games * 3)
     assert not set(served[0]) & set(served[1])  # no game was served by both
     assert served[0] and served[1]
@@ -173,44 +187,30 @@ async def test_every_replica_gets_lanes_and_a_lost_one_hands_its_commands_on(
     opens on replica i mod n, with as many lanes as replicas: every replica serves, lanes
     renewed or not. A replica stopped mid-play: its lanes end, and its games' commands go
     through on the others."""
-    settings = ServiceSettings(host="127.0.0.1", port=0, store=store)
-    replicas = [await start_engine(GAME, settings) for _ in range(6)]
-    served: list[set[str]] = [set() for _ in replicas]
-    for i, replica in enumerate(replicas):
-
-        async def counted(
-            game_id: str, *args: Any, i: int = i, run: Any = replica.runtime.execute, **kw: Any
-        ) -> Any:
-            served[i].add(game_id)
-            return await run(game_id, *args, **kw)
-
-        replica.runtime.execute = counted  # type: ignore[method-assign]
-    target = "ipv4:" + ",".join(f"127.0.0.1:{r.port}" for r in replicas)
-    client = EngineClient.connect(target, multiplexed=True)
-    assert client.streams is not None
-    client.streams.lane_seconds = 0.05  # lanes replaced between the rounds below
-    try:
-        games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(24)]
-        for round_ in range(6):  # unary calls in between, as a gateway's reads are
-            await asyncio.sleep(0.06)
-            await asyncio.gather(*(client.view(g, -1) for g in games[: round_ + 1]))
-            for ids in served:
-                ids.clear()
-            # Stale commands: each reaches its replica's runtime, which refuses it.
-            stale = [client.execute(g, 0, VOTE, cid(), 1) for g in games]
-            refused = await asyncio.gather(*stale, return_exceptions=True)
-            assert all(isinstance(r, VersionConflict) for r in refused)
-            assert all(served), round_  # every replica had a lane
-        await asyncio.gather(*(client.execute(g, 0, VOTE, cid()) for g in games))
-        before = [(await client.view(g, -1))[0] for g in games]
-        await replicas[0].stop(grace=0)
-        await asyncio.gather(*(client.execute(g, 1, VOTE, cid()) for g in games))
-        after = [(await client.view(g, -1))[0] for g in games]
-        assert all(a > b for a, b in zip(after, before, strict=True))  # every second vote is in
-    finally:
-        await client.close()
-        for replica in replicas:  # the stopped one again: a no-op
-            await replica.stop(grace=1)
+    async with counted_replicas(store, 6) as (replicas, served):
+        client = EngineClient.connect(target_of(replicas), multiplexed=True)
+        assert client.streams is not None
+        client.streams.lane_seconds = 0.05  # lanes replaced between the rounds below
+        try:
+            games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(24)]
+            for round_ in range(6):  # unary calls in between, as a gateway's reads are
+                await asyncio.sleep(0.06)
+                await asyncio.gather(*(client.view(g, -1) for g in games[: round_ + 1]))
+                for ids in served:
+                    ids.clear()
+                # Stale commands: each reaches its replica's runtime, which refuses it.
+                stale = [client.execute(g, 0, VOTE, cid(), 1) for g in games]
+                refused = await asyncio.gather(*stale, return_exceptions=True)
+                assert all(isinstance(r, VersionConflict) for r in refused)
+                assert all(served), round_  # every replica had a lane
+            await asyncio.gather(*(client.execute(g, 0, VOTE, cid()) for g in games))
+            before = [(await client.view(g, -1))[0] for g in games]
+            await replicas[0].stop(grace=0)
+            await asyncio.gather(*(client.execute(g, 1, VOTE, cid()) for g in games))
+            after = [(await client.view(g, -1))[0] for g in games]
+            assert all(a > b for a, b in zip(after, before, strict=True))  # second votes in
+        finally:
+            await client.close()
 
 
 async def test_the_engine_counts_how_its_cache_found_each_game(store: StoreSettings) -> None:
