@@ -240,3 +240,22 @@ async def test_the_engine_counts_how_its_cache_found_each_game(store: StoreSetti
         await asyncio.gather(a.close(), b.close())
         for replica in replicas:
             await replica.stop(grace=1)
+
+
+async def test_a_dns_target_is_resolved_into_replicas_for_the_lanes(store: StoreSettings) -> None:
+    """dns:/// names (a Kubernetes headless Service) are resolved by the client every few
+    seconds; lanes then open on the addresses found. Here localhost: 127.0.0.1 serves (and
+    ::1, if the name has it, does not: its channel fails and it gets no lanes)."""
+    async with counted_replicas(store, 1) as (replicas, served):
+        client = EngineClient.connect(f"dns:///localhost:{replicas[0].port}", multiplexed=True)
+        assert client.replicas is not None and client.streams is not None
+        client.streams.lane_seconds = 0.05
+        try:
+            games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(4)]
+            for seat in range(3):  # lanes renewed between, on what the name resolved to
+                await asyncio.sleep(0.06)
+                await asyncio.gather(*(client.execute(g, seat, VOTE, cid()) for g in games))
+            assert f"127.0.0.1:{replicas[0].port}" in client.replicas.replicas
+        finally:
+            await client.close()
+    assert sorted(served[0]) == sorted(games * 3)
