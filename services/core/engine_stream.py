@@ -8,9 +8,11 @@ by call number. A lane whose call ends (an engine restarting, the network) is re
 and the commands it had not answered are sent again on another lane, backing off from
 50 ms to 1 s, until they are answered or their time is up: safe, as every command
 carries an id the engine deduplicates (a command that had gone through is answered as a
-duplicate). Lanes are replaced every ``lane_seconds`` (5 s) too, so the channel's round
-robin spreads new lanes over replicas that came up since, and a lane on which a command
-timed out is replaced at once. A command goes on the lane with the fewest commands
+duplicate). Lanes are replaced every ``lane_seconds`` (5 s) too, so new lanes reach
+replicas that came up since, and a lane on which a command timed out is replaced at
+once. When the target lists several replicas, lane i opens on replica i mod n through a
+channel of its own (services.core.replica_channels); otherwise the shared channel's
+round robin places it. A command goes on the lane with the fewest commands
 unanswered: lanes land unevenly on replicas, and a replica under load answers slower
 (bench.scaleout: with plain round robin over 4 lanes, 2 replicas gave 1.2-1.4x).
 

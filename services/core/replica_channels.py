@@ -1,10 +1,13 @@
 """A channel per engine replica, so the command lanes can be placed on every replica.
 
 A lane (services.core.engine_stream) is one long ExecuteMany call: it stays on the
-replica where it opened. Opened through a round-robin channel, 4 lanes land on 4
-replicas as the balancer's turn falls (shared with every unary call), so some replica
-often had no lane at all and sat idle (bench.scaleout at 4 replicas: 2.9-3.0x).
-With a channel per replica, lane ``i`` opens on replica ``i mod n``.
+replica where it opened. Opened through the shared round-robin channel, lanes land
+where the balancer's turn falls (a turn shared with every unary call), and there were 4
+of them: a fifth replica and beyond never got a command, and a lane replaced alone (its
+call ended) could join another on the same replica. With a channel per replica, lane
+``i`` opens on replica ``i mod n``, and there are at least as many lanes as replicas.
+(At 2 and 4 replicas bench.scaleout measured the same either way: lanes renewed
+together took consecutive turns, one replica each.)
 
 The replicas are the addresses of an ``ipv4:a,b`` target, or those a ``dns:///host:port``
 target resolves to (a Kubernetes headless Service), resolved again every ``refresh_s``.
@@ -77,8 +80,10 @@ class ReplicaChannels:
         if target.startswith("dns:"):
             name = target.removeprefix("dns:").lstrip("/")
             name = name.split("/", 1)[1] if "/" in name else name  # dns://authority/name
-            host, _, port = name.rpartition(":")
-            return cls(options, host=host, port=int(port or 443))
+            host, colon, port = name.rpartition(":")
+            if not colon:  # no port: gRPC's default for dns targets
+                host, port = name, "443"
+            return cls(options, host=host, port=int(port))
         return None
 
     def stubs(self) -> list[common_pb2_grpc.EngineStub]:
