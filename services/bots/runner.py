@@ -53,6 +53,16 @@ class Watch:
         return cls(seats, timed, not needs_runner(created), str(created.get("seed", "")))
 
 
+@dataclass(frozen=True)
+class Seen:
+    """A seat's view and legal commands at a version: what a bot decides on."""
+
+    seat: int
+    version: int
+    view: dict[str, Any]
+    legal: dict[str, Any]
+
+
 class BotRunner(CheckpointedWorker):
     def __init__(
         self, store: EventStore, engines: dict[str, EngineClient], ttl_ms: int = 5000
@@ -105,6 +115,7 @@ class BotRunner(CheckpointedWorker):
             return False
         seats = watch.seats
         status: dict[str, Any] | None = None
+        seen: Seen | None = None  # the next seat's view, from the last move's answer
         for _ in range(1000):  # bounded: each pass plays at least one move or stops
             if status is None:
                 _, _, status = await engine.view(game_id, -1)
@@ -114,34 +125,47 @@ class BotRunner(CheckpointedWorker):
             if status["over"] or not bots:
                 return True
             for seat in bots:
-                status = await self._move(engine, game_type, game_id, seat, watch)
+                known = seen if seen is not None and seen.seat == seat else None
+                status, seen = await self._move(engine, game_type, game_id, seat, watch, known)
         return True
 
     async def _move(
-        self, engine: EngineClient, game_type: str, game_id: str, seat: int, watch: Watch
-    ) -> dict[str, Any] | None:
-        """One move of a bot seat, decided on one state read in one call; the game's status
-        after it (from the command's response), or None when it is unknown."""
-        version, view, status, legal = await engine.view_and_commands(game_id, seat)
-        if not legal.get("to_act"):
-            return status
-        rng = SeededRng(f"{watch.seed}:bot:{game_id}:{seat}", version)
+        self,
+        engine: EngineClient,
+        game_type: str,
+        game_id: str,
+        seat: int,
+        watch: Watch,
+        known: Seen | None = None,
+    ) -> tuple[dict[str, Any] | None, Seen | None]:
+        """One move of a bot seat, decided on ``known`` (the previous move's answer, when
+        it was this seat's view) or on one state read; the game's status after it and the
+        next seat's view (from the command's answer), or None when they are unknown."""
+        if known is None:
+            version, view, status, legal = await engine.view_and_commands(game_id, seat)
+            known = Seen(seat, version, view, legal)
+            if not legal.get("to_act"):
+                return status, None
+        rng = SeededRng(f"{watch.seed}:bot:{game_id}:{seat}", known.version)
         level = watch.seats[seat].get("bot_level", "")
-        command = GAMES[game_type].bot(level)(view, legal, rng)
+        command = GAMES[game_type].bot(level)(known.view, known.legal, rng)
         try:
             # The version it decided on: an engine replica whose cache is behind reads
             # just the newer events first, instead of failing an append and reloading.
-            cid = f"bot:{game_id}:{version}:{seat}"
-            done = await engine.execute(game_id, seat, command, cid, version)
+            cid = f"bot:{game_id}:{known.version}:{seat}"
+            done = await engine.execute(
+                game_id, seat, command, cid, known.version, answer_next=True
+            )
             MOVES.labels(game_type, "ok").inc()
-            return dict(done.view["status"])
+            following = Seen(done.seat, done.version, done.view, done.commands)
+            return dict(done.view["status"]), following if done.commands.get("to_act") else None
         except RaffeError as error:  # another runner moved first, or the state moved on
             MOVES.labels(game_type, error.code).inc()
             log.info(
                 "bot move refused",
-                extra={"game_id": game_id, "version": version, "code": error.code},
+                extra={"game_id": game_id, "version": known.version, "code": error.code},
             )
-            return None
+            return None, None
 
     async def _note_deadline(self, partition: int, game_id: str, status: dict[str, Any]) -> None:
         deadline = int(status.get("deadline_ms") or 0)

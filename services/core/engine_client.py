@@ -61,6 +61,7 @@ class Executed:
     events: list[dict[str, Any]]
     view: dict[str, Any]
     commands: dict[str, Any]
+    seat: int = 0  # whose view and commands (the caller's, unless answer_next)
 
 
 def event_json(e: common_pb2.Event, data: Any = None) -> dict[str, Any]:
@@ -163,8 +164,13 @@ class EngineClient:
         command_id: str,
         expected_version: int = 0,
         dry_run: bool = False,
+        answer_next: bool = False,
     ) -> Executed:
-        r = await self._execute(game_id, seat, command, command_id, expected_version, dry_run)
+        """``answer_next`` (server-side callers, the bot runner): the answer's view and
+        legal commands are the next seat to act's, not the caller's (see Executed.seat)."""
+        r = await self._execute(
+            game_id, seat, command, command_id, expected_version, dry_run, answer_next
+        )
         return Executed(
             r.version,
             r.partition,
@@ -173,6 +179,7 @@ class EngineClient:
             [event_json(e) for e in r.events],
             loads(r.view_json),
             loads(r.commands_json) if r.commands_json else {},
+            r.answer_seat if answer_next else seat,
         )
 
     async def execute_json(
@@ -205,6 +212,7 @@ class EngineClient:
         command_id: str,
         expected_version: int,
         dry_run: bool,
+        answer_next: bool = False,
     ) -> common_pb2.ExecuteResponse:
         request = common_pb2.ExecuteRequest(
             command=common_pb2.Command(
@@ -214,6 +222,7 @@ class EngineClient:
                 expected_version=expected_version,
                 command_json=dumps(dict(command)),
                 dry_run=dry_run,
+                answer_next=answer_next,
             )
         )
         if self.streams is not None and not dry_run:

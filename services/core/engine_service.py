@@ -17,7 +17,7 @@ from services.core.codec import dumps, loads
 from services.core.errors import InvalidArgument, RaffeError, store_failure
 from services.core.eventstore import StoredEvent
 from services.core.grpc_errors import INTERNAL, status_of
-from services.core.runtime import GameRuntime
+from services.core.runtime import GameRuntime, Outcome
 from services.kernel.game import SeatSpec
 
 log = logging.getLogger(__name__)
@@ -190,6 +190,10 @@ class EngineService(common_pb2_grpc.EngineServicer):
         view, commands = outcome.view, outcome.commands
         if view is None or commands is None:
             _, view, _, commands = await self.runtime.view_and_commands(c.game_id, c.seat)
+        seat = c.seat
+        if c.answer_next and (following := self._next_seat(outcome)) not in (None, c.seat):
+            seat, g = following, self.runtime.game
+            view, commands = g.view(outcome.state, seat), g.legal_commands(outcome.state, seat)
         r = outcome.result
         COMMANDS.labels(game, "duplicate" if r.duplicate else "ok").inc()
         log.debug(  # per command: metrics count them; refusals are logged at info
@@ -210,7 +214,16 @@ class EngineService(common_pb2_grpc.EngineServicer):
             events=[event_pb(e) for e in outcome.events],
             view_json=dumps(view),
             commands_json=dumps(commands),
+            answer_seat=seat,
         )
+
+    def _next_seat(self, outcome: Outcome) -> int | None:
+        """The first seat to act at the command's version (answer_next); None when none
+        must or the state is not at hand: the caller's own answer then."""
+        if outcome.state is None:
+            return None
+        to_act = self.runtime.game.status(outcome.state).to_act
+        return int(to_act[0]) if to_act else None
 
     async def GetView(
         self, request: common_pb2.ViewRequest, context: grpc.aio.ServicerContext

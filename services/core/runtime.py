@@ -84,6 +84,9 @@ class Outcome:
     # The caller's legal commands at result.version: with the view, all a client needs
     # for its next move without reading again.
     commands: dict[str, Any] | None = None
+    # The game's state at result.version (a duplicate's: the one its original made), to
+    # draw another seat's view from (the engine's answer_next); None for a dry run.
+    state: Any = None
 
 
 # How a call found its game in this replica's cache: "trusted" (a command's state, not
@@ -225,7 +228,8 @@ class GameRuntime(Generic[S]):
         self, game_id: str, result: AppendResult, events: list[StoredEvent], seat: int, state: S
     ) -> Outcome:
         g = self.game
-        return Outcome(game_id, result, events, g.view(state, seat), g.legal_commands(state, seat))
+        view, legal = g.view(state, seat), g.legal_commands(state, seat)
+        return Outcome(game_id, result, events, view, legal, state)
 
     async def validate(
         self,

@@ -150,3 +150,53 @@ async def test_the_runner_leaves_human_games_without_a_clock_alone(
         runner.stopping.set()
         await asyncio.gather(task, return_exceptions=True)
         await store.redis.aclose()
+
+
+async def test_an_answer_can_carry_the_next_seats_view_for_the_runner(
+    redis_url: str, store_settings: StoreSettings
+) -> None:
+    """answer_next: the engine answers with the first seat to act after the command (its
+    view and legal commands), so a bot plays on without reading again; a retry gets the
+    same answer (the state its original made); a caller that did not ask gets its own."""
+    settings = store_settings.model_copy(update={"redis_url": redis_url})
+    async with running_engine(GIRAFFOMETER, settings) as (gm, _):
+        created = await gm.create([SeatSpec("bot")] * 3, {"target": 3}, seed="next")
+        version, _, _, _ = await gm.view_and_commands(created.game_id, 0)
+        vote = {"type": "vote", "lowest": 1, "highest": 2}
+        done = await gm.execute(created.game_id, 0, vote, "v0", version, answer_next=True)
+        assert done.seat == 1 and done.view["seat"] == 1 and done.commands["to_act"]
+        again = await gm.execute(created.game_id, 0, vote, "v0", version, answer_next=True)
+        assert again.duplicate and (again.seat, again.version) == (1, done.version)
+        own = await gm.execute(created.game_id, 1, vote, "v1", done.version)
+        assert own.seat == 1 and own.view["seat"] == 1
+
+
+async def test_the_runner_plays_on_from_each_answer_without_reading_again(
+    redis_url: str, store_settings: StoreSettings
+) -> None:
+    """A bots-only game: each move's answer carries the next bot's view, so the runner
+    reads a seat's view only when it starts or a move is refused (it read one per move)."""
+    settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 2})
+    async with running_engine(GIRAFFE_RAFFE, settings) as (gr, server):
+        reads = 0
+        view_and_commands = server.runtime.view_and_commands
+
+        async def counted(*args: object, **kw: object) -> object:
+            nonlocal reads
+            reads += 1
+            return await view_and_commands(*args, **kw)
+
+        server.runtime.view_and_commands = counted
+        store = await open_store(settings)
+        runner = BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400)
+        task = asyncio.create_task(runner.run())
+        try:
+            created = await gr.create([SeatSpec("bot")] * 3, {}, seed="play-on")
+            await wait_over(gr, created.game_id)
+        finally:
+            runner.stopping.set()
+            await asyncio.gather(task, return_exceptions=True)
+            await store.redis.aclose()
+        _, events = await gr.events(created.game_id, -1)
+        moves = {e["command_id"] for e in events if e["command_id"].startswith("bot:")}
+        assert len(moves) > 20 and reads < len(moves) / 4, (reads, len(moves))
