@@ -179,7 +179,7 @@ class EngineClient:
             [event_json(e) for e in r.events],
             loads(r.view_json),
             loads(r.commands_json) if r.commands_json else {},
-            r.answer_seat if answer_next else seat,
+            r.answer_seat if r.HasField("answer_seat") else seat,
         )
 
     async def execute_json(
