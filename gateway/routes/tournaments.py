@@ -87,12 +87,7 @@ async def register(
     if body.kind == "bot" and body.bot_level and body.bot_level not in BOT_LEVELS:
         raise Problem(422, "bad_bot_level", f"bot levels are {', '.join(sorted(BOT_LEVELS))}")
     command = {"type": "register", **body.model_dump()}
-    done = await _engine(c).execute(tournament_id, ORGANISER, command, _cid(), 0)
-    player = next(e["data"]["player"] for e in done.events if e["type"] == "PlayerRegistered")
-    token = None
-    if body.kind == "human":
-        token = await c.tokens.issue(tournament_id, PLAYER_SEATS + player)
-    return PlayerRegistered(player=player, version=done.version, token=token)
+    return await _registered(c, tournament_id, ORGANISER, command, body.kind == "human")
 
 
 @router.post(
@@ -105,9 +100,16 @@ async def join(
     starts; no token needed. Keep the player token: with it, GET /me shows your table and
     the seat token to play it. A closed tournament answers 422 ``closed``."""
     command = {"type": "join", "name": body.name}
-    done = await _engine(c).execute(tournament_id, ENGINE, command, _cid(), 0)
+    return await _registered(c, tournament_id, ENGINE, command, human=True)
+
+
+async def _registered(
+    c: Clients, tournament_id: str, seat: int, command: dict[str, Any], human: bool
+) -> PlayerRegistered:
+    """Send a register or join; the new player, with a player token for a human."""
+    done = await _engine(c).execute(tournament_id, seat, command, _cid(), 0)
     player = next(e["data"]["player"] for e in done.events if e["type"] == "PlayerRegistered")
-    token = await c.tokens.issue(tournament_id, PLAYER_SEATS + player)
+    token = await c.tokens.issue(tournament_id, PLAYER_SEATS + player) if human else None
     return PlayerRegistered(player=player, version=done.version, token=token)
 
 

@@ -61,7 +61,7 @@ class Executed:
     events: list[dict[str, Any]]
     view: dict[str, Any]
     commands: dict[str, Any]
-    seat: int = 0  # whose view and commands (the caller's, unless answer_next)
+    seat: int  # whose view and commands (the caller's, unless answer_next)
 
 
 def event_json(e: common_pb2.Event, data: Any = None) -> dict[str, Any]:

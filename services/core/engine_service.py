@@ -187,13 +187,11 @@ class EngineService(common_pb2_grpc.EngineServicer):
             time_ms=c.time_ms or None,
             dry_run=c.dry_run,
         )
-        view, commands = outcome.view, outcome.commands
-        if view is None or commands is None:
-            _, view, _, commands = await self.runtime.view_and_commands(c.game_id, c.seat)
-        seat = c.seat
-        if c.answer_next and (following := self._next_seat(outcome)) not in (None, c.seat):
-            seat, g = following, self.runtime.game
-            view, commands = g.view(outcome.state, seat), g.legal_commands(outcome.state, seat)
+        seat, state, g = self._answer_seat(c, outcome), outcome.state, self.runtime.game
+        if state is None:
+            _, view, _, commands = await self.runtime.view_and_commands(c.game_id, seat)
+        else:
+            view, commands = g.view(state, seat), g.legal_commands(state, seat)
         r = outcome.result
         COMMANDS.labels(game, "duplicate" if r.duplicate else "ok").inc()
         log.debug(  # per command: metrics count them; refusals are logged at info
@@ -217,13 +215,14 @@ class EngineService(common_pb2_grpc.EngineServicer):
             answer_seat=seat,
         )
 
-    def _next_seat(self, outcome: Outcome) -> int | None:
-        """The first seat to act at the command's version (answer_next); None when none
-        must or the state is not at hand: the caller's own answer then."""
-        if outcome.state is None:
-            return None
+    def _answer_seat(self, c: common_pb2.Command, outcome: Outcome) -> int:
+        """Whose view and legal commands the answer carries: the caller's, or with
+        answer_next the first seat to act at the command's version (the caller's when
+        none must, or the state is not at hand)."""
+        if not c.answer_next or outcome.state is None:
+            return c.seat
         to_act = self.runtime.game.status(outcome.state).to_act
-        return int(to_act[0]) if to_act else None
+        return int(to_act[0]) if to_act else c.seat
 
     async def GetView(
         self, request: common_pb2.ViewRequest, context: grpc.aio.ServicerContext

@@ -151,8 +151,8 @@ class ExecuteStreams:
     def _pick(self, game_id: str) -> Lane:
         self._renew()
         # The lane with the fewest commands unanswered (round robin among equals): a lane
-        # is one long call on one replica, placed wherever gRPC's round robin put it, so
-        # a replica with more lanes or less CPU would otherwise get more than its share.
+        # is one long call on one replica, and replicas differ in their lanes and their
+        # CPU, so a replica with more lanes or less CPU would otherwise get more than its share.
         # A slow replica's lanes hold more unanswered commands and get fewer new ones.
         busy = [len(lane.pending) for lane in self._lanes]
         self._turn = (self._turn + 1) % len(busy)

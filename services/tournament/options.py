@@ -17,8 +17,10 @@ MAX_PLAYERS = 512
 def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]:
     if len(seats) != 1:
         raise InvalidArgument("a tournament has one seat: its organiser", "bad_seats")
-    known = {"name", "games", "format", "table_size", "rounds", "advance", "game_options"}
-    known.add("open_registration")
+    known = {
+        *("name", "games", "format", "table_size", "rounds", "advance", "game_options"),
+        "open_registration",
+    }
     extra = sorted(set(raw) - known)
     if extra:
         raise InvalidArgument(f"unknown option(s): {', '.join(extra)}", "bad_option")
