@@ -56,7 +56,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.add_middleware(
         CORSMiddleware,
         allow_origins=settings.cors_origins,
-        allow_methods=["GET", "POST", "OPTIONS"],
+        allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
         allow_headers=["Authorization", "Content-Type", "If-Match", "Last-Event-ID"],
         expose_headers=["ETag", "Location", "Retry-After"],
     )

@@ -6,7 +6,7 @@ from fastapi import Request
 
 from gateway.clients import Clients
 from gateway.problems import Problem
-from gateway.tokens import Caller
+from gateway.tokens import Caller, TokenRotated
 
 
 async def clients(request: Request) -> Clients:
@@ -19,17 +19,31 @@ async def caller(request: Request) -> Caller:
     return await bearer(request.app.state.clients, request.headers.get("authorization", ""))
 
 
-async def bearer(c: Clients, header: str) -> Caller:
+async def bearer(c: Clients, header: str, rotating: bool = False) -> Caller:
     """The caller an Authorization header names: a seat, or a spectator without one."""
     if not header:
         return Caller()
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token:
         raise Problem(401, "bad_token", "send a seat token as 'Authorization: Bearer <token>'")
-    found: Caller | None = await c.tokens.resolve(token.strip())
+    try:
+        found: Caller | None = await c.tokens.resolve(token.strip())
+    except TokenRotated:
+        if rotating:
+            raise Problem(
+                409, "token_rotated", "this token was rotated already: use the new one"
+            ) from None
+        raise Problem(401, "token_rotated", "this token was rotated: use the new one") from None
     if found is None:
         raise Problem(401, "bad_token", "unknown seat token")
     return found
+
+
+async def rotating_caller(request: Request) -> Caller:
+    """The caller of a rotation: a token rotated already answers 409 (another rotation
+    of it won), not 401."""
+    authorization = request.headers.get("authorization", "")
+    return await bearer(request.app.state.clients, authorization, rotating=True)
 
 
 def seat_in(game_id: str, who: Caller) -> int:

@@ -11,7 +11,7 @@ import grpc
 from redis.asyncio import Redis
 
 from gateway.live import LiveHub
-from gateway.quota import CreateQuota
+from gateway.quota import CreateQuota, JoinLimits
 from gateway.recent import RecentViews
 from gateway.settings import GatewaySettings
 from gateway.tokens import SeatTokens
@@ -35,6 +35,7 @@ class Clients:
     tokens: SeatTokens
     live: LiveHub
     quota: CreateQuota
+    joins: JoinLimits
     recent_views: RecentViews = field(default_factory=RecentViews)
     _gen: tuple[float, int] = field(default=(0.0, 1))
     # A game's type never changes: remember it instead of asking Redis on every request.
@@ -52,7 +53,10 @@ class Clients:
             password=settings.store.redis_password or None,
             socket_keepalive=True,
         )
-        live = LiveHub(store, STREAMS, listener, settings.streams_per_address, settings.max_streams)
+        tokens = SeatTokens(store, settings.token_ttl_s)
+        live = LiveHub(
+            store, STREAMS, listener, settings.streams_per_address, settings.max_streams, tokens
+        )
         live.start()
         return cls(
             settings,
@@ -64,9 +68,10 @@ class Clients:
             projection_pb2_grpc.ProjectionStub(channel),  # type: ignore[no-untyped-call]
             channel,
             ReadModels(store),
-            SeatTokens(store, settings.token_ttl_s),
+            tokens,
             live,
             CreateQuota(store, settings.creates_per_hour),
+            JoinLimits(store, settings.joins_per_address, settings.joins_per_minute),
         )
 
     async def close(self) -> None:

@@ -1,5 +1,8 @@
 """The gateway's gate, in front of every route: rate limits, body caps, the JSON media
-type, and request metrics.
+type, request metrics, and a deadline: a request with no answer after
+RAFFE_REQUEST_TIMEOUT_S (Redis hung, an engine stuck) is cancelled and answered 503
+``unavailable`` with Retry-After, so a client never waits on a hung dependency for
+longer than that (a live stream, once its answer has started, is not bound by it).
 
 A plain ASGI middleware rather than ``@app.middleware("http")``: Starlette's
 BaseHTTPMiddleware runs the app in a task of its own behind memory streams, which cost
@@ -7,6 +10,7 @@ about a fifth of the gateway's CPU per command in the profile (docs/performance.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 
@@ -45,22 +49,33 @@ class Guard:
         started, status = time.perf_counter(), [500]
         scope.setdefault("state", {})["client_address"] = client_address(scope, self.trusted)
 
-        started_response = [False]
+        started_response, guarding = [False], [True]
+        deadline = asyncio.timeout(self.settings.request_timeout_s)
 
         async def send_noting_status(message: Message) -> None:
             if message["type"] == "http.response.start":
                 started_response[0] = True
+                if guarding[0]:  # answering: a stream may go on for hours
+                    deadline.reschedule(None)
                 status[0] = message["status"]
                 message["headers"] = [*message.get("headers", []), *SAFETY_HEADERS]
             await send(message)
 
         try:
-            await self._checked(scope, receive, send_noting_status)
+            async with deadline:
+                await self._checked(scope, receive, send_noting_status)
         except Exception as error:  # past every handler: still problem+json, with CORS
+            guarding[0] = False
             if started_response[0]:
                 raise
-            log.error("unhandled error", exc_info=error)
-            refusal = await on_raffe_error(Request(scope), failure_problem(error))
+            if isinstance(error, TimeoutError) and deadline.expired():
+                wait = self.settings.request_timeout_s
+                refusal = problem_response(
+                    503, "unavailable", f"no answer within {wait:g} s: try again", retry_after=1
+                )
+            else:
+                log.error("unhandled error", exc_info=error)
+                refusal = await on_raffe_error(Request(scope), failure_problem(error))
             await refusal(scope, receive, send_noting_status)
         finally:
             route = getattr(scope.get("route"), "path", "unmatched")

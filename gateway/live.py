@@ -19,6 +19,12 @@ read with ``min_version`` is answered as soon as that version exists, with no po
 
 Admission is bounded: at most ``streams_per_address`` streams per client address (429)
 and ``max_streams`` in all (503), both with Retry-After.
+
+A seat's stream lives no longer than the token it was opened with (directly or through
+a ticket the token minted): it ends when the token expires, and when the token is
+revoked on any gateway (gateway.tokens publishes the revoked hash; the hub hears it on
+the same pub/sub connection and ends those streams). After a resubscription, when a
+revocation may have been missed, every open seat stream's token is checked again.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
@@ -38,6 +45,7 @@ from starlette.background import BackgroundTask
 from starlette.responses import StreamingResponse
 
 from gateway.problems import Problem
+from gateway.tokens import Caller, SeatTokens, revoked_channel
 from services.core.codec import to_domain
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.eventstore.announce import parse_announcement
@@ -72,9 +80,16 @@ PING = b": ping\n\n"  # a comment: keeps proxies from closing an idle stream
 @dataclass(eq=False)
 class Viewer:
     seat: int
+    token_hash: str = ""  # the token the stream was opened with (or its ticket's)
+    expires_at: float = 0.0  # when that token expires (time.time(); 0: never)
     queue: asyncio.Queue[tuple[bytes, bool] | None] = field(
         default_factory=lambda: asyncio.Queue(QUEUE_FRAMES)
     )
+
+    def end(self) -> None:
+        """End the stream now, whatever is queued (its token is no longer good)."""
+        self.queue = asyncio.Queue(1)
+        self.queue.put_nowait(None)
 
     def push(self, frames: list[tuple[bytes, bool]]) -> None:
         """Frames (bytes, whether it is the game's last) in order."""
@@ -82,8 +97,7 @@ class Viewer:
             try:
                 self.queue.put_nowait(f)
             except asyncio.QueueFull:  # too slow: end its stream, it resumes from its id
-                self.queue = asyncio.Queue(1)
-                self.queue.put_nowait(None)
+                self.end()
                 return
 
 
@@ -132,10 +146,13 @@ class LiveHub:
         listener: Redis,
         streams_per_address: int = 20,
         max_streams: int = 10_000,
+        tokens: SeatTokens | None = None,
     ) -> None:
         self.store, self.games, self.listener = store, games, listener
         self.streams_per_address, self.max_streams = streams_per_address, max_streams
+        self.tokens = tokens
         self.watched: dict[str, Watched] = {}
+        self.by_token: dict[str, set[Viewer]] = defaultdict(set)  # seat streams by token
         self.waiters: dict[str, list[tuple[int, asyncio.Future[int]]]] = defaultdict(list)
         self.open_streams: Counter[str] = Counter()
         self._task: asyncio.Task[None] | None = None
@@ -176,16 +193,25 @@ class LiveHub:
         return release
 
     async def frames(
-        self, game_id: str, game_type: str, seat: int, after: int, heartbeat_s: float = 15.0
+        self,
+        game_id: str,
+        game_type: str,
+        who: Caller,
+        after: int,
+        heartbeat_s: float = 15.0,
     ) -> AsyncIterator[bytes]:
-        """Every event after version ``after`` as ``seat`` may see it, then each new one
+        """Every event after version ``after`` as ``who`` may see it, then each new one
         as it is appended, as SSE bytes (a ping comment after ``heartbeat_s`` of quiet);
-        ends after the game's last event (GameEnded)."""
+        ends after the game's last event (GameEnded), or when ``who``'s token expires or
+        is revoked."""
         watched = self.watched.get(game_id)
         if watched is None:
             game = self.games[game_type]
             watched = self.watched[game_id] = Watched(game, game.initial())
-        viewer = Viewer(seat)
+        seat = who.seat
+        viewer = Viewer(seat, who.token_hash, who.expires_at)
+        if viewer.token_hash:
+            self.by_token[viewer.token_hash].add(viewer)
         try:
             async with watched.lock:
                 await self._advance(game_id, watched)  # viewers already there get it too
@@ -200,10 +226,13 @@ class LiveHub:
                 if backlog[-1].type == "GameEnded":
                     return
             while True:
+                quiet = _until_expiry(viewer, heartbeat_s)
                 try:
-                    async with asyncio.timeout(heartbeat_s):
+                    async with asyncio.timeout(quiet):
                         item = await viewer.queue.get()
                 except TimeoutError:
+                    if quiet < heartbeat_s:  # the token expired: so does its stream
+                        return
                     yield PING
                     continue
                 if item is None:
@@ -215,6 +244,31 @@ class LiveHub:
             watched.viewers[seat].discard(viewer)
             if watched.empty and self.watched.get(game_id) is watched:
                 del self.watched[game_id]
+            self._unindex(viewer)
+
+    def _unindex(self, viewer: Viewer) -> None:
+        streams = self.by_token.get(viewer.token_hash)
+        if streams is not None:
+            streams.discard(viewer)
+            if not streams:
+                del self.by_token[viewer.token_hash]
+
+    def revoked(self, digest: str) -> None:
+        """A token was revoked (on any gateway): forget it, end its streams."""
+        if self.tokens is not None:
+            self.tokens.forget(digest)
+        for viewer in list(self.by_token.get(digest, ())):
+            viewer.end()
+
+    async def _check_tokens(self) -> None:
+        """After a resubscription: end the streams whose token went meanwhile (its
+        revocation may have been published while nobody here listened)."""
+        digests = list(self.by_token)
+        if not digests or self.tokens is None:
+            return
+        for digest, alive in zip(digests, await self.tokens.live(digests), strict=True):
+            if not alive:
+                self.revoked(digest)
 
     async def _advance(self, game_id: str, watched: Watched) -> list[StoredEvent]:
         """Read what the stream holds past the watched version, fold it and give it to
@@ -294,23 +348,35 @@ class LiveHub:
 
     async def _listen(self) -> None:
         pattern = f"{self._prefix}{{p:*}}:game:*"
+        revocations = revoked_channel(self.store.settings.key_prefix)
         delay = RESUBSCRIBE_S[0]
         while True:
             try:
                 async with self.listener.pubsub() as pubsub:
                     await pubsub.psubscribe(pattern)
+                    await pubsub.subscribe(revocations)
                     delay = RESUBSCRIBE_S[0]
+                    self._set_listening(True)
                     self._resync()
+                    await self._check_tokens()
                     async for message in pubsub.listen():
                         if message["type"] == "pmessage":
                             self._on_message(message["channel"], message["data"])
+                        elif message["type"] == "message":
+                            self.revoked(message["data"].decode())
             except (RedisError, OSError) as error:
+                self._set_listening(False)
                 log.warning("live listener lost Redis", extra={"error": str(error)})
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, RESUBSCRIBE_S[1])
             except Exception as error:  # never let the one listener die: log, resubscribe
+                self._set_listening(False)
                 log.error("live listener failed", exc_info=error)
                 await asyncio.sleep(delay)
+
+    def _set_listening(self, listening: bool) -> None:
+        if self.tokens is not None:
+            self.tokens.set_listening(listening)
 
     def _on_message(self, channel: bytes, data: bytes) -> None:
         _, _, game_id = channel.decode().rpartition(":game:")
@@ -334,8 +400,16 @@ class LiveHub:
                     future.set_result(0)  # "look again": each waiter asks the store
 
 
+def _until_expiry(viewer: Viewer, heartbeat_s: float) -> float:
+    """How long a stream may stay quiet: a heartbeat, or less if its token expires
+    sooner."""
+    if not viewer.expires_at:
+        return heartbeat_s
+    return max(0.0, min(heartbeat_s, viewer.expires_at - time.time()))
+
+
 def event_stream(
-    c: Any, request: Any, game_id: str, game_type: str, seat: int, after: int
+    c: Any, request: Any, game_id: str, game_type: str, who: Caller, after: int
 ) -> StreamingResponse:
     """The SSE answer of a stream route (``c``: the gateway's Clients). A plain streaming
     answer of pre-encoded frames: sse-starlette's per-frame machinery (an event object,
@@ -345,7 +419,7 @@ def event_stream(
 
     async def frames() -> AsyncIterator[bytes]:
         try:
-            async for f in hub.frames(game_id, game_type, seat, after, c.settings.sse_heartbeat_s):
+            async for f in hub.frames(game_id, game_type, who, after, c.settings.sse_heartbeat_s):
                 yield f
         finally:
             release()

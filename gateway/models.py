@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from services.games import GAMES, command_models
 from services.kernel import commands as kernel_commands
+from services.kernel.errors import InvalidArgument
+from services.kernel.names import clean_name
 
 if TYPE_CHECKING:
     GameName = str
@@ -24,8 +26,13 @@ Strict = kernel_commands.Strict
 
 class SeatIn(Strict):
     kind: Literal["human", "open", "bot"]
-    name: str = Field("", max_length=64)
+    name: str = Field("", max_length=64, description="shown to everyone: plain text")
     bot_level: str = Field("", max_length=32, description="bots: e.g. heuristic, random, expert")
+
+    @field_validator("name")
+    @classmethod
+    def _plain(cls, name: str) -> str:
+        return plain_name(name) if name else name
 
 
 class CreateGame(Strict):
@@ -38,8 +45,10 @@ class CreateGame(Strict):
         description="a seed of your own gives a deal you can replay, and known to you: "
         "only with practice, or with bots alone at the table (AL-2); drawn when absent",
     )
-    practice: bool = Field(
-        False, description="a game whose deals the creator may know (shown in the lobby)"
+    practice: StrictBool = Field(
+        False,
+        description="a game whose deals the creator may know (shown in the lobby and in "
+        "every view as practice)",
     )
     command_id: str | None = Field(None, min_length=1, max_length=128)
 
@@ -151,7 +160,10 @@ class CreateTournament(Strict):
     game_options: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description='per game, e.g. {"giraffe-raffe": {"turn_timer": 60}}'
     )
-    open_registration: bool = Field(
+    max_players: int = Field(
+        512, ge=2, le=512, description="registration (or joining) stops at this many entrants"
+    )
+    open_registration: StrictBool = Field(
         False,
         description="anyone with the tournament's id may join (POST .../join) until it starts",
     )
@@ -180,6 +192,14 @@ class TournamentCreated(BaseModel):
     version: int
 
 
+def plain_name(name: str) -> str:
+    """A name as services.kernel.names cleans it, or a validation error (422)."""
+    try:
+        return clean_name(name)
+    except InvalidArgument as error:
+        raise ValueError(error.message) from None
+
+
 class RegisterPlayer(Strict):
     name: str = Field(min_length=1, max_length=64)
     kind: Literal["human", "bot"] = "bot"
@@ -194,3 +214,8 @@ class PlayerRegistered(BaseModel):
     player: int
     version: int
     token: str | None = Field(None, description="humans: the player's bearer token")
+
+
+class TokenRotatedOut(BaseModel):
+    tournament_id: str
+    token: str = Field(description="your new bearer token, shown once")

@@ -14,6 +14,49 @@ from services.core.eventstore import EventStore
 HOUR_S = 3600
 
 
+async def counted(store: EventStore, key: str, ttl_s: int) -> int:
+    """One more against a counter shared by every gateway; its new value."""
+    pipe = store.redis.pipeline(transaction=False)
+    pipe.incr(key)
+    pipe.expire(key, ttl_s)
+    count, _ = await pipe.execute()
+    return int(count)
+
+
+def _who(address: str) -> str:
+    return hashlib.sha256(address.encode()).hexdigest()[:24]
+
+
+class JoinLimits:
+    """Joins of open tournaments: at most ``per_address`` entrants one address adds to
+    one tournament, and at most ``per_minute`` joins of one tournament a minute from
+    everyone (so no one address, nor a crowd of them in seconds, fills someone else's
+    tournament; its organiser may remove entrants before the start)."""
+
+    def __init__(self, store: EventStore, per_address: int, per_minute: int) -> None:
+        self.store, self.per_address, self.per_minute = store, per_address, per_minute
+
+    async def take(self, tournament_id: str, address: str) -> None:
+        prefix = f"{self.store.settings.key_prefix}:quota:join:{tournament_id}"
+        if await counted(self.store, f"{prefix}:{_who(address)}", 7 * 24 * 3600) > (
+            self.per_address
+        ):
+            raise Problem(
+                429,
+                "too_many_joins",
+                f"at most {self.per_address} entrants from one address in a tournament",
+                retry_after=3600,
+            )
+        now = int(time.time())
+        if await counted(self.store, f"{prefix}:{now // 60}", 120) > self.per_minute:
+            raise Problem(
+                429,
+                "joins_busy",
+                "this tournament takes no more joins this minute",
+                retry_after=60 - now % 60,
+            )
+
+
 class CreateQuota:
     def __init__(self, store: EventStore, per_hour: int) -> None:
         self.store, self.per_hour = store, per_hour
@@ -22,13 +65,8 @@ class CreateQuota:
         """Count one creation against ``address``, or refuse it (429, Retry-After: when
         the hour turns)."""
         now = int(time.time())
-        who = hashlib.sha256(address.encode()).hexdigest()[:24]
-        key = f"{self.store.settings.key_prefix}:quota:create:{now // HOUR_S}:{who}"
-        pipe = self.store.redis.pipeline(transaction=False)
-        pipe.incr(key)
-        pipe.expire(key, HOUR_S + 60)
-        count, _ = await pipe.execute()
-        if int(count) > self.per_hour:
+        key = f"{self.store.settings.key_prefix}:quota:create:{now // HOUR_S}:{_who(address)}"
+        if await counted(self.store, key, HOUR_S + 60) > self.per_hour:
             raise Problem(
                 429,
                 "quota_exceeded",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import NoDecode
 
 from services.core.settings import Env, StoreSettings
@@ -23,13 +23,24 @@ class GatewaySettings(Env):
     rate_per_token: float = Field(20.0, gt=0)  # requests per second, bursts of twice that
     rate_per_address: float = Field(100.0, gt=0)
     read_wait_ms: int = Field(2000, ge=0)  # how long ?min_version waits for a version
+    # A request unanswered this long (a hung Redis or engine) answers 503; a stream once
+    # it has started is not bound by it.
+    request_timeout_s: float = Field(3.0, gt=0)
     sse_heartbeat_s: float = Field(15.0, gt=0)
     # Proxies whose X-Forwarded-For names the client (gateway.addresses); none by default.
     trusted_proxies: Names = Field(default_factory=list)
     token_ttl_s: int = Field(30 * 24 * 3600, ge=1)  # a seat token lives this long
     creates_per_hour: int = Field(300, ge=0)  # games and tournaments per address and hour
+    joins_per_address: int = Field(3, ge=1)  # entrants one address adds to a tournament
+    joins_per_minute: int = Field(60, ge=1)  # joins of one tournament a minute, in all
     streams_per_address: int = Field(20, ge=1)  # live (SSE) streams at once per address
     max_streams: int = Field(10_000, ge=1)  # live streams at once on this gateway
+
+    @model_validator(mode="after")
+    def _waits_fit(self) -> GatewaySettings:
+        if self.read_wait_ms / 1000 >= self.request_timeout_s:
+            raise ValueError("RAFFE_READ_WAIT_MS must be shorter than RAFFE_REQUEST_TIMEOUT_S")
+        return self
 
     @field_validator("cors_origins", "trusted_proxies", mode="before")
     @classmethod

@@ -2,9 +2,17 @@
 hashes. A game's seat kinds and token hashes share the game's hash tag.
 
 A token expires ``ttl_s`` after it was issued (its key carries that TTL in Redis) and
-its holder may rotate it: a new token for the seat, the old one revoked at once. A
-gateway trusts what it resolved for at most TRUST_S, so a token revoked through another
-replica stops working everywhere within that time."""
+its holder may rotate it: a new token for the seat, the old one revoked at once. Exactly
+one rotation wins per token: it swaps the old token's binding for a tombstone (SET ...
+GET, one atomic step) that lives as long as the token would have, so the losers, and
+anyone using the old token later, are told it was rotated (not that it is unknown).
+
+Revocation reaches every gateway replica: a rotation publishes the revoked token's hash
+on REVOKED_CHANNEL, and each gateway's live hub (gateway.live), which listens on its one
+pub/sub connection, drops the token from this cache and ends every live stream opened
+with it or with a ticket it minted. A gateway trusts a resolved token from its cache
+only while that connection is subscribed (a revocation it might have missed otherwise),
+for at most TRUST_S, and never past the token's expiry."""
 
 from __future__ import annotations
 
@@ -17,6 +25,8 @@ from dataclasses import dataclass
 
 from services.core.eventstore import EventStore
 
+SEAT_LIMIT = 1000  # seats of a game are below; a tournament's player tokens above
+
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
@@ -24,15 +34,30 @@ def token_hash(token: str) -> str:
 
 @dataclass(frozen=True)
 class Caller:
-    """Who is asking: a seat of one game, or a spectator (seat -1, no game)."""
+    """Who is asking: a seat of one game, or a spectator (seat -1, no game).
+    ``expires_at``: when the token stops working (time.time() seconds; 0: no token)."""
 
     seat: int = -1
     game_id: str = ""
     token_hash: str = ""
+    expires_at: float = 0.0
 
 
 TRUST_S = 5.0
 TICKET_S = 60  # a stream ticket opens streams this long after it was issued
+
+
+class TokenRotated(Exception):
+    """The token was rotated (or revoked) already: another rotation won."""
+
+
+ROTATED = b"rotated"  # what a rotated token's key holds until it would have expired
+
+
+def revoked_channel(prefix: str) -> str:
+    """Where revoked token hashes are published, one per message (every gateway
+    listens)."""
+    return f"{prefix}:revoked"
 
 
 class SeatTokens:
@@ -41,11 +66,16 @@ class SeatTokens:
         self.ttl_s = ttl_s
         # token hash -> (caller, trusted until): tokens are never reassigned, only revoked.
         self._known: dict[str, tuple[Caller, float]] = {}
+        # Whether revocations reach this gateway (its live hub is subscribed): the cache
+        # is used only then. The epoch counts revocations heard, so a resolve that raced
+        # one does not cache what was revoked meanwhile.
+        self.listening = False
+        self._epoch = 0
 
     def _seats_key(self, game_id: str) -> str:
         return self.store.keys.game(game_id) + ":seats"
 
-    def _token_key(self, digest: str) -> str:
+    def token_key(self, digest: str) -> str:
         return f"{self.store.settings.key_prefix}:token:{digest}"
 
     async def register(self, game_id: str, kinds: list[str], key: str = "") -> dict[int, str]:
@@ -89,21 +119,65 @@ class SeatTokens:
         """Several (token, game, seat) bindings in one round trip."""
         pipe = self.store.redis.pipeline(transaction=False)
         for token, game_id, seat in bindings:
-            pipe.set(self._token_key(token_hash(token)), f"{game_id} {seat}", ex=self.ttl_s)
+            pipe.set(self.token_key(token_hash(token)), f"{game_id} {seat}", ex=self.ttl_s)
         await pipe.execute()
 
     async def rotate(self, caller: Caller) -> str:
-        """A new token for the caller's seat; the caller's token is revoked at once."""
+        """A new token for the caller's seat; the caller's token is revoked at once, on
+        every gateway. Raises TokenRotated when another rotation of the same token won."""
+        old_key = self.token_key(caller.token_hash)
+        was = await self.store.redis.set(old_key, ROTATED, keepttl=True, get=True)
+        if was is None or was == ROTATED:  # expired, or another rotation won
+            if was is None:
+                await self.store.redis.delete(old_key)  # no tombstone for an expired one
+            self.forget(caller.token_hash)
+            raise TokenRotated
         token = secrets.token_urlsafe(32)
         digest = token_hash(token)
         pipe = self.store.redis.pipeline(transaction=False)
-        if caller.seat >= 0:
+        if 0 <= caller.seat < SEAT_LIMIT:
             pipe.hset(self._seats_key(caller.game_id), f"token:{caller.seat}", digest)
-        pipe.delete(self._token_key(caller.token_hash))
-        pipe.set(self._token_key(digest), f"{caller.game_id} {caller.seat}", ex=self.ttl_s)
+        pipe.set(self.token_key(digest), f"{caller.game_id} {caller.seat}", ex=self.ttl_s)
+        pipe.publish(revoked_channel(self.store.settings.key_prefix), caller.token_hash)
         await pipe.execute()
-        self._known.pop(caller.token_hash, None)
+        self.forget(caller.token_hash)
         return token
+
+    async def revoke(self, tokens: list[str]) -> None:
+        """Revoke tokens given in clear (e.g. the seat tokens a tournament player's old
+        token derived), on every gateway."""
+        digests = [token_hash(t) for t in tokens]
+        pipe = self.store.redis.pipeline(transaction=False)
+        for digest in digests:
+            pipe.set(self.token_key(digest), ROTATED, keepttl=True, xx=True)
+            pipe.publish(revoked_channel(self.store.settings.key_prefix), digest)
+        await pipe.execute()
+        for digest in digests:
+            self.forget(digest)
+
+    def forget(self, digest: str) -> None:
+        """A revocation was heard (or made here): the token is no longer trusted."""
+        self._epoch += 1
+        self._known.pop(digest, None)
+
+    def set_listening(self, listening: bool) -> None:
+        """The live hub's pub/sub connection is (re)subscribed, or lost: either way,
+        what the cache holds may have been revoked meanwhile."""
+        self.listening = listening
+        self._epoch += 1
+        self._known.clear()
+
+    async def live(self, digests: list[str]) -> list[bool]:
+        """Whether each token still works (not expired, rotated or revoked)."""
+        pipe = self.store.redis.pipeline(transaction=False)
+        for digest in digests:
+            pipe.get(self.token_key(digest))
+        return [raw is not None and raw != ROTATED for raw in await pipe.execute()]
+
+    async def seat_digests(self, game_id: str, seats: list[int]) -> dict[int, str]:
+        """The current token hash of each seat that has one (rotations record theirs)."""
+        raw = await self.store.redis.hmget(self._seats_key(game_id), [f"token:{s}" for s in seats])
+        return {s: _decoded(v) for s, v in zip(seats, raw, strict=True) if v}
 
     async def claim(self, game_id: str, seat: int) -> str | None:
         """A token for an open seat, or None if the seat is not open or already taken."""
@@ -132,41 +206,62 @@ class SeatTokens:
         """A short-lived ticket that opens the caller's private live stream: a browser's
         EventSource cannot send an Authorization header, so it names the ticket in the
         URL instead. It lets its holder read that seat's stream, nothing else, and may be
-        used again until it expires (EventSource reconnects by itself)."""
+        used again until it expires (EventSource reconnects by itself) or until the
+        token that minted it is rotated or expires."""
         ticket = secrets.token_urlsafe(24)
         key = self._ticket_key(token_hash(ticket))
-        await self.store.redis.set(key, f"{caller.game_id} {caller.seat}", ex=ttl_s)
+        value = f"{caller.game_id} {caller.seat} {caller.token_hash}"
+        await self.store.redis.set(key, value, ex=ttl_s)
         return ticket
 
     async def resolve_ticket(self, ticket: str) -> Caller | None:
+        """The caller a ticket stands for, as its minting token resolves now: None when
+        the ticket expired or that token was rotated or expired."""
         raw = await self.store.redis.get(self._ticket_key(token_hash(ticket)))
         if raw is None:
             return None
-        game_id, seat = (raw.decode() if isinstance(raw, bytes) else raw).split(" ")
-        return Caller(int(seat), game_id)
+        parts = (raw.decode() if isinstance(raw, bytes) else raw).split(" ")
+        if len(parts) != 3:  # minted by a gateway of before revocation: not trusted
+            return None
+        try:
+            found = await self._lookup(parts[2])
+        except TokenRotated:
+            return None
+        if found is None or (found.game_id, str(found.seat)) != (parts[0], parts[1]):
+            return None
+        return found
 
     def _ticket_key(self, digest: str) -> str:
         return f"{self.store.settings.key_prefix}:ticket:{digest}"
 
     async def resolve(self, token: str) -> Caller | None:
+        """The caller a token stands for; None for an unknown or expired token; raises
+        TokenRotated for a rotated one."""
         digest = token_hash(token)
-        now = time.monotonic()
         known = self._known.get(digest)
-        if known is not None and known[1] > now:
+        if known is not None and known[1] > time.monotonic() and self.listening:
             return known[0]
+        return await self._lookup(digest)
+
+    async def _lookup(self, digest: str) -> Caller | None:
+        """The caller a token hash stands for, read from Redis (and cached)."""
+        epoch = self._epoch
         pipe = self.store.redis.pipeline(transaction=False)
-        pipe.get(self._token_key(digest))
-        pipe.pttl(self._token_key(digest))
+        pipe.get(self.token_key(digest))
+        pipe.pttl(self.token_key(digest))
         raw, ttl_ms = await pipe.execute()
-        if raw is None:
+        if raw is None or raw == ROTATED:
             self._known.pop(digest, None)
+            if raw is not None:
+                raise TokenRotated
             return None
         game_id, seat = (raw.decode() if isinstance(raw, bytes) else raw).split(" ")
-        if len(self._known) >= 100_000:
-            self._known.clear()
-        caller = Caller(int(seat), game_id, digest)
-        left = ttl_ms / 1000 if ttl_ms and ttl_ms > 0 else TRUST_S
-        self._known[digest] = (caller, now + min(TRUST_S, left))
+        left = ttl_ms / 1000 if ttl_ms and ttl_ms > 0 else 0.0
+        caller = Caller(int(seat), game_id, digest, time.time() + left if left else 0.0)
+        if epoch == self._epoch and self.listening:  # no revocation heard meanwhile
+            if len(self._known) >= 100_000:
+                self._known.clear()
+            self._known[digest] = (caller, time.monotonic() + min(TRUST_S, left or TRUST_S))
         return caller
 
 
@@ -180,6 +275,10 @@ def creation_key(caller: str, command_id: str) -> str:
 def _derived(key: str, game_id: str, seat: int) -> str:
     digest = hmac.new(key.encode(), f"seat\0{game_id}\0{seat}".encode(), hashlib.sha256)
     return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
+
+
+def _decoded(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def _seats(raw: dict[bytes, bytes]) -> dict[int, tuple[str, bool]]:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import orjson
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 
-from gateway.auth import acting_seat, bearer, caller, clients, seat_in
+from gateway.auth import acting_seat, bearer, caller, clients, rotating_caller, seat_in
 from gateway.clients import Clients
 from gateway.live import event_stream
 from gateway.models import (
@@ -22,7 +22,7 @@ from gateway.models import (
 )
 from gateway.openapi import TOKEN_OPTIONAL, TOKEN_REQUIRED
 from gateway.problems import Problem
-from gateway.tokens import TICKET_S, Caller, creation_key
+from gateway.tokens import TICKET_S, Caller, TokenRotated, creation_key
 from services.core.eventstore.keys import GAME_ID
 from services.games import GAMES
 from services.kernel.game import SeatSpec
@@ -33,6 +33,7 @@ DIGITS = re.compile("[0-9]{1,13}")
 GameId = Annotated[str, Path(pattern=GAME_ID.pattern, description="the game's id")]
 ClientsDep = Annotated[Clients, Depends(clients)]
 CallerDep = Annotated[Caller, Depends(caller)]
+RotatingDep = Annotated[Caller, Depends(rotating_caller)]  # 409 for a token rotated already
 PROBLEMS: dict[int | str, dict[str, Any]] = {
     code: {"description": text, "content": {"application/problem+json": {}}}
     for code, text in [
@@ -139,14 +140,26 @@ async def claim_seat(
     openapi_extra=TOKEN_REQUIRED,
 )
 async def rotate_token(
-    game_id: GameId, seat: Annotated[int, Path(ge=0, le=29)], c: ClientsDep, who: CallerDep
+    game_id: GameId, seat: Annotated[int, Path(ge=0, le=29)], c: ClientsDep, who: RotatingDep
 ) -> Claimed:
     """A new token for your seat (send the current one): the one you sent stops working
-    at once. Do it when a token may have leaked, or before it expires
-    (RAFFE_TOKEN_TTL_S after it was issued)."""
+    at once, on every gateway, and so do the live streams and stream tickets it opened.
+    Do it when a token may have leaked, or before it expires (RAFFE_TOKEN_TTL_S after it
+    was issued). Only one rotation of a token wins: the others answer 409
+    ``token_rotated``."""
     if acting_seat(game_id, who) != seat:
         raise Problem(403, "wrong_seat", "this token belongs to another seat")
-    return Claimed(game_id=game_id, seat=seat, token=await c.tokens.rotate(who))
+    return Claimed(game_id=game_id, seat=seat, token=await rotated(c, who))
+
+
+async def rotated(c: Clients, who: Caller) -> str:
+    """The caller's token rotated, or 409 when another rotation of it won."""
+    try:
+        return await c.tokens.rotate(who)
+    except TokenRotated:
+        raise Problem(
+            409, "token_rotated", "this token was rotated already: use the new one"
+        ) from None
 
 
 @router.get("/{game_id}", response_model=GameView, responses=PROBLEMS, openapi_extra=TOKEN_OPTIONAL)
@@ -295,11 +308,11 @@ async def stream(
         if found is None:
             raise Problem(401, "bad_ticket", "unknown or expired stream ticket")
         who = found
-    seat = seat_in(game_id, who)
+    seat_in(game_id, who)
     game_type = await c.game_type(game_id)
     resume = version_number(last_event_id.strip()) if last_event_id else None
     start = after if resume is None else resume
-    return event_stream(c, request, game_id, game_type, seat, start)
+    return event_stream(c, request, game_id, game_type, who, start)
 
 
 @router.get("/{game_id}/replay", responses=PROBLEMS, openapi_extra=TOKEN_OPTIONAL)

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
-from gateway.auth import caller, clients
+from gateway.auth import caller, clients, rotating_caller
 from gateway.clients import Clients
 from gateway.live import event_stream
 from gateway.models import (
@@ -19,24 +19,27 @@ from gateway.models import (
     JoinTournament,
     PlayerRegistered,
     RegisterPlayer,
+    TokenRotatedOut,
     TournamentCreated,
 )
 from gateway.openapi import TOKEN_REQUIRED
 from gateway.problems import Problem
-from gateway.routes.games import MAX_VERSION, PROBLEMS, version_number
-from gateway.tokens import Caller
+from gateway.routes.games import MAX_VERSION, PROBLEMS, rotated, version_number
+from gateway.tokens import SEAT_LIMIT, Caller, token_hash
 from services.core.engine_client import EngineClient
 from services.core.errors import UnknownGame
 from services.games import GAMES
 from services.kernel.game import ENGINE, SeatSpec
 from services.tournament.ids import table_game_id
+from services.tournament.options import MAX_PLAYERS
 
 router = APIRouter(prefix="/v1/tournaments", tags=["tournaments"])
 TournamentId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_]{1,40}$")]
 ClientsDep = Annotated[Clients, Depends(clients)]
 CallerDep = Annotated[Caller, Depends(caller)]
+RotatingDep = Annotated[Caller, Depends(rotating_caller)]  # 409 for a token rotated already
 ORGANISER = 0
-PLAYER_SEATS = 1000  # a player's token resolves to seat PLAYER_SEATS + player
+PLAYER_SEATS = SEAT_LIMIT  # a player's token resolves to seat PLAYER_SEATS + player
 BOT_LEVELS = {level for game in GAMES.values() for level in game.bots}  # of any game
 
 
@@ -61,8 +64,11 @@ async def create(
     """Create a tournament; keep the organiser token it returns."""
     await c.quota.take(request.state.client_address)
     options = body.model_dump(exclude_none=True)
+    # Defaults are left out: what a tournament engine of before them reads.
     if not options["open_registration"]:
-        del options["open_registration"]  # what a tournament engine of before it reads
+        del options["open_registration"]
+    if options["max_players"] == MAX_PLAYERS:
+        del options["max_players"]
     created = await _engine(c).create([SeatSpec("human", "organiser")], options)
     tokens = await c.tokens.register(created.game_id, ["human"])
     response.headers["Location"] = f"/v1/tournaments/{created.game_id}"
@@ -94,13 +100,38 @@ async def register(
     "/{tournament_id}/join", status_code=201, response_model=PlayerRegistered, responses=PROBLEMS
 )
 async def join(
-    tournament_id: TournamentId, body: JoinTournament, c: ClientsDep
+    tournament_id: TournamentId, body: JoinTournament, c: ClientsDep, request: Request
 ) -> PlayerRegistered:
     """Join an open tournament (one created with open_registration) as a human, before it
     starts; no token needed. Keep the player token: with it, GET /me shows your table and
-    the seat token to play it. A closed tournament answers 422 ``closed``."""
+    the seat token to play it. A closed tournament answers 422 ``closed``; a name that is
+    not plain text 422 ``bad_name``, one that looks like a name taken 422 ``name_taken``.
+    One address adds at most RAFFE_JOINS_PER_ADDRESS entrants to a tournament, and a
+    tournament takes at most RAFFE_JOINS_PER_MINUTE joins a minute (429, Retry-After)."""
+    if await c.game_type(tournament_id) != "tournament":
+        raise Problem(404, "unknown_tournament", f"no tournament {tournament_id}")
+    await c.joins.take(tournament_id, request.state.client_address)
     command = {"type": "join", "name": body.name}
     return await _registered(c, tournament_id, ENGINE, command, human=True)
+
+
+@router.delete(
+    "/{tournament_id}/players/{player}",
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def remove(
+    tournament_id: TournamentId,
+    player: Annotated[int, Path(ge=0, le=100_000)],
+    c: ClientsDep,
+    who: CallerDep,
+) -> dict[str, Any]:
+    """Take an entrant out before the start (organiser only): they keep their number in
+    the player list, marked ``removed``, and are never paired; their name is free again."""
+    _organiser(tournament_id, who)
+    command = {"type": "remove", "player": player}
+    done = await _engine(c).execute(tournament_id, ORGANISER, command, _cid(), 0)
+    return {"version": done.version}
 
 
 async def _registered(
@@ -185,12 +216,30 @@ async def me(
     tournament_id: TournamentId, request: Request, c: ClientsDep, who: CallerDep
 ) -> dict[str, Any]:
     """A human player's tables: each game's id, their seat, a seat token for it, and
-    whether the game exists yet (``ready``: it is created just after the round starts)."""
+    whether the game exists yet (``ready``: it is created just after the round starts).
+    A table whose seat token you rotated shows ``token: null`` (keep the rotated one)."""
     if who.game_id != tournament_id or who.seat < PLAYER_SEATS:
         raise Problem(401, "token_required", "send your player token")
     player = who.seat - PLAYER_SEATS
+    tables = await _tables_of(c, tournament_id, player)
+    player_token = _bearer(request)
+    for table in tables:
+        table["token"] = _seat_token(player_token, table["game_id"], table["seat"])
+        # A finished table's game exists; only the current round's may not have yet.
+        table["ready"] = table["finished"] or await _exists(c, table["game_id"])
+        # A seat token rotated away from is never bound again.
+        rotated = await c.tokens.seat_digests(table["game_id"], [table["seat"]])
+        if rotated and rotated[table["seat"]] != token_hash(table["token"]):
+            table["token"] = None
+    fresh = [(t["token"], t["game_id"], t["seat"]) for t in tables if t["token"]]
+    await c.tokens.bind_all(fresh)
+    return {"player": player, "tables": tables}
+
+
+async def _tables_of(c: Clients, tournament_id: str, player: int) -> list[dict[str, Any]]:
+    """Every table the player sits at, round by round."""
     _, view, _ = await _engine(c).view(tournament_id, -1)
-    tables = [
+    return [
         {
             "round": r["round"],
             "game": r["game"],
@@ -202,13 +251,32 @@ async def me(
         for t in r["tables"]
         if player in t["players"]
     ]
-    player_token = _bearer(request)
-    for table in tables:
-        table["token"] = _seat_token(player_token, table["game_id"], table["seat"])
-        # A finished table's game exists; only the current round's may not have yet.
-        table["ready"] = table["finished"] or await _exists(c, table["game_id"])
-    await c.tokens.bind_all([(t["token"], t["game_id"], t["seat"]) for t in tables])
-    return {"player": player, "tables": tables}
+
+
+@router.post(
+    "/{tournament_id}/token",
+    status_code=201,
+    response_model=TokenRotatedOut,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def rotate_token(
+    tournament_id: TournamentId, request: Request, c: ClientsDep, who: RotatingDep
+) -> TokenRotatedOut:
+    """A new organiser or player token (send the current one): the one you sent stops
+    working at once, on every gateway. For a player, so do the seat tokens it gave for
+    your tables (GET /me with the new token gives new ones). Only one rotation of a
+    token wins: the others answer 409 ``token_rotated``."""
+    if not who.game_id:
+        raise Problem(401, "token_required", "send your organiser or player token")
+    if who.game_id != tournament_id:
+        raise Problem(403, "wrong_game", "this token belongs to another game")
+    token = await rotated(c, who)
+    if who.seat >= PLAYER_SEATS:  # the seat tokens the old one derived go with it
+        old = _bearer(request)
+        tables = await _tables_of(c, tournament_id, who.seat - PLAYER_SEATS)
+        await c.tokens.revoke([_seat_token(old, t["game_id"], t["seat"]) for t in tables])
+    return TokenRotatedOut(tournament_id=tournament_id, token=token)
 
 
 @router.get("/{tournament_id}/events/stream", responses=PROBLEMS)
@@ -223,7 +291,7 @@ async def stream(
     start_at = after if resume is None else resume
     if await c.game_type(tournament_id) != "tournament":
         raise Problem(404, "unknown_tournament", f"no tournament {tournament_id}")
-    return event_stream(c, request, tournament_id, "tournament", -1, start_at)
+    return event_stream(c, request, tournament_id, "tournament", Caller(), start_at)
 
 
 async def _exists(c: Clients, game_id: str) -> bool:

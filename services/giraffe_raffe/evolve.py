@@ -23,6 +23,7 @@ def _created(s: State, e: GameCreated) -> State:
         seat_count=len(e.seats),
         seed=e.seed,
         seed_hash=e.seed_hash,
+        practice=bool(e.practice),
         hands=((),) * players,
         apples=(0,) * players,
         rotten=(0,) * players,

@@ -26,6 +26,7 @@ class State(Replaceable):
     seat_count: int = 0  # human seats; the Robot of a solo game is one more player
     seed: str = ""
     seed_hash: str = ""
+    practice: bool = False  # the creator chose the seed (AL-2): they know every deal
     round: int = 0
     dealer: int = NO_ONE
     turn: int = NO_ONE

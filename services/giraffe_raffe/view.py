@@ -71,6 +71,7 @@ def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
         "redraw_size": len(state.redraw),
         "status": status(state).to_json(),
         "seed_hash": state.seed_hash,
+        "practice": state.practice,
     }
     if state.solo:
         out["robot"] = {
@@ -193,6 +194,7 @@ class GiraffeRaffeView(Shape):
     redraw_size: int
     status: StatusShape
     seed_hash: str
+    practice: bool  # a practice game: its creator chose the seed and knows every deal
     robot: dict[str, Any] | None = None  # the solo game: the Robot's hand is public
     robot_tie: dict[str, Any] | None = None
     seed: str | None = None  # once over (or a revealed replay), as the next three

@@ -20,6 +20,7 @@ def _created(s: State, e: GameCreated) -> State:
     return s.but(
         options=opts,
         seat_count=len(e.seats),
+        practice=bool(e.practice),
         seed=e.seed,
         seed_hash=e.seed_hash,
         facts=facts,

@@ -26,6 +26,7 @@ GAME = GameSpec(
     status=rules.status,
     view=views.view,
     redact=views.redact,
+    seal=views.seal,
     legal_commands=views.legal_commands,
     recorded_options=game_options.recorded,
     commands=Command,

@@ -17,6 +17,7 @@ DEFAULTS: dict[str, Any] = {
     "themes": None,
     "max_players": 8,
     "round_timer": None,
+    "seal_deck": False,
 }
 
 
@@ -43,7 +44,10 @@ def validate(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any
     if not isinstance(penalties, bool):
         raise InvalidArgument("option penalties must be true/false or on/off", "bad_option")
     timer = seconds_option(raw, "round_timer")
-    return {
+    seal = raw.get("seal_deck", False)
+    if not isinstance(seal, bool):
+        raise InvalidArgument("option seal_deck must be true or false", "bad_option")
+    out = {
         "target": _int(raw, "target", 1, 100),
         "penalties": penalties,
         "deck": _deck(raw.get("deck", "default"), raw.get("themes")),
@@ -51,6 +55,9 @@ def validate(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any
         "max_players": max_players,
         "round_timer": timer,
     }
+    # A custom deck's answers stay out of the log even once the game is over (a
+    # tournament's tables share its deck: GM-6). Recorded only when set.
+    return {**out, "seal_deck": True} if seal else out
 
 
 def _deck(deck: Any, themes: Any) -> Any:

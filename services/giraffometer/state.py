@@ -25,6 +25,7 @@ class State(Replaceable):
     seat_count: int = 0
     seed: str = ""
     seed_hash: str = ""
+    practice: bool = False  # the creator chose the seed (AL-2): they know every deal
     facts: dict[str, Fact] = field(default_factory=dict)  # the game's deck, by fact id
     pile: tuple[str, ...] = ()  # fact ids, top first
     discard: tuple[str, ...] = ()

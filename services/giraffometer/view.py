@@ -31,6 +31,7 @@ def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
         "last_reveal": state.last_reveal,
         "status": status(state).to_json(),
         "seed_hash": state.seed_hash,
+        "practice": state.practice,
     }
     own = state.vote_of(seat)
     out["your_vote"] = {"lowest": own.lowest, "highest": own.highest} if own else None
@@ -44,13 +45,25 @@ def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
 def redact(state: State, event: Event, seat: int) -> Event:
     d = event.data
     if event.type == "DeckLoaded":
-        facts = [{k: v for k, v in f.items() if k != "answer"} for f in d["facts"]]
-        return Event(event.type, {**d, "facts": facts}, event.actor)
+        return _without_answers(event)
     if event.type in ("DeckShuffled", "DeckReshuffled"):
         return Event(event.type, {"count": len(d["order"])}, event.actor)
     if event.type == "VoteCast" and d["seat"] != seat:
         return Event(event.type, {"seat": d["seat"], "commitment": d["commitment"]}, event.actor)
     return event
+
+
+def seal(state: State, event: Event) -> Event:
+    """Once over: a sealed custom deck (option seal_deck, set by a tournament for its
+    tables) keeps its answers out of the log, for every table that shares it (GM-6)."""
+    if event.type == "DeckLoaded" and state.options.get("seal_deck"):
+        return _without_answers(event)
+    return event
+
+
+def _without_answers(event: Event) -> Event:
+    facts = [{k: v for k, v in f.items() if k != "answer"} for f in event.data["facts"]]
+    return Event(event.type, {**event.data, "facts": facts}, event.actor)
 
 
 def legal_commands(state: State, seat: int) -> dict[str, Any]:
@@ -97,6 +110,7 @@ class GiraffometerView(Shape):
     last_reveal: dict[str, Any] | None
     status: StatusShape
     seed_hash: str
+    practice: bool  # a practice game: its creator chose the seed and knows every deal
     your_vote: dict[str, int] | None
     seed: str | None = None  # once over (or a revealed replay), as the next three
     answers: list[float] | None = None

@@ -117,3 +117,7 @@ class Game(Protocol[S]):
     def redact(self, state: S, event: Event, seat: int) -> Event:
         """``event`` as ``seat`` may see it while the game is running."""
         ...
+
+    def seal(self, state: S, event: Event) -> Event:
+        """``event`` as anyone may see it once the game is over (most games: as it is)."""
+        ...

@@ -24,6 +24,10 @@ def unchanged(options: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
+def unsealed(state: Any, event: Any) -> Any:
+    return event
+
+
 def no_scoring(final_view: Mapping[str, Any]) -> list[float]:
     raise ValueError("this game is not played in tournaments")
 
@@ -57,6 +61,9 @@ class GameSpec:
     recorded_options: Callable[[dict[str, Any]], dict[str, Any]] = unchanged
     # Every game of this kind is followed by the runners (services.core.attention).
     always_attended: bool = False
+    # What a finished game still hides from everyone (its log is otherwise public then):
+    # ``seal(state, event) -> event``, e.g. a deck other tables are still playing.
+    seal: Callable[[Any, Any], Any] = unsealed
 
     @cached_property
     def _command_schema(self) -> TypeAdapter[Any]:

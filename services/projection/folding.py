@@ -38,7 +38,7 @@ class Folder:
         ends leaves the cache: nothing follows its GameEnded."""
         folded = self.games.get(event.game_id)
         if folded is None or folded.version < event.version - 1:
-            folded = await self._load(event.game_id, event.game_type, event.version - 1)
+            folded = await self.load(event.game_id, event.game_type, event.version - 1)
             if folded is None:
                 return None
         if folded.version >= event.version:  # redelivered: already folded
@@ -60,7 +60,9 @@ class Folder:
             folded.created = {k: v for k, v in domain.data.items() if k != "seed"}
             folded.created_ms = event.time_ms
 
-    async def _load(self, game_id: str, game_type: str, up_to: int) -> Folded | None:
+    async def load(self, game_id: str, game_type: str, up_to: int) -> Folded | None:
+        """The game folded from its own stream up to version ``up_to`` (and cached);
+        None when the game type is unknown to this build."""
         game = STREAMS.get(game_type)
         if game is None:
             return None

@@ -2,17 +2,30 @@
 generation, then switch readers and workers over to it (DESIGN §4).
 
     python -m services.projection rebuild
+
+Retention trims the partition logs (services.projection.archive), so a log may no longer
+hold every game that is still kept: a game idle since before the trim (an open table
+nobody joined, a tournament waiting for players) has no entry left in it. Each game's
+own stream is its record, so before reading a trimmed log the rebuild folds, from their
+streams, the partition's games that are kept hot (not archived), stored at the log's
+trim point; the log then adds what follows. Archived games get no read models, as the
+archiver left them live.
+
+    trimmed log:  [trim point] e(n+1) e(n+2) ...   <- read as before
+    kept games:   every non-archived game of the partition, folded from its stream
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
+from dataclasses import dataclass
+from typing import cast
 
 from services.core.eventstore import EventStore
 from services.projection.consumer import fold_batch
 from services.projection.folding import Folder, model
-from services.projection.readmodels import NO_FENCE, ReadModels
+from services.projection.readmodels import NO_FENCE, TOURNAMENTS, GameModel, ReadModels
 
 BATCH = 1000
 SWITCH_GRACE = 1.0  # seconds between switching generations and deleting the old one
@@ -24,14 +37,17 @@ async def rebuild(store: EventStore, progress: bool = False) -> int:
     gen = await models.generation() + 1
     folder = Folder(store)
     total = sum(await store.partition_heads(range(store.settings.partitions)))
+    kept = await kept_games(store)
     done = 0
     for p in range(store.settings.partitions):
+        await _fold_trimmed(store, models, folder, gen, p, kept.get(p, []))
         done += await _catch_up(store, models, folder, gen, p)
         if progress:
             print(f"\rrebuild: {done}/{total} events", end="", file=sys.stderr)
     # Catch up once more with what arrived meanwhile, then switch.
     for p in range(store.settings.partitions):
         done += await _catch_up(store, models, folder, gen, p)
+    await _drop_archived(store, models, gen, kept)
     await store.redis.set(models.keys.generation, gen)
     if progress:
         print(f"\rrebuild: {done} events into generation {gen}, switched", file=sys.stderr)
@@ -61,6 +77,69 @@ async def _unlink(store: EventStore, keys: list[bytes]) -> int:
     for key in keys:
         pipe.unlink(key)
     return sum(await pipe.execute())
+
+
+@dataclass(frozen=True)
+class KeptGame:
+    game_id: str
+    game_type: str
+    version: int
+    archived: bool
+
+
+async def kept_games(store: EventStore) -> dict[int, list[KeptGame]]:
+    """Every game the store holds, by partition (one scan of the game metas)."""
+    pattern = f"{store.settings.key_prefix}:{{p:*}}:game:*:meta"
+    names = [key.decode() async for key in store.redis.scan_iter(match=pattern, count=1000)]
+    out: dict[int, list[KeptGame]] = {}
+    for start in range(0, len(names), BATCH):
+        chunk = names[start : start + BATCH]
+        pipe = store.redis.pipeline(transaction=False)
+        for name in chunk:
+            pipe.hmget(name, ["type", "version", "archived"])
+        for name, (kind, version, archived) in zip(chunk, await pipe.execute(), strict=True):
+            if kind is None or version is None:
+                continue
+            game_id = name.rsplit(":game:", 1)[1].removesuffix(":meta")
+            game = KeptGame(game_id, kind.decode(), int(version), bool(archived))
+            out.setdefault(store.partition_of(game_id), []).append(game)
+    return out
+
+
+async def _fold_trimmed(
+    store: EventStore, models: ReadModels, folder: Folder, gen: int, p: int, kept: list[KeptGame]
+) -> None:
+    """When the partition's log was trimmed, its kept games from their own streams,
+    stored as of the trim point (the log's first entry or, emptied, its head)."""
+    first = cast(list[tuple[bytes, object]], await store.redis.xrange(store.keys.log(p), count=1))
+    head = await store.partition_head(p)
+    trim_point = int(first[0][0].split(b"-")[0]) - 1 if first else head
+    hot = [g for g in kept if not g.archived]
+    if trim_point <= 0 or not hot:
+        return
+    for start in range(0, len(hot), BATCH // 5):
+        games: list[GameModel] = []
+        for g in hot[start : start + BATCH // 5]:
+            folded = await folder.load(g.game_id, g.game_type, g.version)
+            if folded is not None and folded.version:
+                games.append(model(g.game_id, folded))
+        await models.save(gen, p, NO_FENCE, trim_point, games)
+
+
+async def _drop_archived(
+    store: EventStore, models: ReadModels, gen: int, kept: dict[int, list[KeptGame]]
+) -> None:
+    """Archived games have no read models (the archiver dropped them live): a log not
+    yet trimmed past them must not bring them back."""
+    pipe = store.redis.pipeline(transaction=False)
+    for p, games in kept.items():
+        for g in games:
+            if g.archived:
+                pipe.delete(models.keys.game(gen, g.game_id))
+                pipe.zrem(models.keys.lobby(gen, p), g.game_id)
+                pipe.zrem(models.keys.lobby(gen, p, TOURNAMENTS), g.game_id)
+                pipe.zrem(models.keys.ended(p), g.game_id)
+    await pipe.execute()
 
 
 async def _catch_up(store: EventStore, models: ReadModels, folder: Folder, gen: int, p: int) -> int:

@@ -23,6 +23,7 @@ def _created(s: State, e: GameCreated) -> State:
         seat_count=n,
         seed=e.seed,
         seed_hash=e.seed_hash,
+        practice=bool(e.practice),
         hands=(CARDS,) * n,
         played=((),) * n,
         supplies=tuple(tuple(piece_ids(seat, copies)) for seat in range(n)),

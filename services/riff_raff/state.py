@@ -39,6 +39,7 @@ class State(Replaceable):
     seat_count: int = 0
     seed: str = ""
     seed_hash: str = ""
+    practice: bool = False  # the creator chose the seed (AL-2): they know every deal
     hands: tuple[tuple[int, ...], ...] = ()
     played: tuple[tuple[int, ...], ...] = ()  # revealed cards, oldest first
     passes: int = 1  # 2 players: the cards come back once (RR-6)

@@ -74,6 +74,7 @@ def view(s: State, seat: int, reveal: bool = False) -> dict[str, Any]:
         "removed": len(s.removed),
         "status": status(s).to_json(),
         "seed_hash": s.seed_hash,
+        "practice": s.practice,
     }
     out["ship"] = _ship(s) if s.simulated else {"aboard": list(s.aboard)}
     if 0 <= seat < s.seat_count:
@@ -178,6 +179,7 @@ class RiffRaffView(Shape):
     removed: int
     status: StatusShape
     seed_hash: str
+    practice: bool  # a practice game: its creator chose the seed and knows every deal
     ship: ShipShape
     hand: list[int] | None = None  # a seat's own
     your_card: int | None = None

@@ -20,6 +20,7 @@ def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]
     known = {
         *("name", "games", "format", "table_size", "rounds", "advance", "game_options"),
         "open_registration",
+        "max_players",
     }
     extra = sorted(set(raw) - known)
     if extra:
@@ -39,6 +40,8 @@ def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]
         "game_options": _game_options(raw.get("game_options", {}), games),
         # Anyone may join as a human (the gateway's POST .../join) until the start.
         "open_registration": _flag(raw, "open_registration"),
+        # Registration (by the organiser or by joining) stops at this many entrants.
+        "max_players": _int(raw, "max_players", MAX_PLAYERS, 2, MAX_PLAYERS),
     }
 
 

@@ -6,12 +6,14 @@ generator, ratings from openskill, and both are recorded in the events."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from services.kernel.commands import command_type
 from services.kernel.errors import InvalidArgument, RuleViolation
 from services.kernel.events import UnknownEvent
 from services.kernel.game import ENGINE, Event, Status
+from services.kernel.names import clean_name, look_alike_key
 from services.kernel.rng import SeededRng
 from services.tournament import pairing, ratings, scoring
 from services.tournament.options import MAX_PLAYERS
@@ -21,6 +23,7 @@ ORGANISER = 0
 COMMANDS = {
     "register": {"type", "name", "kind", "bot_level"},
     "join": {"type", "name"},
+    "remove": {"type", "player"},
     "start": {"type"},
     "result": {"type", "round", "table", "keys"},
 }
@@ -51,6 +54,8 @@ def decide(
         raise RuleViolation("the tournament has started", "already_started")
     if kind == "register":
         return [_register(state, command)]
+    if kind == "remove":
+        return [_remove(state, command)]
     return _start(state, rng)
 
 
@@ -68,20 +73,20 @@ def _join(state: State, seat: int, command: Mapping[str, Any]) -> Event:
 
 
 def _register(state: State, command: Mapping[str, Any], actor: int = ORGANISER) -> Event:
-    name, kind = command.get("name"), command.get("kind", "bot")
+    name, kind = clean_name(command.get("name")), command.get("kind", "bot")
     level = command.get("bot_level", "") or ""
-    if not isinstance(name, str) or not 1 <= len(name) <= 64:
-        raise InvalidArgument("name is 1-64 characters", "bad_name")
     if kind not in ("human", "bot") or not isinstance(level, str) or len(level) > 32:
         raise InvalidArgument("kind is human or bot; bot_level a short string", "bad_player")
     if kind == "human" and state.options["format"] == "duplicate":
         # A finished table reveals its seed, which is the deal the other tables of the
         # round are still playing: humans could look it up. Bots only see their views.
         raise RuleViolation("duplicate tournaments are for bots only", "bots_only")
-    if len(state.players) >= MAX_PLAYERS:
-        raise RuleViolation(f"at most {MAX_PLAYERS} players", "tournament_full")
-    if any(p.name == name for p in state.players):
-        raise RuleViolation(f"{name!r} is registered already", "name_taken")
+    most = state.options.get("max_players", MAX_PLAYERS)
+    if len(entrants(state)) >= most:
+        raise RuleViolation(f"at most {most} players", "tournament_full")
+    key = look_alike_key(name)
+    if any(look_alike_key(state.players[p].name) == key for p in entrants(state)):
+        raise RuleViolation(f"{name!r} (or a name that looks like it) is taken", "name_taken")
     return Event(
         "PlayerRegistered",
         {"player": len(state.players), "name": name, "kind": kind, "bot_level": level},
@@ -89,11 +94,27 @@ def _register(state: State, command: Mapping[str, Any], actor: int = ORGANISER) 
     )
 
 
+def _remove(state: State, command: Mapping[str, Any]) -> Event:
+    """The organiser takes an entrant out before the start (a name they do not want, an
+    address that joined too often); the player keeps their number, never plays."""
+    player = command.get("player")
+    if isinstance(player, bool) or not isinstance(player, int):
+        raise InvalidArgument("player is a player's number", "bad_player")
+    if player not in entrants(state):
+        raise RuleViolation(f"no entrant {player}", "no_such_player")
+    return Event("PlayerRemoved", {"player": player}, ORGANISER)
+
+
+def entrants(state: State) -> list[int]:
+    """The players who were not removed, by number."""
+    return [i for i, p in enumerate(state.players) if not p.removed]
+
+
 def _start(state: State, rng: SeededRng) -> list[Event]:
-    if len(state.players) < state.options["table_size"]:
+    if len(entrants(state)) < state.options["table_size"]:
         need = state.options["table_size"]
         raise RuleViolation(f"at least {need} players are needed", "too_few_players")
-    started = Event("TournamentStarted", {"players": len(state.players)}, ORGANISER)
+    started = Event("TournamentStarted", {"players": len(entrants(state))}, ORGANISER)
     after = evolve(state, started)
     return [started, _round_started(after, rng)]
 
@@ -185,7 +206,7 @@ def _survivors(state: State) -> list[int]:
 def _next(state: State, rng: SeededRng) -> Event:
     fmt, done = state.options["format"], len(state.rounds)
     if fmt == "round_robin":
-        last = done >= pairing.round_robin_rounds(len(state.players))
+        last = done >= pairing.round_robin_rounds(len(entrants(state)))
     elif fmt == "elimination":
         final = len(state.rounds[-1].tables) == 1 and not state.rounds[-1].byes
         last = final or len(state.alive) < 2
@@ -202,7 +223,7 @@ def _round_started(state: State, rng: SeededRng) -> Event:
     games = state.options["games"]
     fmt, size = state.options["format"], state.options["table_size"]
     if fmt == "round_robin":
-        tables, byes = pairing.round_robin(range(len(state.players)), number - 1)
+        tables, byes = pairing.round_robin(entrants(state), number - 1)
     elif fmt == "elimination":
         alive = list(state.alive) if state.rounds else ranked(state)
         if len(alive) <= size:
@@ -215,7 +236,7 @@ def _round_started(state: State, rng: SeededRng) -> Event:
         for r in state.rounds:
             for p in r.byes:
                 bye_counts[p] = bye_counts.get(p, 0) + 1
-        order = ranked(state) if state.rounds else _shuffled(len(state.players), rng)
+        order = ranked(state) if state.rounds else _shuffled(entrants(state), rng)
         tables, byes = pairing.pods(order, size, lambda a, b: b in met[a], bye_counts)
     return Event(
         "RoundStarted",
@@ -228,8 +249,8 @@ def _round_started(state: State, rng: SeededRng) -> Event:
     )
 
 
-def _shuffled(n: int, rng: SeededRng) -> list[int]:
-    order = list(range(n))
+def _shuffled(players: list[int], rng: SeededRng) -> list[int]:
+    order = list(players)
     rng.shuffle(order)
     return order
 
@@ -252,12 +273,12 @@ def buchholz(state: State) -> list[float]:
 
 
 def ranked(state: State) -> list[int]:
-    """Players in standings order: points, then Buchholz, then rating, then seniority.
+    """Entrants in standings order: points, then Buchholz, then rating, then seniority.
     Buchholz is computed once for everyone (it used to be once per player and sort key,
     which made a 240-player view take 46 ms)."""
     tiebreak = buchholz(state)
     return sorted(
-        range(len(state.players)),
+        entrants(state),
         key=lambda p: (-state.points[p], -tiebreak[p], -ratings.ordinal(state.ratings[p]), p),
     )
 
@@ -275,13 +296,19 @@ def evolve(state: State, event: Event) -> State:
     if t == "PlayerRegistered":
         player = Player(d["name"], d["kind"], d.get("bot_level", ""))
         return state.but(players=(*state.players, player))
+    if t == "PlayerRemoved":
+        gone = d["player"]
+        players = tuple(
+            replace(p, removed=True) if i == gone else p for i, p in enumerate(state.players)
+        )
+        return state.but(players=players)
     if t == "TournamentStarted":
-        n = len(state.players)
+        n = len(state.players)  # numbers stay: a removed player's entries are never used
         return state.but(
             started=True,
             points=(0.0,) * n,
             ratings=(ratings.INITIAL,) * n,
-            alive=tuple(range(n)),
+            alive=tuple(entrants(state)),
         )
     if t == "RoundStarted":
         tables = tuple(Table(x["table"], d["game"], tuple(x["players"])) for x in d["tables"])

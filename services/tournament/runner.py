@@ -64,7 +64,7 @@ class TournamentRunner(CheckpointedWorker):
             game_id = table_game_id(tournament_id, number, table["table"])
             await self.engines[game].create(
                 [_seat(players[p]) for p in table["players"]],
-                game_options.get(game, {}),
+                table_options(game_options.get(game, {})),
                 game_id=game_id,
                 seed=table_seed(seed, number, table["table"], duplicate),
                 command_id=f"create:{game_id}",
@@ -113,6 +113,14 @@ class TournamentRunner(CheckpointedWorker):
                 self._secrets.clear()
             self._secrets[tournament_id] = (created.get("seed", ""), options)
         return self._secrets[tournament_id]
+
+
+def table_options(options: dict[str, Any]) -> dict[str, Any]:
+    """A table's game options: a custom deck is shared by every table of the tournament,
+    so no finished table may show its answers (GM-6)."""
+    if isinstance(options.get("deck"), dict):
+        return {**options, "seal_deck": True}
+    return options
 
 
 def _seat(player: dict[str, Any]) -> SeatSpec:

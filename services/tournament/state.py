@@ -14,6 +14,7 @@ class Player:
     name: str
     kind: str  # "human" | "bot"
     bot_level: str = ""
+    removed: bool = False  # taken out by the organiser before the start
 
 
 @dataclass(frozen=True)

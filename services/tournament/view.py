@@ -19,7 +19,13 @@ def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
         "options": state.options if state.over or reveal else recorded(state.options),
         "started": state.started,
         "players": [
-            {"player": i, "name": p.name, "kind": p.kind, "bot_level": p.bot_level}
+            {
+                "player": i,
+                "name": p.name,
+                "kind": p.kind,
+                "bot_level": p.bot_level,
+                "removed": p.removed,
+            }
             for i, p in enumerate(state.players)
         ],
         "rounds": [
@@ -73,6 +79,7 @@ def legal_commands(state: State, seat: int) -> dict[str, Any]:
     if seat == ORGANISER and not state.started and not state.over:
         commands = [
             {"type": "register", "name": "<1-64 characters>", "kind": "human|bot"},
+            {"type": "remove", "player": "<an entrant's number>"},
             {"type": "start"},
         ]
     return {"to_act": seat in status(state).to_act, "commands": commands}

@@ -20,6 +20,7 @@ def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
         RAFFE_RATE_PER_TOKEN="2000",
         RAFFE_SSE_HEARTBEAT_S="1",
         RAFFE_CREATES_PER_HOUR="100000",
+        RAFFE_JOINS_PER_ADDRESS="1000",
     ) as s:
         yield s
 

@@ -116,4 +116,8 @@ def extra_gateway(system: System, **env: str) -> Iterator[httpx.Client]:
             yield client
     finally:
         gateway.terminate()
-        gateway.wait(timeout=10)
+        try:
+            gateway.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # live streams still open: uvicorn waits on them
+            gateway.kill()
+            gateway.wait(timeout=10)

@@ -133,3 +133,58 @@ class Voter(threading.Thread):
             if sent.status_code != 503:
                 return
             time.sleep(0.05)
+
+
+def test_a_hung_redis_answers_503_within_the_deadline_then_recovers(tmp_path: Path) -> None:
+    """#30 item 5: Redis frozen (SIGSTOP, not a crash): reads, commands, the lobby and a
+    stream's opening answer 503 problem+json with Retry-After within the request
+    deadline (RAFFE_REQUEST_TIMEOUT_S, here 1.5 s; it took 10 s before), not after the
+    store's own timeout and the engine call's retries; once Redis runs again everything
+    answers, with no process restarted."""
+    settings = {
+        "RAFFE_REQUEST_TIMEOUT_S": "1.5",
+        "RAFFE_READ_WAIT_MS": "1000",
+        "RAFFE_REDIS_TIMEOUT_S": "5",  # the store's own timeout stays long
+    }
+    with running_system(tmp_path, **settings) as s:
+        http = httpx.Client(base_url=s.base_url, timeout=20)
+        game = create(http, "giraffometer", [{"kind": "human"}] * 2, options={"target": 100})
+        game_id, token = game["game_id"], game["tokens"]["0"]
+        http.get(f"/v1/games/{game_id}", headers=auth(token))  # token and type cached
+        pids = dict(s.processes)
+        pid = redis_pid(s)
+        vote = {"command": {"type": "vote", "lowest": 1, "highest": 2}, "command_id": "v1"}
+        requests = [
+            ("GET", f"/v1/games/{game_id}", None, {}),
+            ("GET", f"/v1/games/{game_id}", None, auth(token)),
+            ("GET", f"/v1/games/{game_id}/commands", None, auth(token)),
+            ("POST", f"/v1/games/{game_id}/commands", vote, auth(token)),
+            ("GET", "/v1/games", None, {}),
+            ("GET", f"/v1/games/{game_id}/events", None, {}),
+            ("POST", "/v1/games", {"game": "giraffometer", "seats": [{"kind": "bot"}] * 2}, {}),
+        ]
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            for method, path, body, headers in requests:
+                started = time.monotonic()
+                answer = http.request(method, path, json=body, headers={**headers, **ORIGIN})
+                took = time.monotonic() - started
+                assert answer.status_code == 503, (path, answer.status_code, answer.text)
+                assert answer.headers["content-type"] == "application/problem+json"
+                assert int(answer.headers["retry-after"]) >= 1
+                assert answer.headers["access-control-allow-origin"] == "*"
+                assert took < 3.0, (path, took)  # the deadline and a margin, not 10 s
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        # Back without restarts: the same command id is answered once.
+        deadline = time.monotonic() + 15
+        while True:
+            sent = http.post(f"/v1/games/{game_id}/commands", json=vote, headers=auth(token))
+            if sent.status_code == 200 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert sent.status_code == 200, sent.text
+        assert http.get(f"/v1/games/{game_id}", headers=auth(token)).status_code == 200
+        assert http.get("/v1/games").status_code == 200
+        assert redis_pid(s) == pid and dict(s.processes) == pids
+        assert not any("restarted" in line for line in s.output)
