@@ -20,6 +20,12 @@ read with ``min_version`` is answered as soon as that version exists, with no po
 Admission is bounded: at most ``streams_per_address`` streams per client address (429)
 and ``max_streams`` in all (503), both with Retry-After.
 
+A viewer that asks for views (``views=1``, the web client) also gets, after each batch
+of events, a ``view`` frame: its audience's view and legal commands at the new version,
+drawn once per batch and audience from the state the hub folded anyway, so a table
+redraws another player's move from the stream alone (it used to wait, then read the
+view and the commands back: ~350 ms to another player's screen).
+
 A seat's stream lives no longer than the token it was opened with (directly or through
 a ticket the token minted): it ends when the token expires, and when the token is
 revoked on any gateway (gateway.tokens publishes the revoked hash; the hub hears it on
@@ -77,11 +83,26 @@ def frame(e: StoredEvent) -> bytes:
 PING = b": ping\n\n"  # a comment: keeps proxies from closing an idle stream
 
 
+def view_frame(game_id: str, game: Game[Any], state: Any, version: int, seat: int) -> bytes:
+    """A ``view`` frame: what ``seat`` sees at ``version`` and its legal commands (None
+    for spectators). No ``id:`` line: a reconnect resumes after the last event."""
+    commands = {"version": version, **game.legal_commands(state, seat)} if seat >= 0 else None
+    body = {
+        "game_id": game_id,
+        "version": version,
+        "seat": seat,
+        "view": game.view(state, seat),
+        "commands": commands,
+    }
+    return b"event: view\ndata: %s\n\n" % orjson.dumps(body)
+
+
 @dataclass(eq=False)
 class Viewer:
     seat: int
     token_hash: str = ""  # the token the stream was opened with (or its ticket's)
     expires_at: float = 0.0  # when that token expires (time.time(); 0: never)
+    views: bool = False  # a view frame after each batch
     queue: asyncio.Queue[tuple[bytes, bool] | None] = field(
         default_factory=lambda: asyncio.Queue(QUEUE_FRAMES)
     )
@@ -199,6 +220,7 @@ class LiveHub:
         who: Caller,
         after: int,
         heartbeat_s: float = 15.0,
+        views: bool = False,
     ) -> AsyncIterator[bytes]:
         """Every event after version ``after`` as ``who`` may see it, then each new one
         as it is appended, as SSE bytes (a ping comment after ``heartbeat_s`` of quiet);
@@ -209,7 +231,7 @@ class LiveHub:
             game = self.games[game_type]
             watched = self.watched[game_id] = Watched(game, game.initial())
         seat = who.seat
-        viewer = Viewer(seat, who.token_hash, who.expires_at)
+        viewer = Viewer(seat, who.token_hash, who.expires_at, views)
         if viewer.token_hash:
             self.by_token[viewer.token_hash].add(viewer)
         try:
@@ -221,9 +243,14 @@ class LiveHub:
                 # A version announced while nobody was registered yet (drains skip a game
                 # nobody watches) must still reach this viewer.
                 self._drain_if_behind(game_id, watched)
-            if backlog:
-                yield b"".join(frame(e) for e in backlog)
-                if backlog[-1].type == "GameEnded":
+                now = (
+                    view_frame(game_id, watched.game, watched.state, watched.version, seat)
+                    if views and watched.version
+                    else b""
+                )
+            if backlog or now:
+                yield b"".join(frame(e) for e in backlog) + now
+                if backlog and backlog[-1].type == "GameEnded":
                     return
             while True:
                 quiet = _until_expiry(viewer, heartbeat_s)
@@ -281,14 +308,30 @@ class LiveHub:
         if new:
             for seat, viewers in list(watched.viewers.items()):
                 if viewers:
-                    redacted = redact_stored(watched.game, watched.state, new, seat)
-                    # One write per batch and audience, not one per event: each write
-                    # crosses the ASGI middlewares and the server's transport.
-                    batch = b"".join(frame(e) for e in redacted)
-                    ended = redacted[-1].type == "GameEnded"
-                    for v in list(viewers):
-                        v.push([(batch, ended)])
+                    self._fan_out(game_id, watched, new, seat, viewers)
         return new
+
+    def _fan_out(
+        self,
+        game_id: str,
+        watched: Watched,
+        new: list[StoredEvent],
+        seat: int,
+        viewers: set[Viewer],
+    ) -> None:
+        """One audience's frames of a batch, redacted once (and its view drawn once, if
+        any of its viewers asked for views), queued to each of its viewers."""
+        redacted = redact_stored(watched.game, watched.state, new, seat)
+        # One write per batch and audience, not one per event: each write crosses the
+        # ASGI middlewares and the server's transport.
+        batch = b"".join(frame(e) for e in redacted)
+        ended = redacted[-1].type == "GameEnded"
+        with_view = b""
+        if any(v.views for v in viewers):
+            state, version = watched.state, watched.version
+            with_view = batch + view_frame(game_id, watched.game, state, version, seat)
+        for v in list(viewers):
+            v.push([(with_view if v.views else batch, ended)])
 
     async def _drain(self, game_id: str, watched: Watched) -> None:
         """Read, fold and fan out until the watched game has every announced version."""
@@ -409,7 +452,13 @@ def _until_expiry(viewer: Viewer, heartbeat_s: float) -> float:
 
 
 def event_stream(
-    c: Any, request: Any, game_id: str, game_type: str, who: Caller, after: int
+    c: Any,
+    request: Any,
+    game_id: str,
+    game_type: str,
+    who: Caller,
+    after: int,
+    views: bool = False,
 ) -> StreamingResponse:
     """The SSE answer of a stream route (``c``: the gateway's Clients). A plain streaming
     answer of pre-encoded frames: sse-starlette's per-frame machinery (an event object,
@@ -419,7 +468,8 @@ def event_stream(
 
     async def frames() -> AsyncIterator[bytes]:
         try:
-            async for f in hub.frames(game_id, game_type, who, after, c.settings.sse_heartbeat_s):
+            heartbeat = c.settings.sse_heartbeat_s
+            async for f in hub.frames(game_id, game_type, who, after, heartbeat, views):
                 yield f
         finally:
             release()

@@ -300,9 +300,17 @@ async def stream(
     after: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0,
     last_event_id: Annotated[str | None, Header()] = None,
     ticket: Annotated[str | None, Query(max_length=64, description="a stream ticket")] = None,
+    views: Annotated[
+        bool,
+        Query(
+            description="also send, after each batch of events, a `view` frame: your view "
+            "and legal commands at the new version (and one at once, for where you start)"
+        ),
+    ] = False,
 ) -> Response:
     """The same events live (Server-Sent Events); reconnect with Last-Event-ID. A seat
-    sends its bearer token, or (browsers) a ticket from ``stream-tickets``."""
+    sends its bearer token, or (browsers) a ticket from ``stream-tickets``. With
+    ``views=true`` a table redraws from the stream alone."""
     if ticket is not None:
         found = await c.tokens.resolve_ticket(ticket)
         if found is None:
@@ -312,7 +320,7 @@ async def stream(
     game_type = await c.game_type(game_id)
     resume = version_number(last_event_id.strip()) if last_event_id else None
     start = after if resume is None else resume
-    return event_stream(c, request, game_id, game_type, who, start)
+    return event_stream(c, request, game_id, game_type, who, start, views)
 
 
 @router.get("/{game_id}/replay", responses=PROBLEMS, openapi_extra=TOKEN_OPTIONAL)

@@ -48,14 +48,16 @@ export function commandId() {
 
 // Follow a game's events: a seat's private stream needs a short-lived ticket (EventSource
 // cannot send the bearer token); a spectator's stream needs none. ``onEvent`` gets each
-// event; returns a function that stops following.
-export function follow(gameId, token, eventTypes, after, onEvent, base = "/v1/games") {
+// event; with ``onView`` the stream also carries, after each batch of events, the
+// follower's view and legal commands at the new version (``views=1``), so a table redraws
+// from the stream alone. Returns a function that stops following.
+export function follow(gameId, token, eventTypes, after, onEvent, base = "/v1/games", onView = null) {
   let source = null;
   let stopped = false;
   let last = after;
   async function open() {
     if (stopped) return;
-    let query = `after=${last}`;
+    let query = `after=${last}${onView ? "&views=1" : ""}`;
     if (token) {
       try {
         const ticket = await api("POST", `/v1/games/${gameId}/stream-tickets`, undefined, token);
@@ -63,16 +65,24 @@ export function follow(gameId, token, eventTypes, after, onEvent, base = "/v1/ga
       } catch (e) { setTimeout(open, 2000); return; }
     }
     source = new EventSource(`${base}/${gameId}/events/stream?${query}`);
+    let ended = false;
     const handle = (message) => {
       const event = JSON.parse(message.data);
       last = Math.max(last, event.version);
       onEvent(event);
-      if (event.type === "GameEnded") stop();
+      if (event.type === "GameEnded") ended = true;
+      if (ended && !onView) stop();
     };
     for (const type of eventTypes) source.addEventListener(type, handle);
+    if (onView) {
+      source.addEventListener("view", (message) => {
+        onView(JSON.parse(message.data));
+        if (ended) stop(); // the view after the last event: nothing follows
+      });
+    }
     source.onerror = () => { // tickets expire: reconnect with a fresh one
       if (source) source.close();
-      if (!stopped) setTimeout(open, 1000);
+      if (!stopped && !ended) setTimeout(open, 1000);
     };
   }
   function stop() { stopped = true; if (source) source.close(); }

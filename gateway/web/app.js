@@ -238,12 +238,19 @@ async function tablePage(gameId) {
     }
     draw(seen.view, legal, seen.version);
   }
+  // The stream carries this seat's view and legal commands after each batch of events:
+  // another player's move is drawn from it at once. Reading them again is the fallback
+  // for a view frame that does not come (a gateway of before them).
   let pending = null;
   const stop = follow(gameId, token, type.events || [], version, (event) => {
     latest = Math.max(latest, event.version);
     if (event.version <= version) return;
-    clearTimeout(pending); // a burst of events (a bot's turn) redraws once
-    pending = setTimeout(() => refresh().catch(() => {}), 40);
+    clearTimeout(pending);
+    pending = setTimeout(() => refresh().catch(() => {}), 1000);
+  }, "/v1/games", (frame) => {
+    if (frame.version < latest) return; // more events are on their way, with their view
+    clearTimeout(pending);
+    draw(frame.view, frame.commands, frame.version);
   });
   setLeave(() => { stop(); if (timer) timer.stop?.(); clearTimeout(pending); });
   await showInvites(gameId, invite);

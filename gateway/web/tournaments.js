@@ -94,7 +94,8 @@ export async function renderTournament(id, show, setLeave) {
     }
     const st = t.status;
     const said = st.over ? `Over. Champion: ${(st.champions || []).map((c) => names[c]).join(", ")}`
-      : t.started ? `${t.progress.finished}/${t.progress.games} games played` : `Registering: ${names.join(", ") || "nobody yet"}`;
+      : t.started ? `${t.progress.finished}/${t.progress.games} games played`
+        : `Registering: ${t.players.filter((p) => !p.removed).map((p) => p.name).join(", ") || "nobody yet"}`;
     box.replaceChildren(el("section", {}, el("h1", {}, t.options?.name || id),
       el("p", { class: "status", id: "t-status" }, said),
       t.started ? "" : registering(t),
@@ -128,6 +129,13 @@ export async function renderTournament(id, show, setLeave) {
       async function start() {
         try { await api("POST", `/v1/tournaments/${id}/start`, undefined, organiserToken); await draw(); } catch (e) { toast(e.message); }
       }
+      // The organiser may take out an entrant before the start (a name they do not want).
+      async function remove(player) {
+        try { await api("DELETE", `/v1/tournaments/${id}/players/${player}`, undefined, organiserToken); await draw(); } catch (e) { toast(e.message); }
+      }
+      const entrants = t.players.filter((p) => !p.removed);
+      part.append(el("ul", { id: "t-entrants" }, entrants.map((p) => el("li", {}, p.name, " ",
+        el("button", { type: "button", class: "t-remove", "data-player": p.player, "aria-label": `remove ${p.name}`, onclick: () => remove(p.player) }, "Remove")))));
       part.append(el("button", { class: "primary", id: "t-start", onclick: start }, "Start"));
     }
     return part;
@@ -136,7 +144,7 @@ export async function renderTournament(id, show, setLeave) {
   if (over) return;
   // A tournament's stream is public: every result, pairing and rating as it happens.
   let pending = null;
-  const types = ["PlayerRegistered", "TournamentStarted", "RoundStarted", "TableFinished", "RoundEnded", "GameEnded"];
+  const types = ["PlayerRegistered", "PlayerRemoved", "TournamentStarted", "RoundStarted", "TableFinished", "RoundEnded", "GameEnded"];
   const stop = follow(id, null, types, 0, () => {
     clearTimeout(pending);
     pending = setTimeout(() => draw().catch(() => {}), 200);

@@ -234,6 +234,36 @@ def test_two_browsers_are_two_players_who_see_each_others_moves_and_no_secret(
         assert tokens[0] not in received and tokens[0] not in bob.page_source
 
 
+def requested(driver: WebDriver) -> list[tuple[str, str]]:
+    """(method, url) of every request the page sent since the last call."""
+    out = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            request = message["params"]["request"]
+            out.append((request["method"], request["url"]))
+    return out
+
+
+def test_the_other_table_draws_a_move_from_the_stream_alone(system: System) -> None:
+    """#24 item 3: Bob's table shows Alice's vote from its live stream (the stream's view
+    frame), without reading the view or the legal commands back."""
+    with invited_pair(system, "giraffometer") as (alice, bob, game_id, _):
+        wait_for(lambda: bob.find_elements(By.CSS_SELECTOR, "#lowest-1"))
+        before = version_shown(bob)
+        requested(bob)  # what loading the table sent is not what a move makes it send
+        click_giraffometer(alice, {"lowest": 1, "highest": 2})
+        wait_for(lambda: version_shown(bob) > before, 10, "Bob did not see the vote")
+        assert "1/2 voted" in status(bob) or "1/2 voted" in find(bob, "#board").text
+        time.sleep(1.2)  # longer than the client's fallback read would wait
+        reads = [
+            (m, u)
+            for m, u in requested(bob)
+            if m == "GET" and f"/v1/games/{game_id}" in u and "/events/stream" not in u
+        ]
+        assert reads == [], reads
+
+
 def test_the_replay_viewer_steps_through_a_finished_game(
     page: WebDriver, http: httpx.Client
 ) -> None:
@@ -363,6 +393,15 @@ def test_a_friend_joins_an_open_tournament_by_its_link(system: System) -> None:
         wait_for(lambda: not bob.find_elements(By.CSS_SELECTOR, "#t-join"), 10, "Bob not in")
         wait_for(lambda: "Bob" in find(alice, "#t-status").text, 10, "Alice did not see Bob")
         assert not bob.find_elements(By.CSS_SELECTOR, "#t-start")  # only the organiser starts
+        assert not bob.find_elements(By.CSS_SELECTOR, ".t-remove")  # and removes entrants
+        # Someone Alice does not want joins through the API; she removes them (#30 item 3).
+        tid = link.rsplit("/", 1)[1]
+        joined = httpx.post(f"{system.base_url}/v1/tournaments/{tid}/join", json={"name": "Mal"})
+        assert joined.status_code == 201
+        wait_for(lambda: "Mal" in find(alice, "#t-status").text, 10, "Alice did not see Mal")
+        click(alice, '#t-entrants button[aria-label="remove Mal"]')
+        wait_for(lambda: "Mal" not in find(alice, "#t-status").text, 10, "Mal still in")
+        assert "Bob" in find(alice, "#t-status").text
         click(alice, "#t-start")
         deadline = time.monotonic() + 30
         while not bob.find_elements(By.CSS_SELECTOR, "a.my-table"):

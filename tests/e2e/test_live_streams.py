@@ -6,8 +6,11 @@ once, in order, redacted for its seat."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
+import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from typing import Any
 from urllib.parse import urlparse
@@ -172,3 +175,65 @@ def test_viewers_joining_while_moves_happen_miss_no_frame(http: httpx.Client) ->
         for seat, ids in seen.items():
             assert ids == list(range(ids[0], last + 1)), (seat, ids)
             assert ids[0] == 4, (seat, ids)
+
+
+def view_frames(base_url: str, path: str, headers: dict[str, str], until: int) -> list[Any]:
+    """The ``view`` frames of a live stream (views=true) up to version ``until``."""
+    frames: list[Any] = []
+    deadline = time.monotonic() + 15
+    with httpx.stream("GET", base_url + path, headers=headers, timeout=20) as stream:
+        kind = ""
+        for line in stream.iter_lines():
+            if time.monotonic() > deadline:
+                break
+            if line.startswith("event:"):
+                kind = line[6:].strip()
+            elif line.startswith("data:") and kind == "view":
+                frames.append(json.loads(line[5:]))
+                if frames[-1]["version"] >= until:
+                    break
+    return frames
+
+
+def test_a_stream_with_views_carries_each_audiences_view_and_commands(
+    http: httpx.Client,
+) -> None:
+    """#24 item 3: with views=true a stream sends, at once and after each batch of
+    events, its audience's view and legal commands at the new version: exactly what the
+    view and commands routes answer for that seat at that version (a seat's own secret
+    only on its own stream), so a table needs no read after another player's move."""
+    game = create(http, "giraffometer", [{"kind": "human"}] * 2, options={"target": 100})
+    game_id, tokens, start = game["game_id"], game["tokens"], game["version"]
+    base = str(http.base_url).rstrip("/")
+    path = f"/v1/games/{game_id}/events/stream?views=true"
+    body = {"command": {"type": "vote", "lowest": 3, "highest": 5}, "command_id": "v"}
+    results: dict[str, list[Any]] = {}
+    with ThreadPoolExecutor(2) as pool:
+        spectator = pool.submit(view_frames, base, path, {}, start + 1)
+        seat1 = pool.submit(view_frames, base, path, auth(tokens["1"]), start + 1)
+        time.sleep(0.5)
+        done = http.post(f"/v1/games/{game_id}/commands", json=body, headers=auth(tokens["0"]))
+        assert done.status_code == 200 and done.json()["version"] == start + 1
+        results = {"spectator": spectator.result(), "seat1": seat1.result()}
+    for who, frames in results.items():  # at once, then after the move
+        assert [f["version"] for f in frames] == [start, start + 1], who
+    seen_by_1 = results["seat1"][-1]
+    assert seen_by_1["seat"] == 1 and seen_by_1["view"]["voted"] == [0]
+    assert seen_by_1["view"]["your_vote"] is None  # seat 0's vote stays seat 0's
+    legal = http.get(f"/v1/games/{game_id}/commands", headers=auth(tokens["1"])).json()
+    assert seen_by_1["commands"] == legal
+    at = {"min_version": start + 1}
+    view = http.get(f"/v1/games/{game_id}", params=at, headers=auth(tokens["1"]))
+    assert seen_by_1["view"] == view.json()["view"]
+    public = http.get(f"/v1/games/{game_id}", params=at).json()["view"]
+    assert (
+        results["spectator"][-1]["view"] == public and results["spectator"][-1]["commands"] is None
+    )
+    # Without views=true a stream carries events only, as before.
+    lines = []
+    with httpx.stream("GET", f"{base}/v1/games/{game_id}/events/stream?after={start}") as stream:
+        for line in stream.iter_lines():
+            lines.append(line)
+            if line.startswith("data:"):
+                break
+    assert "event: VoteCast" in lines and "event: view" not in lines
