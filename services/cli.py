@@ -23,6 +23,7 @@ import httpx
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 console = Console()
 
@@ -121,8 +122,15 @@ def expected_games(t: dict[str, Any]) -> int:
     return 0
 
 
+def shown(name: str) -> Text:
+    """A name as the terminal shows it: never markup, never a control character (names
+    of tournaments from before names were checked may hold escape sequences)."""
+    return Text("".join(c if c.isprintable() else "\N{REPLACEMENT CHARACTER}" for c in name))
+
+
 def show_standings(t: dict[str, Any]) -> None:
-    table = Table(title=f"{t['options'].get('name') or t['tournament_id']}: standings")
+    title = shown(str(t["options"].get("name") or t["tournament_id"]))
+    table = Table(title=title + ": standings")
     for column in ("#", "player", "points", "buchholz", "rating (mu - 3 sigma)"):
         table.add_column(column, justify="left" if column == "player" else "right")
     champions = set(t["status"].get("champions", []))
@@ -130,7 +138,7 @@ def show_standings(t: dict[str, Any]) -> None:
         mark = " *" if s["player"] in champions else ""
         table.add_row(
             str(s["rank"]),
-            s["name"] + mark,
+            shown(s["name"] + mark),
             f"{s['points']:g}",
             f"{s['buchholz']:g}",
             f"{s['rating']['ordinal']:.2f}",

@@ -8,6 +8,7 @@ from typing import Any
 from services.games import GAMES
 from services.kernel.errors import InvalidArgument
 from services.kernel.game import SeatSpec
+from services.kernel.names import clean_name
 from services.kernel.spec import no_scoring
 
 FORMATS = ("round_robin", "swiss", "elimination", "duplicate")
@@ -83,9 +84,10 @@ def _flag(raw: Mapping[str, Any], name: str) -> bool:
 
 
 def _name(raw: Any) -> str:
+    """The tournament's name: empty, or plain text (services.kernel.names)."""
     if not isinstance(raw, str) or len(raw) > 80:
         raise InvalidArgument("name is a string of at most 80 characters", "bad_option")
-    return raw
+    return clean_name(raw, 80) if raw.strip() else ""
 
 
 def _game_options(raw: Any, games: list[str]) -> dict[str, dict[str, Any]]:

@@ -201,3 +201,50 @@ def test_anyone_joins_an_open_tournament_until_it_starts() -> None:
     with pytest.raises(RuleViolation) as refused:
         closed.execute(ENGINE, {"type": "join", "name": "Ada"})
     assert refused.value.code == "closed" and closed.state.players == ()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(FORMATS), st.data())
+def test_removed_entrants_are_never_seated_nor_ranked(fmt: Any, data: st.DataObject) -> None:
+    """#30 item 3: whoever the organiser removes before the start never plays, and every
+    format still seats each remaining entrant once a round to its end."""
+    options, sizes = fmt
+    n = data.draw(st.sampled_from(list(sizes)))
+    p = Playthrough.start(GAME, options, [SeatSpec("human")], "t-seed")
+    for i in range(n + 2):
+        p.execute(ORGANISER, {"type": "register", "name": f"p{i}", "kind": "bot"})
+    gone = data.draw(st.lists(st.integers(0, n + 1), min_size=2, max_size=2, unique=True))
+    for player in gone:
+        p.execute(ORGANISER, {"type": "remove", "player": player})
+    with pytest.raises(RuleViolation):  # once is enough
+        p.execute(ORGANISER, {"type": "remove", "player": gone[0]})
+    p.execute(ORGANISER, {"type": "start"})
+    while not p.state.over:
+        current = p.state.current
+        assert current is not None
+        seated = [q for t in current.tables for q in t.players] + list(current.byes)
+        assert not set(seated) & set(gone)
+        table = next(t for t in current.tables if not t.finished)
+        keys = data.draw(
+            st.lists(st.integers(0, 3), min_size=len(table.players), max_size=len(table.players))
+        )
+        p.execute(
+            ENGINE, {"type": "result", "round": current.round, "table": table.table, "keys": keys}
+        )
+    standings = GAME.view(p.state, -1)["standings"]
+    assert sorted(s["player"] for s in standings) == sorted(set(range(n + 2)) - set(gone))
+
+
+def test_removal_is_the_organisers_before_the_start() -> None:
+    p = Playthrough.start(GAME, {"table_size": 3}, [SeatSpec("human")], "t-seed")
+    for i in range(4):
+        p.execute(ORGANISER, {"type": "register", "name": f"p{i}", "kind": "bot"})
+    with pytest.raises(RuleViolation):
+        p.execute(ENGINE, {"type": "remove", "player": 0})
+    with pytest.raises(InvalidArgument):
+        p.execute(ORGANISER, {"type": "remove", "player": "0"})
+    p.execute(ORGANISER, {"type": "remove", "player": 0})
+    p.execute(ORGANISER, {"type": "register", "name": "p0", "kind": "bot"})  # free again
+    p.execute(ORGANISER, {"type": "start"})
+    with pytest.raises(RuleViolation):
+        p.execute(ORGANISER, {"type": "remove", "player": 1})
