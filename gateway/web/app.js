@@ -2,6 +2,7 @@
 // same REST API any client uses (/docs). No build step, no third-party code.
 
 import { api, commandId, el, follow, remember, seatOf, toast } from "/static/api.js";
+import { allEvents, latestMove, moveLog, movesOf, namer, tell } from "/static/moves.js";
 import { renderTournament, renderTournaments } from "/static/tournaments.js";
 
 const app = document.getElementById("app");
@@ -160,11 +161,13 @@ async function joinSeat(gameId, seat) {
 
 // -- a table ---------------------------------------------------------------------------------
 
-function statusLine(view, seat) {
+function statusLine(view, seat, why) {
   const st = view.status || {};
   if (st.over) {
     const won = (st.winners || []).map((w) => (w === seat ? "you" : `seat ${w}`));
-    return el("p", { class: "status", id: "status" }, `Game over. Winner${won.length === 1 ? "" : "s"}: ${won.join(", ") || "none"}`);
+    return el("div", { class: "status", id: "status" },
+      el("p", {}, `Game over. Winner${won.length === 1 ? "" : "s"}: ${won.join(", ") || "none"}`),
+      why ? el("p", { id: "why" }, why) : null);
   }
   const yours = (st.to_act || []).includes(seat);
   const who = (st.to_act || []).map((s) => (s === seat ? "you" : `seat ${s}`)).join(", ");
@@ -192,13 +195,22 @@ async function tablePage(gameId) {
   const summary = await api("GET", `/v1/games/${gameId}`, undefined, token);
   const type = (await gameTypes()).find((t) => t.name === summary.view.game) || { events: [], name: summary.view.game };
   const module = await tableModule(type.name);
+  const describe = module.describe || ((e) => e.type);
   const board = el("div", { id: "board" });
   const header = el("div");
   const invite = el("div", { class: "row muted", id: "invite" });
+  // The move log: every move as a sentence, newest first; the newest is announced.
+  const events = await allEvents(gameId, token).catch(() => []);
+  const who = namer(events, held ? held.seat : -1);
+  const log = el("section", { id: "log", "aria-label": "what happened" }, el("h2", {}, "What happened"));
+  const announce = el("p", { class: "visually-hidden", id: "announce", "aria-live": "polite" });
   show(el("section", {},
     el("h1", {}, type.title || type.name), header, invite,
     el("p", {}, el("a", { href: `#/games/${gameId}/replay` }, "Replay"), held ? ` · you are seat ${held.seat}` : " · watching")),
-  board);
+  board, log, announce);
+  function heard(event) { // an event of the stream, in order, once
+    if (!events.length || event.version > events[events.length - 1].version) events.push(event);
+  }
 
   let version = summary.version;
   let busy = false;
@@ -208,6 +220,7 @@ async function tablePage(gameId) {
     busy = true;
     try {
       const answer = await api("POST", `/v1/games/${gameId}/commands`, { command, command_id: commandId() }, token);
+      for (const event of answer.events) heard(event);
       draw(answer.view, answer.commands, answer.version);
     } catch (e) { toast(e.message); await refresh(); }
     finally { busy = false; }
@@ -222,8 +235,16 @@ async function tablePage(gameId) {
     const seat = held ? held.seat : -1;
     const clock = timerLine(view, held ? send : null);
     timer = clock ? clock.firstChild : null;
-    header.replaceChildren(statusLine(view, seat), el("p", { class: "muted" }, `version ${at}`, clock ? " · " : "", clock || ""));
-    board.replaceChildren(module.render({ view, legal, seat, send: held ? send : null, gameId, version: at }));
+    const moves = movesOf(events.filter((e) => e.version <= at));
+    const why = view.status.over && module.explainEnd ? module.explainEnd(view, events, who) : null;
+    header.replaceChildren(statusLine(view, seat, why), el("p", { class: "muted" }, `version ${at}`, clock ? " · " : "", clock || ""));
+    const last = latestMove(moves);
+    const lastTold = last ? { seat: last.actor, events: last.events, text: tell(last, describe, who).join("; ") } : null;
+    board.replaceChildren(module.render({ view, legal, seat, send: held ? send : null, gameId, version: at, last: lastTold, who }));
+    const { list, newest } = moveLog(moves, describe, who);
+    log.replaceChildren(el("h2", {}, "What happened"), list);
+    const yours = (view.status.to_act || []).includes(seat);
+    announce.textContent = `${newest}${yours ? " Your move." : ""}`;
   }
   let latest = version; // the newest version the stream announced
   async function refresh() {
@@ -243,6 +264,7 @@ async function tablePage(gameId) {
   // for a view frame that does not come (a gateway of before them).
   let pending = null;
   const stop = follow(gameId, token, type.events || [], version, (event) => {
+    heard(event);
     latest = Math.max(latest, event.version);
     if (event.version <= version) return;
     clearTimeout(pending);

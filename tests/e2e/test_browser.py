@@ -197,7 +197,24 @@ def test_a_whole_game_is_played_by_clicking(
     final = http.get(f"/v1/games/{game_id}", params={"min_version": shown}).json()
     assert moves > 0 and final["view"]["status"]["over"] and final["version"] >= shown
     assert "Game over" in status(page)
+    # #24 item 2: every move is told, the bot's too, and the end is explained by its rule.
+    told = [li.text for li in page.find_elements(By.CSS_SELECTOR, "#move-log li")]
+    assert len(told) >= 2 * moves or len(told) == 40, told
+    assert told[0].startswith("LATEST") or "latest" in told[0].lower()
+    assert any(line.startswith(("You ", "LATEST You ")) for line in told), told
+    assert any("Bot 1" in line for line in told), told
+    assert not any("{" in line or "undefined" in line for line in told), told
+    assert any(words in find(page, "#why").text for words in WHY[game])
+    announced = page.execute_script("return document.getElementById('announce').textContent")
+    assert "Game over" in announced
     assert not [e for e in page.get_log("browser") if e["level"] == "SEVERE"]
+
+
+WHY = {  # the words of each game's end explanation (its rule)
+    "giraffe-raffe": ("no legal play and no apple to return",),
+    "giraffometer": ("reached the target",),
+    "riff-raff": ("which wins at once", "the fewest pieces left win"),
+}
 
 
 def test_two_browsers_are_two_players_who_see_each_others_moves_and_no_secret(

@@ -14,3 +14,8 @@ export function render({ view, legal, send }) {
         onclick: () => { try { send(JSON.parse(box.value)); } catch (e) { box.setCustomValidity(e.message); box.reportValidity(); } },
       }, "Send")) : null));
 }
+
+// Events as their type and data: a game without sentences of its own.
+export function describe(event) {
+  return event.type === "TurnStarted" ? null : `${event.type} ${JSON.stringify(event.data)}`;
+}

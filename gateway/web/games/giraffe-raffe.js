@@ -19,8 +19,9 @@ function needText(need) {
   return `${count} card${count === 1 ? "" : "s"}${need.above ? `, above ${need.above}` : ""}`;
 }
 
-export function render({ view, legal, seat, send }) {
+export function render({ view, legal, seat, send, last, who }) {
   const commands = (legal && legal.commands) || [];
+  const lastPlay = last && last.events.find((e) => e.type === "CardsPlayed");
   const byTree = Object.fromEntries(commands.filter((c) => c.type === "play").map((c) => [c.tree, c]));
   const selected = new Set();
   const root = el("div", { class: "giraffe-raffe" });
@@ -65,8 +66,10 @@ export function render({ view, legal, seat, send }) {
   for (const tree of view.trees) {
     const entry = byTree[tree.id];
     const top = tree.plays.length ? tree.plays[tree.plays.length - 1] : null;
-    trees.append(el("div", { class: `tree${entry && entry.playable ? " playable" : ""}`, "data-tree": tree.id },
+    const justPlayed = lastPlay && lastPlay.data.tree === tree.id;
+    trees.append(el("div", { class: `tree${entry && entry.playable ? " playable" : ""}${justPlayed ? " last-move" : ""}`, "data-tree": tree.id },
       el("strong", {}, tree.id), " ", el("span", { class: "muted" }, tree.colours.length ? tree.colours.join("/") : ""),
+      justPlayed ? el("div", { class: "last-label" }, `just played by ${who ? who(lastPlay.data.seat) : `seat ${lastPlay.data.seat}`}`) : null,
       el("div", { class: "muted" }, entry ? entry.shape : needText(tree.need)),
       el("div", { class: "cards" }, top ? top.cards.map((c) => cardNode(c)) : el("span", { class: "muted" }, "empty")),
       el("button", {
@@ -109,4 +112,69 @@ export function render({ view, legal, seat, send }) {
   if (view.hands) root.append(el("section", {}, el("h2", {}, "Every hand"), view.hands.map((h, i) => el("div", { class: "row" }, `Seat ${i}: `, el("div", { class: "cards" }, h.map((c) => cardNode(c)))))));
   refreshChoices();
   return root;
+}
+
+// -- what happened, as sentences (the move log and the replay; moves.js) -------------------
+
+const TREES = { single: "the Single tree", four: "Four of a Kind", three: "Three of a Kind", pair: "Pair",
+  straight: "Straight", color: "Colour", free: "Free" };
+const COLOUR_WORDS = { r: "red", b: "blue", y: "yellow", g: "green" };
+
+export function treeName(id) {
+  if (TREES[id]) return TREES[id];
+  const colours = id.replace("single-", "").split("").map((c) => COLOUR_WORDS[c] || c);
+  return `the ${colours.join("/")} Single tree`;
+}
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+export function describe(event, who, said) {
+  const d = event.data;
+  switch (event.type) {
+    case "GameCreated": return `A game for ${plural(d.seats.length, "seat")} (${d.options.mode})`;
+    case "CardsDealt": return `Round ${d.round}: cards dealt; ${who(d.dealer)} deal${who(d.dealer) === "You" ? "" : "s"} and play${who(d.dealer) === "You" ? "" : "s"} first`;
+    case "CardsPlayed": {
+      const copies = Object.entries(d.copies || {}).map(([c, n]) => `${cardLabel(c)} as ${n}`);
+      return `${who(d.seat)} played ${d.cards.map(cardLabel).join(" + ")} on ${treeName(d.tree)}${copies.length ? ` (${copies.join(", ")})` : ""}`;
+    }
+    case "ApplesTaken": {
+      const last = said.length ? said[said.length - 1] : "";
+      if (last.startsWith(`${who(d.seat)} played`)) { said[said.length - 1] = `${last} and took ${plural(d.count, "apple")}`; return null; }
+      return `${who(d.seat)} took ${plural(d.count, "apple")}`;
+    }
+    case "RedrawCardTaken": {
+      if (d.to === "robot_deck") return "The Robot took the top Redraw card, face down, onto its deck";
+      const what = d.card ? cardLabel(d.card) : "a card";
+      const last = said.length ? said[said.length - 1] : "";
+      if (last.startsWith(`${who(d.seat)} played`)) { said[said.length - 1] = `${last} and drew ${what} from the Redraw pile`; return null; }
+      return `${who(d.seat)} drew ${what} from the Redraw pile`;
+    }
+    case "AppleReturned": return `${who(d.seat)} returned an apple and passed`;
+    case "RobotCardsDrawn": return `The Robot drew ${plural(d.cards.length, "card")}`;
+    case "RobotTieOffered": return `The Robot can play on ${treeName(d.tree)} in ${d.options.length} ways that differ only in colour: its player chooses`;
+    case "PlayerLost": return `${who(d.seat)} could neither play nor return an apple, and lost round ${d.round}`;
+    case "RottenAppleTaken": return `${who(d.seat)} took a rotten apple`;
+    case "GameEnded": return `Game over: ${d.winners.map(who).join(", ") || "nobody"} won`;
+    default: return null;
+  }
+}
+
+// Why the game ended, by the rule that decided it (rulings GR-9, GR-10, GR-11).
+export function explainEnd(view, events, who) {
+  const ended = events.find((e) => e.type === "GameEnded");
+  if (!ended) return null;
+  const lost = events.filter((e) => e.type === "PlayerLost").map((e) => e.data);
+  const last = lost[lost.length - 1];
+  const winners = ended.data.winners.map(who).join(", ");
+  const mode = (view.options || {}).mode;
+  if (mode === "longer") {
+    return `${ended.data.losers.map(who).join(", ")} took a second rotten apple (a round's loser takes one; two lose the game), so ${winners} win.`;
+  }
+  if (mode === "solo" && last && view.players.some((p) => p.robot && p.index === last.seat)) {
+    return "The Robot could neither play, draw from its deck nor return an apple: you win.";
+  }
+  if (last) {
+    return `On ${who(last.seat) === "You" ? "your" : `${who(last.seat)}'s`} turn there was no legal play and no apple to return, which loses at once; everyone else wins: ${winners}.`;
+  }
+  return `${winners} won.`;
 }

@@ -49,3 +49,36 @@ export function render({ view, legal, seat, send }) {
   }
   return root;
 }
+
+// -- what happened, as sentences (the move log and the replay; moves.js) -------------------
+
+const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0");
+
+export function describe(event, who) {
+  const d = event.data;
+  switch (event.type) {
+    case "GameCreated": return `A game for ${d.seats.length} players, first to ${d.options.target} crystals`;
+    case "DeckLoaded": return `The custom deck “${d.name}” was loaded`;
+    case "DeckReshuffled": return "The discarded facts were shuffled under what was left";
+    case "RoundStarted": return `Round ${d.round}: six new facts`;
+    case "VoteCast": {
+      const mine = d.lowest ? ` (lowest ${d.lowest}, highest ${d.highest})` : "";
+      return `${who(d.seat)} voted${mine}`;
+    }
+    case "RoundRevealed": {
+      const changes = d.changes.map((c, s) => `${who(s)} ${signed(c)}`).join(", ");
+      return `Round ${d.round} revealed${d.closed_by_timer ? " (the timer closed it)" : ""}: the lowest was fact ${d.lowest_position}, the highest fact ${d.highest_position}; crystals ${changes}`;
+    }
+    case "GameEnded": return `Game over: ${d.winners.map(who).join(", ") || "nobody"} won`;
+    default: return null;
+  }
+}
+
+// Why the game ended (ruling GM-5): everyone at or above the target wins, together.
+export function explainEnd(view, events, who) {
+  const ended = events.find((e) => e.type === "GameEnded");
+  if (!ended) return null;
+  const target = view.options.target;
+  const reached = ended.data.winners.map((s) => `${who(s)} (${view.scores[s]})`).join(", ");
+  return `${reached} reached the target of ${target} crystals after a reveal; everyone at or above it wins together.`;
+}

@@ -17,7 +17,7 @@ const COLOURS = { boat: "#8d6e63", barrel: "#a1887f", flacon: "#4fc3f7", box: "#
   sailor: "#e57373", plank: "#bcaaa4", rat: "#9e9e9e", chest: "#ffd54f" };
 
 // The ship in its own frame (cm, origin at the pivot), rotated by its tilt.
-function shipDrawing(ship, highlight) {
+function shipDrawing(ship, highlight, lastPiece) {
   const g = ship.geometry;
   const frame = svg("g", { transform: `rotate(${-ship.tilt_degrees})` });
   const [x0, x1] = [-24, 24];
@@ -31,10 +31,12 @@ function shipDrawing(ship, highlight) {
     frame.append(svg("text", { x: (arm.x[0] + arm.x[1]) / 2, y: -arm.y + 3.2, "font-size": 2.6, "text-anchor": "middle" }, area));
   }
   for (const p of ship.pieces) {
+    const just = p.id === lastPiece;
     frame.append(svg("rect", {
       x: p.x - p.width / 2, y: -(p.y + p.height), width: p.width, height: p.height,
-      fill: COLOURS[p.type] || "#999", stroke: "#333", "stroke-width": 0.2, "data-piece": p.id,
-    }, svg("title", {}, `${p.type} (${p.id}) on area ${p.area}`)));
+      fill: COLOURS[p.type] || "#999", stroke: just ? "#b71c1c" : "#333", "stroke-width": just ? 0.8 : 0.2,
+      "stroke-dasharray": just ? "1.2 0.6" : "none", "data-piece": p.id, class: just ? "last-move" : "",
+    }, svg("title", {}, `${pieceName(p.id)} on area ${p.area}${just ? " (just loaded)" : ""}`)));
   }
   return svg("svg", { viewBox: "-32 -60 64 72", role: "img", "aria-label": `the ship, tilted ${ship.tilt_degrees} degrees` },
     svg("rect", { x: -32, y: 8, width: 64, height: 4, fill: "#81d4fa" }), frame);
@@ -101,8 +103,10 @@ function actions(legal, view, send) {
   return box;
 }
 
-export function render({ view, legal, seat, send }) {
+export function render({ view, legal, seat, send, last }) {
   const turn = view.turn;
+  const loaded = last ? last.events.filter((e) => e.type === "PieceLoaded") : [];
+  const lastPiece = loaded.length ? loaded[loaded.length - 1].data.piece : null;
   const players = el("table", {}, el("tbody", {}, view.supplies.map((supply, s) =>
     el("tr", {},
       el("td", {}, s === seat ? "You" : `Seat ${s}`, s === view.captain ? " ⚓ captain" : ""),
@@ -110,7 +114,7 @@ export function render({ view, legal, seat, send }) {
       el("td", {}, `${supply.length} pieces left`),
       el("td", {}, turn && turn.seat === s ? "◀ loading" : "")))));
   const ship = view.ship.pieces
-    ? el("div", { class: "ship" }, shipDrawing(view.ship, turn && turn.area))
+    ? el("div", { class: "ship" }, shipDrawing(view.ship, turn && turn.area, lastPiece))
     : el("p", {}, `Aboard the real ship: ${view.ship.aboard.join(", ") || "nothing yet"}`);
   const fallen = turn && turn.fallen.length ? el("p", { id: "fallen" }, "Falling: ", turn.fallen.map((f) => f.id).join(", ")) : null;
   const report = turn && turn.report ? el("p", {}, `Reported: fell ${turn.report.fell.join(", ") || "nothing"}, caught ${turn.report.caught.join(", ") || "nothing"}`) : null;
@@ -120,4 +124,55 @@ export function render({ view, legal, seat, send }) {
       players),
     el("section", {}, el("h2", {}, `The ship${view.ship.pieces ? ` (tilt ${view.ship.tilt_degrees}°)` : ""}`), ship, fallen, report),
     el("section", {}, el("h2", {}, "Your move"), actions(legal, view, send)));
+}
+
+// -- what happened, as sentences (the move log and the replay; moves.js) -------------------
+
+// A piece's id (s1-barrel-0) as a person reads it: "barrel 1".
+export function pieceName(id) {
+  const found = /^s\d+-([a-z]+)-(\d+)$/.exec(id);
+  return found ? `${found[1]} ${Number(found[2]) + 1}` : id;
+}
+
+const names = (ids) => ids.map(pieceName).join(", ");
+
+export function describe(event, who, said) {
+  const d = event.data;
+  switch (event.type) {
+    case "GameCreated": return `A game for ${d.seats.length} players (${d.options.mode})`;
+    case "CaptainNamed": case "CaptainChosen": return `${who(d.seat)} ${who(d.seat) === "You" ? "are" : "is"} the captain`;
+    case "RoundStarted": return `Round ${d.round}: everyone chooses a card`;
+    case "CardChosen": return `${who(d.seat)} chose a card${d.card ? ` (${d.card})` : ""}`;
+    case "CardsRevealed": return `Cards: ${Object.entries(d.cards).map(([s, c]) => `${who(Number(s))} ${c}`).join(", ")}`;
+    case "DecisionPending": return `${who(d.by)} decide${who(d.by) === "You" ? "" : "s"} ${d.kind === "choose_captain" ? "who is captain" : "the order"} among ${d.seats.map(who).join(", ")}`;
+    case "PlayersOrdered": case "TurnOrderSet": return `Turn order: ${d.order.map(who).join(", ")}`;
+    case "TurnStarted": return `${who(d.seat)} load${who(d.seat) === "You" ? "" : "s"} on area ${d.area}`;
+    case "PieceLoaded": {
+      const fell = (d.outcome && d.outcome.fell) || [];
+      const what = `${who(d.seat)} loaded ${pieceName(d.piece)} on area ${d.area}${d.double ? " (a double load)" : ""}`;
+      return fell.length ? `${what}; ${names(fell.map((f) => f.id))} fell` : what;
+    }
+    case "CatchAttempted": return d.attempts.map((a) => `${who(d.seat)} ${a.caught ? "caught" : "missed"} ${pieceName(a.id)}`).join(", ");
+    case "FallReported": return `${who(d.seat)} reported ${names(d.fell) || "nothing"} fell${d.caught.length ? `, ${names(d.caught)} caught` : ""}`;
+    case "ReportAccepted": return `${who(d.seat)} accepted the report`;
+    case "ReportDisputed": return `${who(d.seat)} disputed the report: the captain settles it`;
+    case "FallResolved": {
+      const parts = [];
+      if (d.removed.length) parts.push(`${names(d.removed)} left the game`);
+      if (d.to_player.length) parts.push(`${names(d.to_player)} back to ${who(d.seat)}`);
+      return parts.join("; ") || null;
+    }
+    case "GameEnded": return `Game over: ${d.winners.map(who).join(", ") || "nobody"} won`;
+    default: return null;
+  }
+}
+
+// Why the game ended, by the rule that decided it (ruling RR-6).
+export function explainEnd(view, events, who) {
+  const ended = events.find((e) => e.type === "GameEnded");
+  if (!ended) return null;
+  const winners = ended.data.winners.map(who).join(", ");
+  if (ended.data.reason === "emptied") return `${winners} had no pieces left at the end of a turn, which wins at once.`;
+  const counts = (ended.data.pieces || []).map((n, s) => `${who(s)} ${n}`).join(", ");
+  return `Every card was played; the fewest pieces left win (${counts}): ${winners}.`;
 }
