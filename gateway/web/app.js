@@ -295,34 +295,61 @@ async function showInvites(gameId, box) {
 
 // -- replay ---------------------------------------------------------------------------------
 
+// Steps by move (one command's events), each captioned with its sentence; a round is the
+// moves from one round's start to the next. Plain-text controls (glyphs such as ⏮ do not
+// render on every system's fonts).
+const ROUND_STARTS = new Set(["CardsDealt", "RoundStarted"]);
+
 async function replayPage(gameId) {
   const held = seatOf(gameId);
   const token = held ? held.token : null;
   const now = await api("GET", `/v1/games/${gameId}`, undefined, token);
   const module = await tableModule(now.view.game);
-  const last = now.version;
-  const slider = el("input", { type: "range", min: 1, max: last, value: last, id: "replay-version", "aria-label": "version" });
+  const describe = module.describe || ((e) => e.type);
+  const events = await allEvents(gameId, token);
+  const who = namer(events, held ? held.seat : -1);
+  const moves = movesOf(events);
+  const rounds = moves.map((m, i) => (m.events.some((e) => ROUND_STARTS.has(e.type)) ? i : -1)).filter((i) => i >= 0);
+  const slider = el("input", { type: "range", min: 1, max: moves.length, value: moves.length, id: "replay-move", "aria-label": "move" });
   const label = el("span", { id: "replay-label" });
+  const caption = el("p", { id: "replay-caption", "aria-live": "polite" });
   const reveal = el("input", { type: "checkbox", id: "reveal", disabled: !now.view.status.over });
   const board = el("div", { id: "board" });
-  async function at(version) {
-    slider.value = version;
-    label.textContent = `version ${version} of ${last}`;
-    const query = `version=${version}${reveal.checked ? "&reveal=true" : ""}`;
+  let index = moves.length - 1;
+  async function at(i) {
+    index = Math.min(moves.length - 1, Math.max(0, i));
+    const move = moves[index];
+    slider.value = index + 1;
+    label.textContent = `move ${index + 1} of ${moves.length} (version ${move.version})`;
+    caption.textContent = `${tell(move, describe, who).join("; ") || "…"}.`;
+    const query = `version=${move.version}${reveal.checked ? "&reveal=true" : ""}`;
     const shown = await api("GET", `/v1/games/${gameId}/replay?${query}`, undefined, token);
-    board.replaceChildren(module.render({ view: shown.view, legal: null, seat: shown.seat, send: null, gameId, version }));
+    const last = { seat: move.actor, events: move.events, text: caption.textContent };
+    board.replaceChildren(module.render({ view: shown.view, legal: null, seat: shown.seat, send: null, gameId, version: move.version, last, who }));
   }
-  const step = (delta) => at(Math.min(last, Math.max(1, Number(slider.value) + delta)));
-  slider.addEventListener("change", () => at(Number(slider.value)));
-  reveal.addEventListener("change", () => at(Number(slider.value)));
-  show(el("section", {}, el("h1", {}, "Replay"),
-    el("div", { class: "row" },
-      el("button", { type: "button", id: "replay-first", onclick: () => at(1) }, "⏮ First"),
-      el("button", { type: "button", id: "replay-back", onclick: () => step(-1) }, "◀ Back"),
-      slider,
-      el("button", { type: "button", id: "replay-next", onclick: () => step(1) }, "Next ▶"),
-      el("button", { type: "button", id: "replay-last", onclick: () => at(last) }, "Last ⏭"), label),
+  const round = (direction) => {
+    const found = direction > 0 ? rounds.find((r) => r > index) : [...rounds].reverse().find((r) => r < index);
+    return at(found === undefined ? (direction > 0 ? moves.length - 1 : 0) : found);
+  };
+  const button = (id, text, onclick) => el("button", { type: "button", id, onclick }, text);
+  slider.addEventListener("change", () => at(Number(slider.value) - 1));
+  reveal.addEventListener("change", () => at(index));
+  const controls = el("div", { class: "row", id: "replay-controls" },
+    button("replay-first", "First", () => at(0)),
+    button("replay-prev-round", "Previous round", () => round(-1)),
+    button("replay-back", "Previous move", () => at(index - 1)),
+    slider,
+    button("replay-next", "Next move", () => at(index + 1)),
+    button("replay-next-round", "Next round", () => round(1)),
+    button("replay-last", "Last", () => at(moves.length - 1)), label);
+  // The arrow keys step too, while focus is not in a field.
+  controls.addEventListener("keydown", (e) => {
+    if (e.target === slider) return;
+    if (e.key === "ArrowRight") { e.preventDefault(); at(index + 1); }
+    if (e.key === "ArrowLeft") { e.preventDefault(); at(index - 1); }
+  });
+  show(el("section", {}, el("h1", {}, "Replay"), controls, caption,
     el("label", {}, reveal, " show every hand (finished games)"),
     el("p", {}, el("a", { href: `#/games/${gameId}` }, "Back to the table"))), board);
-  await at(last);
+  await at(moves.length - 1);
 }

@@ -289,18 +289,27 @@ def test_the_replay_viewer_steps_through_a_finished_game(
     click(page, 'a[href$="/replay"]')
     label = find(page, "#replay-label")
     last = int(re.search(r"of (\d+)", label.text).group(1))  # type: ignore[union-attr]
+    events = http.get(f"/v1/games/{game_id}/events").json()["events"]
+    assert last == len({(e["command_id"], e["actor"]) for e in events})  # moves, not versions
     click(page, "#replay-first")
-    wait_for(lambda: label.text.startswith("version 1 "))
-    facts = ""
-    for step in (2, 3):  # GameCreated, DeckShuffled, then the first round's six facts
-        click(page, "#replay-next")
-        wait_for(lambda step=step: label.text.startswith(f"version {step} "))
+    wait_for(lambda: label.text.startswith("move 1 "))
+    assert "A game for 2 players" in find(page, "#replay-caption").text
+    click(page, "#replay-next")  # the bot's or your first vote: a move, told
+    wait_for(lambda: label.text.startswith("move 2 "))
+    assert " voted" in find(page, "#replay-caption").text
     facts = wait_for(lambda: find(page, ".facts").text)
     assert "=" not in facts  # the answers of a running round are not shown...
+    click(page, "#replay-next-round")
+    wait_for(lambda: "Round 2: six new facts" in find(page, "#replay-caption").text)
+    click(page, "#replay-prev-round")
+    wait_for(lambda: "Round 1" in find(page, "#replay-caption").text)
     click(page, "#reveal")
     wait_for(lambda: "=" in find(page, ".facts").text, message="reveal shows no answer")
     click(page, "#replay-last")  # ...unless the finished game is replayed revealed
-    wait_for(lambda: label.text.startswith(f"version {last} "))
+    wait_for(lambda: label.text.startswith(f"move {last} "))
+    assert "Game over" in find(page, "#replay-caption").text
+    for button in page.find_elements(By.CSS_SELECTOR, "#replay-controls button"):
+        assert button.text.isascii() and button.text.strip()  # words, not glyphs
     screenshot(page, "replay")
 
 
