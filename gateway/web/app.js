@@ -3,6 +3,7 @@
 
 import { api, commandId, el, follow, remember, seatOf, toast } from "/static/api.js";
 import { allEvents, latestMove, moveLog, movesOf, namer, tell } from "/static/moves.js";
+import { renderRules, rulesLink } from "/static/rules.js";
 import { renderTournament, renderTournaments } from "/static/tournaments.js";
 
 const app = document.getElementById("app");
@@ -32,6 +33,7 @@ const ROUTES = [
   [/^#\/join\/([\w-]+)\/(\d+)$/, (id, seat) => joinSeat(id, Number(seat))],
   [/^#\/tournaments\/([\w-]+)$/, (id) => renderTournament(id, show, setLeave)],
   [/^#\/tournaments$/, () => renderTournaments(show, gameTypes)],
+  [/^#\/rules(?:\/([\w-]+))?$/, (game) => renderRules(game, show)],
   [/^.*$/, () => lobbyPage()],
 ];
 
@@ -91,8 +93,12 @@ async function lobbyPage() {
     optionsBox.replaceChildren(...(OPTIONS[t.name] || []).map(([name, values]) =>
       el("label", {}, `${name} `, el("select", { "data-option": name }, values.map((v) => el("option", { value: v }, v))))));
   }
+  const howTo = el("span", { id: "how-to" });
+  const showHowTo = () => howTo.replaceChildren(rulesLink(gameSelect.value) || "");
   gameSelect.addEventListener("change", resetSeats);
+  gameSelect.addEventListener("change", showHowTo);
   resetSeats();
+  showHowTo();
 
   async function create(event) {
     event.preventDefault();
@@ -125,7 +131,7 @@ async function lobbyPage() {
 
   const form = el("form", { onsubmit: create },
     el("h2", {}, "New game"),
-    el("div", { class: "row" }, el("label", { for: "game" }, "Game"), gameSelect),
+    el("div", { class: "row" }, el("label", { for: "game" }, "Game"), gameSelect, howTo),
     el("h3", {}, "Seats"), seats,
     el("div", { class: "row" },
       el("button", { type: "button", onclick: () => seats.append(seatRow("bot")) }, "Add a seat")),
@@ -206,7 +212,8 @@ async function tablePage(gameId) {
   const announce = el("p", { class: "visually-hidden", id: "announce", "aria-live": "polite" });
   show(el("section", {},
     el("h1", {}, type.title || type.name), header, invite,
-    el("p", {}, el("a", { href: `#/games/${gameId}/replay` }, "Replay"), held ? ` · you are seat ${held.seat}` : " · watching")),
+    el("p", {}, el("a", { href: `#/games/${gameId}/replay` }, "Replay"), held ? ` · you are seat ${held.seat}` : " · watching",
+      rulesLink(type.name) ? " · " : "", rulesLink(type.name))),
   board, log, announce);
   function heard(event) { // an event of the stream, in order, once
     if (!events.length || event.version > events[events.length - 1].version) events.push(event);
@@ -237,7 +244,9 @@ async function tablePage(gameId) {
     timer = clock ? clock.firstChild : null;
     const moves = movesOf(events.filter((e) => e.version <= at));
     const why = view.status.over && module.explainEnd ? module.explainEnd(view, events, who) : null;
-    header.replaceChildren(statusLine(view, seat, why), el("p", { class: "muted" }, `version ${at}`, clock ? " · " : "", clock || ""));
+    const help = module.hint ? module.hint({ view, legal, seat }) : null;
+    header.replaceChildren(statusLine(view, seat, why), help ? el("p", { class: "hint", id: "hint" }, help) : "",
+      el("p", { class: "muted" }, `version ${at}`, clock ? " · " : "", clock || ""));
     const last = latestMove(moves);
     const lastTold = last ? { seat: last.actor, events: last.events, text: tell(last, describe, who).join("; ") } : null;
     board.replaceChildren(module.render({ view, legal, seat, send: held ? send : null, gameId, version: at, last: lastTold, who }));

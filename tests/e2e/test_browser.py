@@ -281,6 +281,34 @@ def test_the_other_table_draws_a_move_from_the_stream_alone(system: System) -> N
         assert reads == [], reads
 
 
+RULE_WORDS = {  # what each game's page must explain (#24 item 1)
+    "giraffe-raffe": ("apple", "Copy", "Redraw pile", "loses"),
+    "giraffometer": ("crystal", "lowest", "highest", "target"),
+    "riff-raff": ("captain", "area", "double load", "catch"),
+}
+
+
+def test_a_newcomer_learns_each_game_from_the_client(page: WebDriver) -> None:
+    """#24 item 1: a How to play page per game, from the lobby and the table, with
+    pictures; the table says what to do now and why a control is off."""
+    for game, words in RULE_WORDS.items():
+        Select(find(page, "#game")).select_by_value(game)
+        click(page, "#how-to a")
+        wait_for(lambda: "How to play" in find(page, "h1").text)
+        text = find(page, ".rules").text
+        assert all(w in text for w in words), (game, [w for w in words if w not in text])
+        assert page.find_elements(By.CSS_SELECTOR, ".rules .picture")
+        screenshot(page, f"rules-{game}")
+        page.back()
+    create_from_lobby(page, "giraffe-raffe", ["you", "bot"])
+    hint = wait_for(lambda: "Your move" in find(page, "#hint").text and find(page, "#hint").text)
+    assert "outlined in green" in hint
+    off = page.find_elements(By.CSS_SELECTOR, "button.play:disabled")
+    assert off and all(b.get_attribute("title") for b in off)  # why it is off
+    click(page, "a.rules-link")
+    wait_for(lambda: find(page, "h1").text == "How to play Giraffe Raffe")
+
+
 def test_the_replay_viewer_steps_through_a_finished_game(
     page: WebDriver, http: httpx.Client
 ) -> None:

@@ -57,6 +57,9 @@ export function render({ view, legal, seat, send, last, who }) {
       const count = cards.length;
       const fits = entry && entry.playable && count >= entry.min_cards && (entry.max_cards === null || count <= entry.max_cards);
       button.disabled = !send || !fits;
+      // Why a Play button is off, for whoever hovers or focuses it.
+      button.title = !send ? "not your move" : !entry || !entry.playable ? "nothing in your hand fits this tree now"
+        : !fits ? `select ${needText(entry)} for this tree` : `play the selected cards on ${tree(button.dataset.tree)}`;
       const options = entry && entry.options;
       const key = [...cards].sort().join(",");
       button.closest(".tree").classList.toggle("match", Boolean(options && options.some((o) => [...o].sort().join(",") === key)));
@@ -114,11 +117,25 @@ export function render({ view, legal, seat, send, last, who }) {
   return root;
 }
 
+// First-game help: what to do now (shown above the table).
+export function hint({ view, legal, seat }) {
+  if (view.status.over || seat < 0) return null;
+  const commands = (legal && legal.commands) || [];
+  if (!(view.status.to_act || []).includes(seat)) return "Not your move yet: your Play buttons wake up when it is. Meanwhile, plan which tree your cards could climb.";
+  const playable = commands.filter((c) => c.type === "play" && c.playable).length;
+  const apple = commands.some((c) => c.type === "return_apple");
+  if (commands.some((c) => c.type === "choose_robot_play")) return "The Robot can play in ways that differ only in colour: choose which it plays.";
+  if (!playable) return "No tree takes a play from your hand: return an apple to pass (with no apple, you would lose).";
+  return `Your move: select cards in your hand (click, or Enter), then press Play on one of the ${playable} trees outlined in green. ${apple ? "Or return an apple to pass." : ""}`.trim();
+}
+
 // -- what happened, as sentences (the move log and the replay; moves.js) -------------------
 
 const TREES = { single: "the Single tree", four: "Four of a Kind", three: "Three of a Kind", pair: "Pair",
   straight: "Straight", color: "Colour", free: "Free" };
 const COLOUR_WORDS = { r: "red", b: "blue", y: "yellow", g: "green" };
+
+function tree(id) { return treeName(id); }
 
 export function treeName(id) {
   if (TREES[id]) return TREES[id];

@@ -9,7 +9,12 @@ export function render({ view, legal, seat, send }) {
   const root = el("div", { class: "giraffometer" });
   const voteButton = el("button", { type: "button", class: "primary", id: "vote", disabled: true }, "Vote");
   const choice = { lowest: null, highest: null };
-  const update = () => { voteButton.disabled = !canVote || !choice.lowest || !choice.highest || choice.lowest === choice.highest; };
+  const update = () => {
+    voteButton.disabled = !canVote || !choice.lowest || !choice.highest || choice.lowest === choice.highest;
+    voteButton.title = !canVote ? (mine ? "you have voted this round" : "not your vote now")
+      : !choice.lowest || !choice.highest ? "choose a lowest and a highest fact first"
+      : choice.lowest === choice.highest ? "lowest and highest must be different facts" : "cast your vote (final)";
+  };
   voteButton.addEventListener("click", () => send({ type: "vote", lowest: choice.lowest, highest: choice.highest }));
 
   const facts = el("div", { class: "facts", role: "group", "aria-label": "facts" });
@@ -48,6 +53,16 @@ export function render({ view, legal, seat, send }) {
       el("p", {}, Object.entries(last.votes).map(([s, v]) => `${Number(s) === seat ? "you" : `seat ${s}`}: ${v.lowest}/${v.highest} (${last.changes[s] >= 0 ? "+" : ""}${last.changes[s]})`).join(" · "))));
   }
   return root;
+}
+
+// First-game help: what to do now (shown above the table).
+export function hint({ view, legal, seat }) {
+  if (view.status.over || seat < 0) return null;
+  if ((view.status.to_act || []).includes(seat)) {
+    return "Your vote: mark one fact as lowest and a different one as highest (mind each unit), then Vote. Votes are final and secret until everyone has voted.";
+  }
+  const left = view.progress.players - view.progress.voted;
+  return view.your_vote ? `You voted; waiting for ${left} more. Then every answer and vote is revealed and crystals are scored.` : "Waiting for the round.";
 }
 
 // -- what happened, as sentences (the move log and the replay; moves.js) -------------------

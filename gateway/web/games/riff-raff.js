@@ -126,6 +126,23 @@ export function render({ view, legal, seat, send, last }) {
     el("section", {}, el("h2", {}, "Your move"), actions(legal, view, send)));
 }
 
+// First-game help: what to do now (shown above the table).
+export function hint({ view, legal, seat }) {
+  if (view.status.over || seat < 0) return null;
+  const commands = (legal && legal.commands) || [];
+  const kinds = new Set(commands.map((c) => c.type));
+  if (kinds.has("choose_card")) return "Choose a secret card: all are shown at once. The highest makes its player captain, and your card is the area you load into (1-4 deck, 5-10 yardarms).";
+  if (kinds.has("load")) {
+    const load = commands.find((c) => c.type === "load");
+    return `Your turn: load a piece on area ${load.area}. Choose the piece, where across the area it goes and how it is turned, then Load.${load.max_pieces > 1 ? " This area already holds cargo: you may declare a double load first." : ""}`;
+  }
+  if (kinds.has("catch")) return "Cargo is falling: tick up to two pieces to try to catch (caught pieces leave the game), then Catch. Pieces not caught come back to you.";
+  if (kinds.has("report") || kinds.has("settle")) return "Say what fell off the real ship and what was caught, then Report.";
+  if (kinds.has("accept")) return "Check the report: accept it, or dispute it and the captain settles it.";
+  if (kinds.has("choose_captain") || kinds.has("order_players")) return "You decide: the players tied on a card wait for your choice.";
+  return "Not your move yet: watch the ship.";
+}
+
 // -- what happened, as sentences (the move log and the replay; moves.js) -------------------
 
 // A piece's id (s1-barrel-0) as a person reads it: "barrel 1".
