@@ -33,7 +33,8 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
     return s.but(
         round=e.round,
         table=ids,
-        pile=s.pile[len(ids) :],
+        # GM-7 deals across kinds, not always from the top: the dealt ids leave the pile.
+        pile=tuple(i for i in s.pile if i not in set(ids)),
         votes=(),
         deadline_ms=e.deadline_ms,
     )

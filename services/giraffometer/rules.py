@@ -56,6 +56,22 @@ def setup(state: State, opts: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
     return flow.events
 
 
+def dealt(pile: tuple[str, ...], facts: Mapping[str, decks.Fact]) -> list[str]:
+    """GM-7: a round's six facts, each of another kind: from the top of the pile, the
+    first fact of each kind not dealt yet; [] when the pile holds fewer than six kinds
+    (a deck of fewer kinds is then dealt from the top)."""
+    ids: list[str] = []
+    kinds: set[str] = set()
+    for i in pile:
+        kind = facts[i].kind if i in facts else i
+        if kind not in kinds:
+            kinds.add(kind)
+            ids.append(i)
+            if len(ids) == len(POSITIONS):
+                return ids
+    return []
+
+
 def drawable(state: State) -> list[str]:
     """The facts a new game shuffles: a custom deck's, or the current default deck's."""
     if state.options.get("deck") != "default":
@@ -66,9 +82,12 @@ def drawable(state: State) -> list[str]:
 
 def start_round(flow: Flow, rng: SeededRng, now_ms: int) -> None:
     s = flow.state
-    if len(s.pile) < len(POSITIONS):  # GM-5: reshuffle the discards under what is left
+    short = len(s.pile) < len(POSITIONS)
+    # GM-5: the discards are shuffled under the pile when it runs short, or (GM-7) when
+    # only they would bring six kinds together.
+    if short or (not dealt(s.pile, s.facts) and dealt((*s.pile, *s.discard), s.facts)):
         flow.emit(ev.DeckReshuffled(order=[*s.pile, *rng.shuffled(s.discard)]))
-    ids = list(flow.state.pile[: len(POSITIONS)])
+    ids = dealt(flow.state.pile, flow.state.facts) or list(flow.state.pile[: len(POSITIONS)])
     timer = s.options.get("round_timer")
     flow.emit(
         ev.RoundStarted(

@@ -28,7 +28,7 @@ def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
         "progress": {"voted": len(state.votes), "players": state.seat_count},
         "scores": list(state.scores),
         "deadline_ms": state.deadline_ms,
-        "last_reveal": state.last_reveal,
+        "last_reveal": _last_reveal(state),
         "status": status(state).to_json(),
         "seed_hash": state.seed_hash,
         "practice": state.practice,
@@ -40,6 +40,20 @@ def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
         out["answers"] = [state.facts[i].answer for i in state.table]
         out["votes"] = {str(s): {"lowest": v.lowest, "highest": v.highest} for s, v in state.votes}
     return out
+
+
+def _last_reveal(state: State) -> dict[str, Any] | None:
+    """The last revealed round with its six facts, answers included (public once
+    revealed), so a table can keep showing what was revealed."""
+    if state.last_reveal is None:
+        return None
+    ids = state.last_reveal.get("ids", [])
+    facts = [
+        {"position": p, **state.facts[i].public(), "answer": state.facts[i].answer}
+        for p, i in zip(POSITIONS, ids, strict=False)
+        if i in state.facts
+    ]
+    return {**state.last_reveal, "facts": facts}
 
 
 def redact(state: State, event: Event, seat: int) -> Event:
@@ -92,6 +106,7 @@ class FactShape(Shape):
     question: str
     unit: str
     theme: str
+    kind: str = ""  # what is compared (GM-7); games dealt before kinds show none
 
 
 class GiraffometerView(Shape):

@@ -207,6 +207,14 @@ def test_a_whole_game_is_played_by_clicking(
     assert any(words in find(page, "#why").text for words in WHY[game])
     announced = page.execute_script("return document.getElementById('announce').textContent")
     assert "Game over" in announced
+    if game == "giraffometer":  # #24 item 6: a final scoreboard and the last reveal kept
+        assert "winner" in find(page, "#final-scores").text
+        rows = page.find_elements(By.CSS_SELECTOR, "#revealed-facts tbody tr")
+        assert len(rows) == 6 and all(re.search(r"\d", r.text) for r in rows)
+        marks = find(page, "#revealed-facts").text
+        assert "lowest" in marks and "highest" in marks
+        assert len(page.find_elements(By.CSS_SELECTOR, "#revealed-votes tbody tr")) == 2
+        assert not page.find_elements(By.CSS_SELECTOR, "#vote")  # no empty round to vote in
     assert not [e for e in page.get_log("browser") if e["level"] == "SEVERE"]
 
 

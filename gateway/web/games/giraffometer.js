@@ -3,7 +3,7 @@
 
 import { el } from "/static/api.js";
 
-export function render({ view, legal, seat, send }) {
+export function render({ view, legal, seat, send, who }) {
   const canVote = Boolean(send && legal && legal.commands.some((c) => c.type === "vote"));
   const mine = view.your_vote;
   const root = el("div", { class: "giraffometer" });
@@ -38,21 +38,55 @@ export function render({ view, legal, seat, send }) {
     el("tr", {}, el("td", {}, s === seat ? "You" : `Seat ${s}`), el("td", {}, `${score} crystals`),
       el("td", {}, (view.status.to_act || []).includes(s) ? "thinking…" : "voted")))));
 
+  const name = (s) => (who ? who(s) : s === seat ? "You" : `Seat ${s}`);
+  const last = view.last_reveal;
+  if (view.status.over) {
+    root.append(finalScores(view, name));
+    if (last) root.append(revealed(last, name));
+    return root;
+  }
+  // The round just revealed stays in view above the new one: its six facts with their
+  // answers, the true lowest and highest, and everyone's votes and points.
+  if (last) root.append(revealed(last, name));
   root.append(el("section", {}, el("h2", {}, `Round ${view.round}: which is lowest, which is highest?`),
     facts,
     el("div", { class: "row" }, voteButton,
       mine ? el("span", { id: "my-vote" }, `Your vote: lowest ${mine.lowest}, highest ${mine.highest}`) : "",
       el("span", { class: "muted" }, `${view.progress.voted}/${view.progress.players} voted · first to ${view.options.target} crystals`))),
   el("section", {}, el("h2", {}, "Scores"), scores));
-
-  const last = view.last_reveal;
-  if (last) {
-    root.append(el("section", { id: "last-reveal" }, el("h2", {}, `Round ${last.round} revealed`),
-      el("p", {}, `Lowest was ${last.lowest_position}, highest was ${last.highest_position}.`),
-      el("p", { class: "muted" }, "Answers: ", last.answers.join(" · ")),
-      el("p", {}, Object.entries(last.votes).map(([s, v]) => `${Number(s) === seat ? "you" : `seat ${s}`}: ${v.lowest}/${v.highest} (${last.changes[s] >= 0 ? "+" : ""}${last.changes[s]})`).join(" · "))));
-  }
   return root;
+}
+
+function revealed(last, name) {
+  const mark = (p) => (p === last.lowest_position ? "lowest" : p === last.highest_position ? "highest" : "");
+  const facts = el("table", { id: "revealed-facts" },
+    el("thead", {}, el("tr", {}, ["#", "fact", "answer", ""].map((h) => el("th", {}, h)))),
+    el("tbody", {}, (last.facts || []).map((f) => el("tr", { class: mark(f.position) ? "extreme" : "" },
+      el("td", {}, f.position), el("td", {}, f.question, " ", el("span", { class: "muted" }, `(${f.unit})`)),
+      el("td", {}, el("strong", {}, f.answer)), el("td", {}, mark(f.position) ? el("strong", {}, mark(f.position)) : "")))));
+  const ok = (v, p) => (v === p ? "right" : "wrong");
+  const votes = el("table", { id: "revealed-votes" },
+    el("thead", {}, el("tr", {}, ["player", "lowest", "highest", "crystals"].map((h) => el("th", {}, h)))),
+    el("tbody", {}, last.scores.map((score, s) => {
+      const v = last.votes[String(s)];
+      const change = last.changes[s];
+      return el("tr", {}, el("td", {}, name(s)),
+        el("td", {}, v ? `${v.lowest} (${ok(v.lowest, last.lowest_position)})` : "no vote"),
+        el("td", {}, v ? `${v.highest} (${ok(v.highest, last.highest_position)})` : "no vote"),
+        el("td", {}, `${change > 0 ? "+" : ""}${change} → ${score}`));
+    })));
+  return el("section", { id: "last-reveal" }, el("h2", {}, `Round ${last.round} revealed`),
+    el("p", {}, `The lowest was fact ${last.lowest_position}, the highest fact ${last.highest_position}${last.closed_by_timer ? " (the timer closed the round)" : ""}.`),
+    facts, votes);
+}
+
+function finalScores(view, name) {
+  const winners = new Set(view.status.winners || []);
+  const order = view.scores.map((score, s) => ({ s, score })).sort((a, b) => b.score - a.score);
+  return el("section", { id: "final-scores" }, el("h2", {}, "Final scores"),
+    el("table", {}, el("tbody", {}, order.map(({ s, score }) => el("tr", {},
+      el("td", {}, name(s)), el("td", {}, `${score} crystals`), el("td", {}, winners.has(s) ? el("strong", {}, "winner") : ""))))),
+    el("p", { class: "muted" }, `First to ${view.options.target} crystals; everyone at or above it after a reveal wins.`));
 }
 
 // First-game help: what to do now (shown above the table).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
@@ -25,10 +26,30 @@ class Fact:
     source: str
     as_of: int | None = None
     theme: str = ""
+    # What is being compared (GM-7): a round deals six facts of six different kinds.
+    # A deck may name it; else it is the unit's family (kind_of).
+    kind: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.kind:
+            object.__setattr__(self, "kind", kind_of(self.unit))
 
     def public(self) -> dict[str, Any]:
         """What players see before the reveal: no answer."""
-        return {"id": self.id, "question": self.question, "unit": self.unit, "theme": self.theme}
+        return {
+            "id": self.id,
+            "question": self.question,
+            "unit": self.unit,
+            "theme": self.theme,
+            "kind": self.kind,
+        }
+
+
+def kind_of(unit: str) -> str:
+    """A fact's kind from its unit: the unit without "(rounded)", years BC and AD as
+    years ("thousand km² (rounded)" -> "thousand km²")."""
+    family = re.sub(r"\s*\(rounded\)", "", unit).strip().lower()
+    return "year" if family in ("year bc", "year ad") else family
 
 
 def _resource(name: str) -> Any:

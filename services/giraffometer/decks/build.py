@@ -103,7 +103,7 @@ def build() -> dict[str, Any]:
         if fact["answer"] in used or not 0 <= fact["answer"] <= 10_000:
             continue
         used.add(fact["answer"])
-        facts.append(fact)
+        facts.append(with_kind(fact))
     return {
         "id": "default",
         "name": "Raffe default deck",
@@ -116,6 +116,13 @@ def build() -> dict[str, Any]:
     }
 
 
+def with_kind(fact: Fact) -> Fact:
+    """Every shipped fact records its kind (GM-7)."""
+    from services.giraffometer.decks import kind_of
+
+    return {**fact, "kind": fact.get("kind") or kind_of(fact["unit"])}
+
+
 def retired(current: list[Fact]) -> list[Fact]:
     """The facts of the shipped deck (and its retired list) that ``current`` lacks."""
     path = HERE / "default.json"
@@ -123,7 +130,8 @@ def retired(current: list[Fact]) -> list[Fact]:
         return []
     shipped = json.loads(path.read_text())
     ids = {f["id"] for f in current}
-    return [f for f in [*shipped["facts"], *shipped.get("retired", [])] if f["id"] not in ids]
+    old = [*shipped["facts"], *shipped.get("retired", [])]
+    return [with_kind(f) for f in old if f["id"] not in ids]
 
 
 def main() -> None:

@@ -8,6 +8,8 @@ import json
 from importlib.resources import files
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.giraffometer import decks
 from services.giraffometer.evolve import evolve
@@ -99,9 +101,40 @@ def test_a_game_dealt_before_a_fact_was_retired_still_reveals_it() -> None:
     state = evolve(state, Event("DeckShuffled", {"order": retired + current}))
     flow = rules.Flow(state, evolve)
     rules.start_round(flow, rules.SeededRng("s"), 0)
-    assert list(flow.state.table) == retired
+    table = list(flow.state.table)
+    assert table[0] == retired[0] and len(table) == 6  # a retired fact is dealt first
     rules.reveal(flow, rules.SeededRng("s"), 0, closed=True)
     revealed = next(e for e in flow.events if e.type == "RoundRevealed")
     known = decks.known_facts()
-    assert revealed.data["answers"] == [known[i].answer for i in retired]
+    assert revealed.data["answers"] == [known[i].answer for i in table]
     assert sorted(rules.drawable(state)) == sorted(decks.default_deck())
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.text(min_size=1, max_size=12))
+def test_each_round_deals_six_kinds_from_the_default_deck(seed: str) -> None:
+    """GM-7: every round of a long game deals six facts of six different kinds (the
+    default deck holds dozens of kinds, some of a hundred facts each), the facts dealt
+    leave the pile, and the pile and the discards always hold the whole deck."""
+    from services.giraffometer.game import GAME
+    from services.kernel.playthrough import play_bots
+
+    played = play_bots(GAME, [GAME.bot("random")] * 3, seed, {"target": 30})
+    known = decks.known_facts()
+    rounds = [e for e in played.events if e.type == "RoundStarted"]
+    assert len(rounds) >= 10
+    for e in rounds:
+        kinds = [known[i].kind for i in e.data["ids"]]
+        assert len(set(kinds)) == 6, kinds
+        assert all(f["kind"] for f in e.data["facts"])  # players see each fact's kind
+
+
+def test_a_deck_of_one_kind_is_dealt_from_the_top() -> None:
+    """A custom deck whose facts share a unit is dealt as before: six from the top."""
+    from services.giraffometer import rules
+
+    facts = {f"f{i}": decks.Fact(f"f{i}", "How many?" * 2, "u", i, "src") for i in range(8)}
+    pile = tuple(facts)
+    assert rules.dealt(pile, facts) == []  # one kind: no six-kind deal...
+    mixed = {**facts, "g": decks.Fact("g", "How far is it?", "km", 99, "src")}
+    assert rules.dealt((*pile, "g"), mixed) == []  # ...nor with two
