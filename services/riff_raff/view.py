@@ -9,7 +9,7 @@ from typing import Any, Literal
 from services.kernel.game import Event
 from services.kernel.views import Shape, StatusShape
 from services.riff_raff import ship as physics
-from services.riff_raff.pieces import shape_of
+from services.riff_raff.pieces import shape_of, SHAPES
 from services.riff_raff.rules import phase, status
 from services.riff_raff.state import State
 
@@ -20,6 +20,8 @@ GEOMETRY = {
         "areas": {str(a): list(span) for a, span in physics.DECK_AREAS.items()},
     },
     "yardarms": {str(a): {"y": s.y, "x": [s.x0, s.x1]} for a, s in physics.YARDARMS.items()},
+    # Each cargo shape lying at orientation 0 (width, height): a client previews a load.
+    "shapes": {name: [shape.width, shape.height] for name, shape in SHAPES.items()},
 }
 
 

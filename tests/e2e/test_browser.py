@@ -317,6 +317,49 @@ def test_a_newcomer_learns_each_game_from_the_client(page: WebDriver) -> None:
     wait_for(lambda: find(page, "h1").text == "How to play Giraffe Raffe")
 
 
+def test_riff_raff_load_controls_are_labelled_and_previewed(
+    page: WebDriver, http: httpx.Client
+) -> None:
+    """#24 item 7: the load controls carry visible labels, a dashed outline previews
+    where the piece will go and follows the slider, pieces read "barrel 1", the tilt is
+    a signed angle a person reads."""
+    game_id = create_from_lobby(page, "riff-raff", ["you", "bot"])
+    token = held_seat(page, game_id)["token"]
+    bot = GAMES["riff-raff"].bot("")
+    for _ in range(20):
+        wait_for(lambda: "Your move" in status(page), 60)
+        if page.find_elements(By.CSS_SELECTOR, "#load-form"):
+            break
+        legal = http.get(f"/v1/games/{game_id}/commands", headers=auth(token)).json()
+        view = http.get(
+            f"/v1/games/{game_id}", params={"min_version": legal["version"]}, headers=auth(token)
+        ).json()
+        before = version_shown(page)
+        try:
+            click_riff_raff(page, bot(view["view"], legal, SeededRng(game_id, legal["version"])))
+        except StaleElementReferenceException:
+            continue
+        wait_for(lambda b=before: version_shown(page) > b, 30, "the move did not show")
+    form = find(page, "#load-form")
+    labels = form.text
+    assert "Piece" in labels and "Where" in labels and "Turned" in labels
+    names = [o.text for o in form.find_elements(By.CSS_SELECTOR, ".load-piece option")]
+    assert names and all(re.fullmatch(r"[a-z]+( \d+)?", n) for n in names), names
+    for field in form.find_elements(By.CSS_SELECTOR, "select, input"):
+        assert form.find_elements(By.CSS_SELECTOR, f'label[for="{field.get_attribute("id")}"]')
+    preview = find(page, "#load-preview")
+    before = preview.get_attribute("x")
+    slider = find(page, ".load-position")
+    page.execute_script(
+        "arguments[0].value = 0; arguments[0].dispatchEvent(new Event('input'))", slider
+    )
+    assert find(page, "#load-preview").get_attribute("x") != before  # it follows
+    heading = page.find_element(By.CSS_SELECTOR, ".riff-raff section:nth-of-type(2) h2").text
+    assert "level" in heading or re.search(r"tilted \d+\.\d° to the (left|right)", heading)
+    assert not re.search(r"\b(1[89]\d|[23]\d\d)\.\d+°", heading)  # never "356.981°"
+    screenshot(page, "riff-raff-load")
+
+
 def test_the_replay_viewer_steps_through_a_finished_game(
     page: WebDriver, http: httpx.Client
 ) -> None:

@@ -38,20 +38,52 @@ function shipDrawing(ship, highlight, lastPiece) {
       "stroke-dasharray": just ? "1.2 0.6" : "none", "data-piece": p.id, class: just ? "last-move" : "",
     }, svg("title", {}, `${pieceName(p.id)} on area ${p.area}${just ? " (just loaded)" : ""}`)));
   }
-  return svg("svg", { viewBox: "-32 -60 64 72", role: "img", "aria-label": `the ship, tilted ${ship.tilt_degrees} degrees` },
+  frame.append(svg("g", { class: "preview-layer" }));
+  return svg("svg", { viewBox: "-32 -60 64 72", role: "img", "aria-label": `the ship, ${tiltText(ship.tilt_degrees)}` },
     svg("rect", { x: -32, y: 8, width: 64, height: 4, fill: "#81d4fa" }), frame);
 }
 
-function loadForm(command, send) {
+// The engine's tilt (degrees, counter-clockwise positive, 0-360) as a person reads it.
+export function tiltText(degrees) {
+  const signed = degrees > 180 ? degrees - 360 : degrees;
+  if (Math.abs(signed) < 0.05) return "level";
+  return `tilted ${Math.abs(signed).toFixed(1)}° to the ${signed > 0 ? "left" : "right"} (${signed > 0 ? "+" : "−"}${Math.abs(signed).toFixed(1)}°)`;
+}
+
+// Where a load would go: a dashed outline of the piece over its area, on the surface.
+function drawPreview(layer, geometry, area, type, position, orientation) {
+  if (!layer || !geometry || !geometry.shapes) return;
+  const deck = geometry.deck.areas[String(area)];
+  const arm = geometry.yardarms[String(area)];
+  const [lo, hi] = deck || (arm ? arm.x : [0, 0]);
+  const base = deck ? geometry.deck.y : arm.y;
+  const [w, h] = geometry.shapes[type] || [3, 3];
+  const x = lo + (hi - lo) * position;
+  const cy = -(base + h / 2);
+  layer.replaceChildren(svg("rect", {
+    x: x - w / 2, y: cy - h / 2, width: w, height: h, fill: "none", stroke: "#0d47a1", "stroke-width": 0.5,
+    "stroke-dasharray": "1 0.6", transform: `rotate(${-orientation} ${x} ${cy})`, id: "load-preview",
+  }, svg("title", {}, `${type} would go here`)));
+}
+
+function loadForm(command, send, preview) {
   const pieces = command.pieces;
   const rows = [];
   const form = el("div", { class: "row", id: "load-form" });
+  const typeOf = (id) => (/^s\d+-([a-z]+)-\d+$/.exec(id) || [null, id])[1];
+  const show = () => { const r = rows[rows.length - 1]; preview(typeOf(r.type.value), Number(r.position.value), Number(r.orientation.value)); };
   const addRow = () => {
-    const type = el("select", { class: "load-piece", "aria-label": "piece" }, pieces.map((p) => el("option", { value: p }, p)));
-    const position = el("input", { type: "range", min: 0, max: 1, step: 0.05, value: 0.5, class: "load-position", "aria-label": "position across the area" });
-    const orientation = el("input", { type: "number", min: 0, max: 360, value: 0, class: "load-orientation", "aria-label": "orientation in degrees", style: "width:5rem" });
+    const n = rows.length + 1;
+    const type = el("select", { class: "load-piece", id: `load-piece-${n}` }, pieces.map((p) => el("option", { value: p }, pieceName(p))));
+    const position = el("input", { type: "range", min: 0, max: 1, step: 0.05, value: 0.5, class: "load-position", id: `load-position-${n}` });
+    const orientation = el("input", { type: "number", min: 0, max: 360, value: 0, class: "load-orientation", id: `load-orientation-${n}`, style: "width:5rem" });
+    for (const input of [type, position, orientation]) input.addEventListener("input", show);
     rows.push({ type, position, orientation });
-    form.insertBefore(el("span", {}, type, position, orientation), loadButton);
+    form.insertBefore(el("span", { class: "load-row" },
+      el("label", { for: `load-piece-${n}` }, n === 1 ? "Piece " : "Second piece "), type,
+      el("label", { for: `load-position-${n}` }, " Where: left "), position, el("span", {}, " right "),
+      el("label", { for: `load-orientation-${n}` }, " Turned (°) "), orientation), loadButton);
+    show();
   };
   const loadButton = el("button", {
     type: "button", class: "primary", id: "load",
@@ -65,15 +97,18 @@ function loadForm(command, send) {
   return form;
 }
 
+// Tabletop: what fell and what was caught, as two lists of checkboxes (no Ctrl-click).
 function tabletopReport(command, send, settle) {
-  const fell = el("select", { multiple: true, id: "fell", "aria-label": "pieces that fell" }, (command.aboard || []).map((p) => el("option", { value: p }, p)));
-  const caught = el("select", { multiple: true, id: "caught", "aria-label": "pieces caught" }, (command.aboard || []).map((p) => el("option", { value: p }, p)));
-  const values = (select) => [...select.selectedOptions].map((o) => o.value);
-  return el("div", { class: "row" }, el("label", {}, "Fell ", fell), el("label", {}, "Caught ", caught),
+  const list = (name, legend) => el("fieldset", { id: name, class: "piece-list" }, el("legend", {}, legend),
+    (command.aboard || []).map((p) => el("label", {}, el("input", { type: "checkbox", value: p, name }), ` ${pieceName(p)}`)));
+  const fell = list("fell", "Fell off");
+  const caught = list("caught", "Caught");
+  const values = (box) => [...box.querySelectorAll("input:checked")].map((i) => i.value);
+  return el("div", { class: "row" }, fell, caught,
     el("button", { type: "button", class: "primary", id: "report", onclick: () => send({ type: settle ? "settle" : "report", fell: values(fell), caught: values(caught) }) }, settle ? "Settle" : "Report"));
 }
 
-function actions(legal, view, send) {
+function actions(legal, view, send, preview) {
   const box = el("div", { class: "row", id: "actions" });
   if (!send || !legal) return box;
   for (const command of legal.commands) {
@@ -87,9 +122,9 @@ function actions(legal, view, send) {
       box.append(el("button", { type: "button", id: "order-players", onclick: () => send({ type: "order_players", order: command.order }) }, `Order: ${command.order.join(", ")}`),
         el("button", { type: "button", onclick: () => send({ type: "order_players", order: [...command.order].reverse() }) }, `Order: ${[...command.order].reverse().join(", ")}`));
     } else if (command.type === "load") {
-      box.append(loadForm(command, send));
+      box.append(loadForm(command, send, preview));
     } else if (command.type === "catch") {
-      const boxes = command.fallen.map((p) => el("label", {}, el("input", { type: "checkbox", value: p, class: "catch-piece" }), ` ${p}`));
+      const boxes = command.fallen.map((p) => el("label", {}, el("input", { type: "checkbox", value: p, class: "catch-piece" }), ` ${pieceName(p)}`));
       box.append("Catch (up to two): ", ...boxes, el("button", {
         type: "button", class: "primary", id: "catch",
         onclick: () => send({ type: "catch", pieces: boxes.map((b) => b.firstChild).filter((i) => i.checked).map((i) => i.value).slice(0, command.max) }),
@@ -113,17 +148,21 @@ export function render({ view, legal, seat, send, last }) {
       el("td", {}, view.revealed[String(s)] ? `card ${view.revealed[String(s)]}` : view.chosen.includes(s) ? "chosen" : ""),
       el("td", {}, `${supply.length} pieces left`),
       el("td", {}, turn && turn.seat === s ? "◀ loading" : "")))));
-  const ship = view.ship.pieces
-    ? el("div", { class: "ship" }, shipDrawing(view.ship, turn && turn.area, lastPiece))
-    : el("p", {}, `Aboard the real ship: ${view.ship.aboard.join(", ") || "nothing yet"}`);
-  const fallen = turn && turn.fallen.length ? el("p", { id: "fallen" }, "Falling: ", turn.fallen.map((f) => f.id).join(", ")) : null;
-  const report = turn && turn.report ? el("p", {}, `Reported: fell ${turn.report.fell.join(", ") || "nothing"}, caught ${turn.report.caught.join(", ") || "nothing"}`) : null;
+  const drawing = view.ship.pieces ? shipDrawing(view.ship, turn && turn.area, lastPiece) : null;
+  const ship = drawing
+    ? el("div", { class: "ship" }, drawing)
+    : el("p", {}, `Aboard the real ship: ${view.ship.aboard.map(pieceName).join(", ") || "nothing yet"}`);
+  const layer = drawing ? drawing.querySelector(".preview-layer") : null;
+  const preview = (type, position, orientation) =>
+    drawPreview(layer, view.ship.geometry, turn && turn.area, type, position, orientation);
+  const fallen = turn && turn.fallen.length ? el("p", { id: "fallen" }, "Falling: ", turn.fallen.map((f) => pieceName(f.id)).join(", ")) : null;
+  const report = turn && turn.report ? el("p", {}, `Reported: fell ${turn.report.fell.map(pieceName).join(", ") || "nothing"}, caught ${turn.report.caught.map(pieceName).join(", ") || "nothing"}`) : null;
   return el("div", { class: "riff-raff" },
     el("section", {}, el("h2", {}, `Round ${view.round} · ${view.phase.replace("_", " ")}`),
       view.hand ? el("p", { id: "hand" }, "Your cards: ", view.hand.join(" "), view.your_card ? ` · your secret card: ${view.your_card}` : "") : null,
       players),
-    el("section", {}, el("h2", {}, `The ship${view.ship.pieces ? ` (tilt ${view.ship.tilt_degrees}°)` : ""}`), ship, fallen, report),
-    el("section", {}, el("h2", {}, "Your move"), actions(legal, view, send)));
+    el("section", {}, el("h2", {}, `The ship${view.ship.pieces ? `, ${tiltText(view.ship.tilt_degrees)}` : ""}`), ship, fallen, report),
+    el("section", {}, el("h2", {}, "Your move"), actions(legal, view, send, preview)));
 }
 
 // First-game help: what to do now (shown above the table).
