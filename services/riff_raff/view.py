@@ -9,7 +9,7 @@ from typing import Any, Literal
 from services.kernel.game import Event
 from services.kernel.views import Shape, StatusShape
 from services.riff_raff import ship as physics
-from services.riff_raff.pieces import shape_of, SHAPES
+from services.riff_raff.pieces import SHAPES, shape_of
 from services.riff_raff.rules import phase, status
 from services.riff_raff.state import State
 
