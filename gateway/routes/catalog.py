@@ -20,6 +20,13 @@ class GameType(BaseModel):
     bots: list[str] = Field(description="bot levels, the default first")
     events: list[str] = Field(description="event types its streams carry")
     commands: list[str] = Field(description="command types (`type` of a command body)")
+    options: dict[str, Any] = Field(
+        description="the options as a JSON Schema: a title per option, `x-labels` (a label "
+        "per value), `x-when` (an option that applies only when another has one of some "
+        "values), `x-seat` (the value is a seat number), `x-form: false` (not for a form); "
+        "`x-seats` says which seats a table takes: `default` {min, max, kinds, max_option?}"
+        " and, where an option's value changes that, {option: {value: {...}}}"
+    )
 
 
 def _command_types(name: str) -> list[str]:
@@ -31,6 +38,11 @@ def _command_types(name: str) -> list[str]:
 def _literal_types(model: Any) -> list[str]:
     annotation = model.model_fields["type"].annotation
     return [str(a) for a in getattr(annotation, "__args__", ())]
+
+
+def _options_schema(found: Any) -> dict[str, Any]:
+    schema = found() if callable(found) else found
+    return dict(schema)
 
 
 @router.get("", response_model=list[GameType])
@@ -47,6 +59,7 @@ async def game_types() -> list[GameType]:
                 bots=[b for b in levels if b],
                 events=list(game.events or ()),
                 commands=_command_types(name),
+                options=_options_schema(game.options_schema),
             )
         )
     return out

@@ -58,11 +58,64 @@ route();
 
 // -- lobby ---------------------------------------------------------------------------------
 
-const OPTIONS = {
-  "giraffe-raffe": [["mode", ["standard", "longer", "solo"]], ["count_rule", ["more", "less"]]],
-  "giraffometer": [["target", ["7", "4", "10"]]],
-  "riff-raff": [["mode", ["simulated", "tabletop"]]],
-};
+// The create form is built from each game's options schema (GET /v1/game-types: titles,
+// a label per value, options that apply in some modes, the seats a table takes), so it
+// offers nothing the engine would refuse.
+const KIND_LABELS = { you: "you", open: "open (a friend)", bot: "bot" };
+
+function labelOf(prop, value) {
+  const labels = prop["x-labels"] || {};
+  return labels[String(value)] || String(value);
+}
+
+function optionControl(name, prop, seatCount) {
+  const id = `option-${name}`;
+  let input;
+  if (prop.enum) {
+    input = el("select", { id, "data-option": name }, prop.enum.map((v) =>
+      el("option", { value: v, selected: v === prop.default }, labelOf(prop, v))));
+  } else if (prop.type === "boolean") {
+    input = el("input", { id, type: "checkbox", "data-option": name, "data-kind": "boolean", checked: prop.default === true });
+  } else if (prop["x-seat"]) {
+    input = el("select", { id, "data-option": name, "data-kind": "seat" },
+      el("option", { value: "" }, labelOf(prop, null)),
+      Array.from({ length: seatCount }, (_, i) => el("option", { value: i }, `seat ${i}`)));
+  } else if (prop.type === "array" || (Array.isArray(prop.type) && prop.type.includes("array"))) {
+    input = el("span", { id, "data-option": name, "data-kind": "list", role: "group", "aria-label": prop.title },
+      (prop.items.enum || []).map((v) => el("label", {}, el("input", { type: "checkbox", value: v }), ` ${v}`)));
+  } else {
+    const optional = Array.isArray(prop.type) && prop.type.includes("null");
+    input = el("input", { id, type: "number", "data-option": name, "data-kind": "number", min: prop.minimum, max: prop.maximum,
+      value: prop.default ?? "", placeholder: optional ? "none" : "", style: "width:6rem" });
+  }
+  return el("label", { class: "option", for: id, "data-for": name }, `${prop.title} `, input);
+}
+
+function optionValues(box) {
+  const out = {};
+  for (const input of box.querySelectorAll("[data-option]")) {
+    if (input.closest(".option").hidden) continue;
+    const kind = input.dataset.kind;
+    if (kind === "boolean") out[input.dataset.option] = input.checked;
+    else if (kind === "list") {
+      const chosen = [...input.querySelectorAll("input:checked")].map((i) => i.value);
+      if (chosen.length) out[input.dataset.option] = chosen;
+    } else if (kind === "number" || kind === "seat") {
+      if (input.value !== "") out[input.dataset.option] = Number(input.value);
+    } else out[input.dataset.option] = input.value;
+  }
+  return out;
+}
+
+function seatRule(schema, options) {
+  const rules = (schema && schema["x-seats"]) || {};
+  for (const [option, byValue] of Object.entries(rules)) {
+    if (option !== "default" && byValue[String(options[option])]) return byValue[String(options[option])];
+  }
+  const rule = { min: 1, max: 30, kinds: ["human", "open", "bot"], ...(rules.default || {}) };
+  if (rule.max_option && options[rule.max_option]) rule.max = Math.min(Number(options[rule.max_option]), 30);
+  return rule;
+}
 
 async function lobbyPage() {
   const types = await gameTypes();
@@ -70,34 +123,79 @@ async function lobbyPage() {
   const gameSelect = el("select", { id: "game", "aria-label": "game" },
     types.map((t) => el("option", { value: t.name }, t.title)));
   const optionsBox = el("div", { class: "row", id: "options" });
-  const timer = el("input", { id: "timer", type: "number", min: 5, max: 3600, placeholder: "none", "aria-label": "turn timer in seconds" });
   const practice = el("input", { id: "practice", type: "checkbox" });
   // A practice game may take a seed of your own: the same seed deals the same game again.
   const seed = el("input", { id: "seed", maxlength: 128, placeholder: "drawn", disabled: true, "aria-label": "seed" });
   practice.addEventListener("change", () => { seed.disabled = !practice.checked; });
+  const addSeat = el("button", { type: "button", id: "add-seat", onclick: () => { seats.append(seatRow("bot")); fitSeats(); } }, "Add a seat");
+  const seatNote = el("span", { class: "muted", id: "seat-note" });
 
   function typeOf() { return types.find((t) => t.name === gameSelect.value); }
+  function rule() { return seatRule(typeOf().options, optionValues(optionsBox)); }
   function seatRow(kind) {
     const t = typeOf();
     const kindSelect = el("select", { class: "seat-kind", "aria-label": "seat" },
-      ["you", "open", "bot"].map((k) => el("option", { value: k, selected: k === kind }, k === "open" ? "open (a friend)" : k)));
+      ["you", "open", "bot"].map((k) => el("option", { value: k, selected: k === kind }, KIND_LABELS[k])));
     const level = el("select", { class: "bot-level", "aria-label": "bot level" }, t.bots.map((b) => el("option", { value: b }, b)));
-    const remove = el("button", { type: "button", onclick: () => { row.remove(); } }, "Remove");
+    const remove = el("button", { type: "button", class: "remove-seat", onclick: () => { row.remove(); fitSeats(); } }, "Remove");
     const row = el("div", { class: "row seat" }, kindSelect, level, remove);
+    kindSelect.addEventListener("change", () => {
+      // One seat is yours: a second "you" would wait for ever for a player nobody is.
+      if (kindSelect.value === "you") {
+        for (const other of seats.querySelectorAll(".seat-kind")) if (other !== kindSelect && other.value === "you") other.value = "open";
+      }
+      fitSeats();
+    });
     return row;
   }
-  function resetSeats() {
-    const t = typeOf();
-    const solo = t.players[0] === 1;
-    seats.replaceChildren(seatRow("you"), ...(solo ? [] : [seatRow("bot")]));
-    optionsBox.replaceChildren(...(OPTIONS[t.name] || []).map(([name, values]) =>
-      el("label", {}, `${name} `, el("select", { "data-option": name }, values.map((v) => el("option", { value: v }, v))))));
+  // Keep the seats to what the table takes: count, kinds (a kind a mode refuses is not
+  // offered), and one "you" at most.
+  function fitSeats() {
+    const r = rule();
+    const allowed = new Set(r.kinds.map((k) => (k === "human" ? "you" : k)));
+    let rows = [...seats.querySelectorAll(".seat")];
+    while (rows.length > r.max) rows.pop().remove();
+    while (rows.length < r.min) { seats.append(seatRow(rows.length ? "bot" : "you")); rows = [...seats.querySelectorAll(".seat")]; }
+    for (const row of rows) {
+      const select = row.querySelector(".seat-kind");
+      for (const option of select.options) option.disabled = !allowed.has(option.value);
+      if (!allowed.has(select.value)) select.value = [...allowed].find((k) => k !== "you") || "you";
+      row.querySelector(".bot-level").hidden = select.value !== "bot";
+      row.querySelector(".remove-seat").disabled = rows.length <= r.min;
+    }
+    addSeat.disabled = rows.length >= r.max;
+    seatNote.textContent = r.min === r.max ? `${r.min} seat${r.min === 1 ? "" : "s"}` : `${r.min}-${r.max} seats`;
+    for (const select of optionsBox.querySelectorAll('[data-kind="seat"]')) {
+      const keep = select.value;
+      select.replaceChildren(select.options[0], ...rows.map((_, i) => el("option", { value: i }, `seat ${i}`)));
+      select.value = Number(keep) < rows.length ? keep : "";
+    }
+  }
+  // Options that apply only in some modes show only then.
+  function fitOptions() {
+    const schema = typeOf().options || { properties: {} };
+    const values = optionValues(optionsBox);
+    for (const [name, prop] of Object.entries(schema.properties || {})) {
+      const label = optionsBox.querySelector(`[data-for="${name}"]`);
+      if (!label || !prop["x-when"]) continue;
+      label.hidden = !Object.entries(prop["x-when"]).every(([other, allowed]) => allowed.includes(values[other] ?? schema.properties[other].default));
+    }
+    fitSeats();
+  }
+  function resetGame() {
+    const schema = typeOf().options || { properties: {} };
+    seats.replaceChildren(seatRow("you"));
+    optionsBox.replaceChildren(...Object.entries(schema.properties || {})
+      .filter(([, prop]) => prop["x-form"] !== false)
+      .map(([name, prop]) => optionControl(name, prop, 2)));
+    for (const input of optionsBox.querySelectorAll("[data-option]")) input.addEventListener("change", fitOptions);
+    fitOptions();
   }
   const howTo = el("span", { id: "how-to" });
   const showHowTo = () => howTo.replaceChildren(rulesLink(gameSelect.value) || "");
-  gameSelect.addEventListener("change", resetSeats);
+  gameSelect.addEventListener("change", resetGame);
   gameSelect.addEventListener("change", showHowTo);
-  resetSeats();
+  resetGame();
   showHowTo();
 
   async function create(event) {
@@ -110,17 +208,11 @@ async function lobbyPage() {
         const kind = row.querySelector(".seat-kind").value;
         return kind === "bot" ? { kind, bot_level: row.querySelector(".bot-level").value } : { kind: kind === "you" ? "human" : kind };
       }),
-      options: {},
+      options: optionValues(optionsBox),
       practice: practice.checked || undefined,
       seed: (practice.checked && seed.value) || undefined,
       command_id: commandId(),
     };
-    for (const select of optionsBox.querySelectorAll("[data-option]")) {
-      const value = select.value;
-      body.options[select.dataset.option] = /^\d+$/.test(value) ? Number(value) : value;
-    }
-    if (body.options.mode === "solo") body.seats = [{ kind: "human" }];
-    if (timer.value) body.options[t.name === "giraffometer" ? "round_timer" : "turn_timer"] = Number(timer.value);
     try {
       const created = await api("POST", "/v1/games", body);
       const mine = Object.keys(created.tokens).map(Number).sort((a, b) => a - b);
@@ -132,26 +224,45 @@ async function lobbyPage() {
   const form = el("form", { onsubmit: create },
     el("h2", {}, "New game"),
     el("div", { class: "row" }, el("label", { for: "game" }, "Game"), gameSelect, howTo),
-    el("h3", {}, "Seats"), seats,
-    el("div", { class: "row" },
-      el("button", { type: "button", onclick: () => seats.append(seatRow("bot")) }, "Add a seat")),
-    optionsBox,
-    el("div", { class: "row" }, el("label", { for: "timer" }, "Turn timer (s)"), timer,
-      el("label", {}, practice, " practice"), el("label", { for: "seed" }, "seed"), seed),
+    el("h3", {}, "Options"), optionsBox,
+    el("h3", {}, "Seats ", seatNote), seats,
+    el("div", { class: "row" }, addSeat),
+    el("div", { class: "row" }, el("label", {}, practice, " practice"), el("label", { for: "seed" }, "seed"), seed),
     el("button", { class: "primary", type: "submit", id: "create" }, "Create and play"));
 
   const list = el("tbody");
   const games = el("section", {}, el("h2", {}, "Games"),
-    el("table", {}, el("thead", {}, el("tr", {}, el("th", {}, "game"), el("th", {}, "state"), el("th", {}, ""))), list));
+    el("table", { id: "lobby" }, el("thead", {}, el("tr", {}, ["game", "players", "waiting for", "started", ""].map((h) => el("th", {}, h)))), list));
   show(el("section", {}, form), games);
   const { games: found } = await api("GET", "/v1/games?limit=30");
+  const titles = Object.fromEntries(types.map((t) => [t.name, t.title]));
   for (const g of found) {
-    const state = g.status.over ? "over" : g.open_seats.length ? "open seats" : "running";
     const actions = [el("a", { href: `#/games/${g.game_id}` }, seatOf(g.game_id) ? "Play" : "Watch")];
     for (const s of g.open_seats) actions.push(" ", el("a", { href: `#/join/${g.game_id}/${s}` }, `Join seat ${s}`));
     if (g.status.over) actions.push(" ", el("a", { href: `#/games/${g.game_id}/replay` }, "Replay"));
-    list.append(el("tr", {}, el("td", {}, g.game), el("td", {}, state), el("td", {}, actions)));
+    list.append(el("tr", {}, el("td", {}, titles[g.game] || g.game, g.practice ? el("span", { class: "muted" }, " (practice)") : ""),
+      el("td", {}, playersOf(g)), el("td", {}, waitingFor(g)), el("td", {}, ago(g.created_ms)), el("td", {}, actions)));
   }
+}
+
+function playersOf(g) {
+  return (g.seats || []).map((s, i) => s.name || (s.kind === "bot" ? `bot${s.bot_level ? ` (${s.bot_level})` : ""}` : g.open_seats.includes(i) ? "open seat" : "player")).join(", ");
+}
+
+function waitingFor(g) {
+  if (g.status.over) return "finished";
+  if (g.open_seats.length) return `a player for seat ${g.open_seats.join(", ")}`;
+  const acting = g.status.to_act || [];
+  return acting.length ? `seat ${acting.join(", ")} to move` : "…";
+}
+
+function ago(ms) {
+  if (!ms) return "";
+  const minutes = Math.round((Date.now() - ms) / 60000);
+  if (minutes < 1) return "just now";
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  return hours < 48 ? `${hours} h ago` : `${Math.round(hours / 24)} days ago`;
 }
 
 async function joinSeat(gameId, seat) {

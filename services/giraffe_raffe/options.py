@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.kernel.commands import seconds_option
+from services.kernel.commands import seconds_option, timer_schema
 from services.kernel.errors import InvalidArgument
 from services.kernel.game import SeatSpec
 
@@ -61,3 +61,66 @@ def validate(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any
         "robot_ties": _choice(raw, "robot_ties", ROBOT_TIES),
         "dealer": dealer,
     }
+
+
+ALL_KINDS = ["human", "open", "bot"]
+# What a client needs to offer these options (GET /v1/game-types): a JSON Schema with a
+# title per option and a label per value (x-labels), the options that only apply in some
+# modes (x-when), and the seats a table takes (x-seats: "default", and by an option's
+# value where it differs: {"mode": {"solo": ...}}; each: least, most, seat kinds).
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "mode": {
+            "title": "Game",
+            "enum": list(MODES),
+            "default": "standard",
+            "x-labels": {
+                "standard": "Standard: one round, the first who cannot act loses",
+                "longer": "Longer: rounds until someone has two rotten apples",
+                "solo": "Solo: you against the Robot Giraffe",
+            },
+        },
+        "count_rule": {
+            "title": "Straight, Colour and Free trees take",
+            "enum": list(COUNT_RULES),
+            "default": "more",
+            "x-labels": {
+                "more": "more cards than the top play",
+                "exactly_one_more": "exactly one card more than the top play",
+            },
+        },
+        "robot_deck": {
+            "title": "The Robot's deck (cards)",
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_ROBOT_DECK,
+            "default": 15,
+            "x-when": {"mode": ["solo"]},
+        },
+        "robot_ties": {
+            "title": "When the Robot's plays differ only in colour",
+            "enum": list(ROBOT_TIES),
+            "default": "player_chooses",
+            "x-labels": {
+                "player_chooses": "you choose",
+                "fixed_order": "it plays red, then blue, yellow, green",
+            },
+            "x-when": {"mode": ["solo"]},
+        },
+        "dealer": {
+            "title": "Dealer (plays first)",
+            "type": ["integer", "null"],
+            "minimum": 0,
+            "default": None,
+            "x-seat": True,
+            "x-labels": {"null": "drawn"},
+        },
+        "turn_timer": timer_schema("Turn timer (seconds)"),
+    },
+    "x-seats": {
+        "default": {"min": 2, "max": 5, "kinds": ALL_KINDS},
+        "mode": {"solo": {"min": 1, "max": 1, "kinds": ALL_KINDS}},
+    },
+}

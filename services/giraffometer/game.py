@@ -18,6 +18,7 @@ GAME = GameSpec(
     default_port=50062,
     players=(2, 8),
     options=game_options.validate,
+    options_schema=game_options.schema,
     initial=State,
     setup=rules.setup,
     decide=rules.decide,

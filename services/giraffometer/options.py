@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from services.giraffometer import decks
-from services.kernel.commands import seconds_option
+from services.kernel.commands import seconds_option, timer_schema
 from services.kernel.errors import InvalidArgument
 from services.kernel.game import SeatSpec
 
@@ -86,3 +86,60 @@ def recorded(options: dict[str, Any]) -> dict[str, Any]:
     if isinstance(deck, dict):
         return {**options, "deck": {"custom": deck["name"], "facts": len(deck["facts"])}}
     return options
+
+
+ALL = ["human", "open", "bot"]
+
+
+def schema() -> dict[str, Any]:
+    """For clients (GET /v1/game-types): see services/giraffe_raffe/options.py's SCHEMA.
+    The themes are the shipped deck's."""
+    themes = sorted({f.theme for f in decks.default_deck().values() if f.theme})
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "target": {
+                "title": "Crystals to win",
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "default": 7,
+            },
+            "penalties": {
+                "title": "A vote on the opposite extreme loses a crystal",
+                "type": "boolean",
+                "default": True,
+                "x-labels": {"true": "yes", "false": "no (for children)"},
+            },
+            "themes": {
+                "title": "Themes of the shipped deck (none chosen: all)",
+                "type": ["array", "null"],
+                "items": {"enum": themes},
+                "uniqueItems": True,
+                "default": None,
+            },
+            "max_players": {
+                "title": "Most players",
+                "type": "integer",
+                "minimum": 2,
+                "maximum": 30,
+                "default": 8,
+            },
+            "round_timer": timer_schema("Round timer (seconds)"),
+            "deck": {
+                "title": "Deck",
+                "description": '"default", or a deck of your own (deck.schema.json)',
+                "default": "default",
+                "x-form": False,
+            },
+            "seal_deck": {
+                "title": "Keep a custom deck's answers out of the log",
+                "type": "boolean",
+                "default": False,
+                "x-form": False,
+            },
+        },
+        # At most max_players seats (the option, default 8).
+        "x-seats": {"default": {"min": 2, "max": 8, "max_option": "max_players", "kinds": ALL}},
+    }

@@ -66,3 +66,15 @@ def check_timeout(over: bool, deadline_ms: int, now_ms: int) -> None:
     if over:
         raise RuleViolation("the game is over", "game_over")
     deadline_passed(deadline_ms, now_ms, "turn")
+
+
+def timer_schema(title: str) -> dict[str, Any]:
+    """The JSON Schema of a timer option (seconds_option), for a game's options schema."""
+    return {
+        "title": title,
+        "type": ["integer", "null"],
+        "minimum": 5,
+        "maximum": 3600,
+        "default": None,
+        "description": "when it runs out, the engine plays the default move (AL-3)",
+    }

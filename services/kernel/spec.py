@@ -61,6 +61,9 @@ class GameSpec:
     recorded_options: Callable[[dict[str, Any]], dict[str, Any]] = unchanged
     # Every game of this kind is followed by the runners (services.core.attention).
     always_attended: bool = False
+    # The options as a JSON Schema for clients, with x-labels, x-when and x-seats (see
+    # services/giraffe_raffe/options.py); a callable when it is built from data.
+    options_schema: dict[str, Any] | Callable[[], dict[str, Any]] = field(default_factory=dict)
     # What a finished game still hides from everyone (its log is otherwise public then):
     # ``seal(state, event) -> event``, e.g. a deck other tables are still playing.
     seal: Callable[[Any, Any], Any] = unsealed

@@ -18,6 +18,7 @@ GAME = GameSpec(
     default_port=50063,
     players=(2, 4),
     options=game_options.validate,
+    options_schema=game_options.SCHEMA,
     initial=State,
     setup=rules.setup,
     decide=rules.decide,

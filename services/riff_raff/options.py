@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.kernel.commands import seconds_option
+from services.kernel.commands import seconds_option, timer_schema
 from services.kernel.errors import InvalidArgument
 from services.kernel.game import SeatSpec
 from services.riff_raff import ship as physics
@@ -36,3 +36,34 @@ def validate(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any
         "turn_timer": timer,
         "physics": physics.PHYSICS_VERSION,
     }
+
+
+# For clients (GET /v1/game-types): see services/giraffe_raffe/options.py's SCHEMA.
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "mode": {
+            "title": "Ship",
+            "enum": list(MODES),
+            "default": "simulated",
+            "x-labels": {
+                "simulated": "Simulated: the server's ship decides what falls",
+                "tabletop": "Tabletop: a real ship; players report what fell (people only)",
+            },
+        },
+        "captain": {
+            "title": "First captain",
+            "type": ["integer", "null"],
+            "minimum": 0,
+            "default": None,
+            "x-seat": True,
+            "x-labels": {"null": "drawn"},
+        },
+        "turn_timer": timer_schema("Turn timer (seconds)"),
+    },
+    "x-seats": {
+        "default": {"min": 2, "max": 4, "kinds": ["human", "open", "bot"]},
+        "mode": {"tabletop": {"min": 2, "max": 4, "kinds": ["human", "open"]}},
+    },
+}

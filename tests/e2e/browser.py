@@ -93,14 +93,20 @@ def status(driver: WebDriver) -> str:
 
 
 def network_text(driver: WebDriver) -> str:
-    """Everything the page received: response bodies and live-stream messages."""
+    """Everything the page received from the API: response bodies and live-stream
+    messages (not the client's own static files: the rules page's example cards are no
+    secret)."""
     seen: list[str] = []
+    static: set[str] = set()
     for entry in driver.get_log("performance"):
         message = json.loads(entry["message"])["message"]
         params = message.get("params", {})
-        if message["method"] == "Network.eventSourceMessageReceived":
+        if message["method"] == "Network.requestWillBeSent":
+            if "/static/" in params.get("request", {}).get("url", ""):
+                static.add(params["requestId"])
+        elif message["method"] == "Network.eventSourceMessageReceived":
             seen.append(params.get("data", ""))
-        elif message["method"] == "Network.loadingFinished":
+        elif message["method"] == "Network.loadingFinished" and params["requestId"] not in static:
             try:
                 body = driver.execute_cdp_cmd(
                     "Network.getResponseBody", {"requestId": params["requestId"]}

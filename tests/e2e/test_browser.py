@@ -63,11 +63,20 @@ def create_from_lobby(driver: WebDriver, game: str, seats: list[str], **options:
     Select(find(driver, "#game")).select_by_value(game)
     rows = driver.find_elements(By.CSS_SELECTOR, ".seat")
     for _ in range(len(seats) - len(rows)):
-        click(driver, "form button[type=button]")  # Add a seat
+        click(driver, "#add-seat")
     for row, kind in zip(driver.find_elements(By.CSS_SELECTOR, ".seat"), seats, strict=True):
         Select(row.find_element(By.CSS_SELECTOR, ".seat-kind")).select_by_value(kind)
     for name, value in options.items():
-        Select(find(driver, f"[data-option={name}]")).select_by_value(value)
+        field = find(driver, f"[data-option={name}]")
+        if field.tag_name == "select":
+            Select(field).select_by_value(value)
+        else:
+            driver.execute_script(
+                "arguments[0].value = arguments[1];"
+                " arguments[0].dispatchEvent(new Event('change'))",
+                field,
+                value,
+            )
     click(driver, "#create")
     return game_id_of(driver)
 
@@ -358,6 +367,93 @@ def test_riff_raff_load_controls_are_labelled_and_previewed(
     assert "level" in heading or re.search(r"tilted \d+\.\d° to the (left|right)", heading)
     assert not re.search(r"\b(1[89]\d|[23]\d\d)\.\d+°", heading)  # never "356.981°"
     screenshot(page, "riff-raff-load")
+
+
+VARIANTS = """
+// Every value each control of the form offers, one at a time: [option, value] pairs.
+const out = [];
+for (const input of document.querySelectorAll('#options [data-option]')) {
+  const name = input.dataset.option;
+  if (input.closest('.option').hidden) continue;
+  if (input.tagName === 'SELECT') {
+    for (const o of input.options) if (!o.disabled) out.push([name, o.value]);
+  } else if (input.dataset.kind === 'boolean') { out.push([name, true], [name, false]); }
+  else if (input.dataset.kind === 'number') {
+    if (input.min) out.push([name, input.min]);
+    if (input.max) out.push([name, input.max]);
+  } else if (input.dataset.kind === 'list') {
+    for (const box of input.querySelectorAll('input')) out.push([name, box.value]);
+  }
+}
+return out;
+"""
+
+APPLY = """
+const [name, value] = [arguments[0], arguments[1]];
+const input = document.querySelector(`#options [data-option="${name}"]`);
+const list = input.dataset.kind === 'list';
+if (input.dataset.kind === 'boolean') input.checked = value;
+else if (list) input.querySelector(`input[value="${value}"]`).checked = true;
+else input.value = value;
+const changed = list ? input.querySelector('input') : input;
+changed.dispatchEvent(new Event('change', {bubbles: true}));
+"""
+
+
+def test_every_option_the_create_form_offers_makes_a_playable_game(page: WebDriver) -> None:
+    """#24 item 4: the form is built from each game's options schema; each value it
+    offers (one at a time, the mode's own options too) creates a game whose table opens;
+    a mode that takes no bots offers none, solo takes one seat, and one seat only is
+    yours (a second "you" waited for ever)."""
+    base = page.current_url.split("#")[0]
+    for game in GAMES:
+        page.get(base + "#/")
+        Select(find(page, "#game")).select_by_value(game)
+        variants = page.execute_script(VARIANTS)
+        for mode in [v for n, v in variants if n == "mode"]:  # mode-only options too
+            page.execute_script(APPLY, "mode", mode)
+            variants += [v for v in page.execute_script(VARIANTS) if v not in variants]
+        assert variants, game
+        for name, value in variants:
+            page.get(base + "#/")
+            Select(find(page, "#game")).select_by_value(game)
+            if name != "mode":
+                for n, v in variants:  # the mode an option applies in
+                    if n == "mode" and not page.find_elements(
+                        By.CSS_SELECTOR, f'#options [data-for="{name}"]:not([hidden])'
+                    ):
+                        page.execute_script(APPLY, "mode", v)
+            page.execute_script(APPLY, name, value)
+            click(page, "#create")
+            wait_for(lambda: "#/games/" in page.current_url, 10, f"{game} {name}={value}")
+            wait_for(lambda: status(page), 10, f"no table for {game} {name}={value}")
+    # One "you", and the seats each mode takes.
+    page.get(base + "#/")
+    Select(find(page, "#game")).select_by_value("giraffe-raffe")
+    wait_for(lambda: len(page.find_elements(By.CSS_SELECTOR, ".seat-kind")) == 2)
+    kinds = page.find_elements(By.CSS_SELECTOR, ".seat-kind")  # you and a bot: the least
+    assert find(page, ".remove-seat").get_attribute("disabled") is not None
+    Select(kinds[1]).select_by_value("you")
+    assert [Select(k).first_selected_option.get_attribute("value") for k in kinds] == [
+        "open",
+        "you",
+    ]
+    page.execute_script(APPLY, "mode", "solo")
+    assert len(page.find_elements(By.CSS_SELECTOR, ".seat")) == 1
+    assert find(page, "#add-seat").get_attribute("disabled") is not None
+    Select(find(page, "#game")).select_by_value("riff-raff")
+    page.execute_script(APPLY, "mode", "tabletop")
+    bot = find(page, '.seat-kind option[value="bot"]')
+    assert bot.get_attribute("disabled") is not None
+    assert all(
+        Select(k).first_selected_option.get_attribute("value") != "bot"
+        for k in page.find_elements(By.CSS_SELECTOR, ".seat-kind")
+    )
+    # The lobby's list: the players, what each game waits for, when it started.
+    rows = wait_for(lambda: page.find_elements(By.CSS_SELECTOR, "#lobby tbody tr"))
+    cells = [c.text for c in rows[0].find_elements(By.CSS_SELECTOR, "td")]
+    assert cells[1] and ("to move" in cells[2] or "finished" in cells[2] or "seat" in cells[2])
+    assert cells[3] in ("just now",) or cells[3].endswith("ago"), cells
 
 
 def test_the_replay_viewer_steps_through_a_finished_game(
