@@ -90,6 +90,7 @@ def launch(*args: str, cwd: str | None = None) -> tuple[subprocess.Popen[str], s
     env = {
         **os.environ,
         "RAFFE_RATE_PER_ADDRESS": "1000000",
+        "RAFFE_BOT_PACE_MS": "0",  # bots at machine speed
         "RAFFE_RATE_PER_TOKEN": "1000000",
         "RAFFE_CREATES_PER_HOUR": "1000000",
         "RAFFE_STREAMS_PER_ADDRESS": "1000000",

@@ -291,19 +291,29 @@ function statusLine(view, seat, why) {
   return el("p", { class: `status${yours ? " yours" : ""}`, id: "status" }, yours ? "Your move" : `Waiting for ${who || "…"}`);
 }
 
+// The clock of the current turn or round: a countdown, a warning in its last seconds
+// (announced once), and "Time is up: move on" (the game's default move) only once it is.
+const WARN_S = 10;
+
 function timerLine(view, send) {
   const deadline = (view.status || {}).deadline_ms;
   if (!deadline || view.status.over) return null;
-  const line = el("span", { class: "timer", id: "timer-left" });
+  const line = el("span", { class: "timer", id: "timer-left", role: "timer" });
+  const warning = el("span", { class: "visually-hidden", "aria-live": "assertive" });
+  const onDeadline = view.status.on_deadline;
+  const moveOn = onDeadline && send ? el("button", { type: "button", id: "move-on", hidden: true, onclick: () => send(onDeadline) }, "Time is up: move on") : null;
+  let warned = false;
   const tick = () => {
-    const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+    const left = Math.ceil((deadline - Date.now()) / 1000);
     line.textContent = left > 0 ? `${left} s left` : "time is up";
+    line.classList.toggle("warn", left > 0 && left <= WARN_S);
+    if (left > 0 && left <= WARN_S && !warned) { warned = true; warning.textContent = `${left} seconds left`; }
+    if (moveOn) moveOn.hidden = left > 0;
   };
   tick();
   const handle = setInterval(tick, 1000);
   line.stop = () => clearInterval(handle);
-  const onDeadline = view.status.on_deadline;
-  return el("span", {}, line, onDeadline && send ? el("button", { type: "button", onclick: () => send(onDeadline) }, "Time is up: move on") : null);
+  return el("span", {}, line, warning, moveOn ? " " : null, moveOn);
 }
 
 async function tablePage(gameId) {

@@ -10,7 +10,7 @@ from services.core.eventstore import open_store
 from services.core.logs import configure_logging
 from services.core.loop import run
 from services.core.metrics import start_metrics
-from services.core.settings import ServiceSettings
+from services.core.settings import BotSettings, ServiceSettings
 from services.core.targets import engine_targets
 
 
@@ -20,7 +20,7 @@ async def main() -> None:
     settings = ServiceSettings.from_env(default_port=50071)
     store = await open_store(settings.store)
     engines = {name: EngineClient.connect(t) for name, t in engine_targets().items()}
-    runner = BotRunner(store, engines, settings.lease_ms)
+    runner = BotRunner(store, engines, settings.lease_ms, BotSettings().bot_pace_ms)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, runner.stopping.set)

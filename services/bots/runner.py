@@ -10,6 +10,7 @@ a lost lease) is the same command and never played twice.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from dataclasses import dataclass
@@ -65,10 +66,17 @@ class Seen:
 
 class BotRunner(CheckpointedWorker):
     def __init__(
-        self, store: EventStore, engines: dict[str, EngineClient], ttl_ms: int = 5000
+        self,
+        store: EventStore,
+        engines: dict[str, EngineClient],
+        ttl_ms: int = 5000,
+        pace_ms: int = 0,
     ) -> None:
         super().__init__(store, BOT_GROUP, ttl_ms)
         self.engines = engines
+        # A bot waits this long before each move (RAFFE_BOT_PACE_MS): people at the table,
+        # spectators and a tournament's followers see each move; 0 plays at once.
+        self.pace_s = pace_ms / 1000
         self.watched: dict[str, Watch] = {}  # game -> what its GameCreated says
         self.timer_every_s = 0.2
         self._last_timers = 0.0
@@ -126,6 +134,8 @@ class BotRunner(CheckpointedWorker):
                 return True
             for seat in bots:
                 known = seen if seen is not None and seen.seat == seat else None
+                if self.pace_s:
+                    await asyncio.sleep(self.pace_s)
                 status, seen = await self._move(engine, game_type, game_id, seat, watch, known)
         return True
 

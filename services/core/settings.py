@@ -57,6 +57,14 @@ class ServiceSettings(Env):
         return settings if settings.port else settings.model_copy(update={"port": default_port})
 
 
+class BotSettings(Env):
+    """The bot runner's: how long a bot waits before each move (a person can follow a
+    bot's move, a spectator a bot game, a tournament's page its tables); 0 for
+    benchmarks and tests."""
+
+    bot_pace_ms: int = Field(1000, ge=0, le=60_000)
+
+
 def env_names(settings: type[BaseSettings]) -> set[str]:
     """The environment variables a settings class reads (nested settings included)."""
     names: set[str] = set()

@@ -33,8 +33,9 @@ class System:
 
 @contextmanager
 def running_system(state_dir: Path, *args: str, **env: str) -> Iterator[System]:
-    """The launcher with ``args`` (e.g. --replicas 2 --cluster) and ``env`` added."""
-    full_env = {**os.environ, **env}
+    """The launcher with ``args`` (e.g. --replicas 2 --cluster) and ``env`` added; bots
+    move at once unless ``env`` sets their pace."""
+    full_env = {**os.environ, "RAFFE_BOT_PACE_MS": "0", **env}
     command = [sys.executable, "-m", "services.launcher", "--free-ports", *args]
     process = subprocess.Popen(
         [*command, "--state-dir", str(state_dir)],

@@ -456,6 +456,21 @@ def test_every_option_the_create_form_offers_makes_a_playable_game(page: WebDriv
     assert cells[3] in ("just now",) or cells[3].endswith("ago"), cells
 
 
+def test_a_turn_clock_counts_down_warns_and_offers_to_move_on_only_when_up(
+    page: WebDriver,
+) -> None:
+    """#24 item 5: a countdown, a warning in its last seconds (announced), and the
+    move-on button hidden until the time is up; then the default move is played."""
+    create_from_lobby(page, "giraffe-raffe", ["you", "bot"], turn_timer="5")
+    wait_for(lambda: "Your move" in status(page), 20)
+    left = find(page, "#timer-left")
+    assert re.fullmatch(r"\d s left", left.text), left.text
+    assert "warn" in (left.get_attribute("class") or "")  # 5 s: within the last ten
+    assert find(page, "#move-on").get_attribute("hidden") is not None  # not yet
+    before = version_shown(page)
+    wait_for(lambda: version_shown(page) > before, 15, "the clock's default move")
+
+
 def test_the_replay_viewer_steps_through_a_finished_game(
     page: WebDriver, http: httpx.Client
 ) -> None:

@@ -4,6 +4,7 @@ runner's games are finished by the other, and deadlines are enforced (AL-3)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections import Counter
 from contextlib import AsyncExitStack
@@ -200,3 +201,39 @@ async def test_the_runner_plays_on_from_each_answer_without_reading_again(
         _, events = await gr.events(created.game_id, -1)
         moves = {e["command_id"] for e in events if e["command_id"].startswith("bot:")}
         assert len(moves) > 20 and reads < len(moves) / 4, (reads, len(moves))
+
+
+async def test_bots_keep_a_pace_a_person_can_follow(
+    redis_url: str, store_settings: StoreSettings
+) -> None:
+    """#24 item 5: with a pace (RAFFE_BOT_PACE_MS), each bot move comes at least that
+    long after the move before it; at 0 bots play at once (tests, benchmarks)."""
+    settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 2})
+    async with running_engine(GIRAFFE_RAFFE, settings) as (gr, _):
+        store = await open_store(settings)
+        runner = BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400, pace_ms=150)
+        task = asyncio.create_task(runner.run())
+        try:
+            created = await gr.create(
+                [SeatSpec("bot")] * 2, {"dealer": 0}, seed="paced", practice=True
+            )
+            for _ in range(100):  # six bot moves in, at least
+                _, events = await gr.events(created.game_id, -1)
+                if (
+                    len({e["command_id"] for e in events if e["command_id"].startswith("bot:")})
+                    >= 6
+                ):
+                    break
+                await asyncio.sleep(0.1)
+        finally:
+            runner.stopping.set()
+            await asyncio.gather(task, return_exceptions=True)
+            await store.redis.aclose()
+    times: dict[str, int] = {}
+    for e in events:  # each move's first event
+        if e["command_id"].startswith("bot:"):
+            times.setdefault(e["command_id"], e["time_ms"])
+    moments = sorted(times.values())
+    assert len(moments) >= 6
+    gaps = [b - a for a, b in itertools.pairwise(moments)]
+    assert min(gaps) >= 150, gaps  # never sooner than the pace (an upper bound is no test)

@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from gateway.settings import GatewaySettings
-from services.core.settings import ServiceSettings, StoreSettings, env_names
+from services.core.settings import BotSettings, ServiceSettings, StoreSettings, env_names
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -42,5 +42,7 @@ def test_empty_means_the_default_and_lists_are_comma_separated(
 def test_every_setting_is_in_the_readmes_table() -> None:
     rows = [line for line in README.read_text().splitlines() if line.startswith("| `RAFFE_")]
     table = {name for row in rows for name in re.findall(r"`(RAFFE_[A-Z_]+)`", row.split("|")[1])}
-    missing = (env_names(ServiceSettings) | env_names(GatewaySettings)) - table
+    missing = (
+        env_names(ServiceSettings) | env_names(GatewaySettings) | env_names(BotSettings)
+    ) - table
     assert not missing, f"add {sorted(missing)} to the README's settings table"
