@@ -16,9 +16,17 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 # Tests, linters and benchmarks need the dev tools; `make run` only what running needs.
+# The web client's tests use axe-core (accessibility) and openapi-typescript with tsc (the
+# API document as a TypeScript client sees it), from the npm registry when npm is there.
+NPM_TOOLS := axe-core@4.14.1 openapi-typescript@7.13.0 typescript@5.9.3
+
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev,decks]'
+	@if command -v npm >/dev/null 2>&1; then \
+	  npm install --silent --no-save --no-package-lock --prefix $(VENV)/npm $(NPM_TOOLS) \
+	    || echo "npm: the web client's tools did not install (their tests will say so)"; \
+	else echo "npm not found: the accessibility and TypeScript tests are skipped"; fi
 	touch $@ $(RUN_STAMP)
 
 $(RUN_STAMP): pyproject.toml | $(BIN)/python

@@ -323,7 +323,7 @@ async function tablePage(gameId) {
   const type = (await gameTypes()).find((t) => t.name === summary.view.game) || { events: [], name: summary.view.game };
   const module = await tableModule(type.name);
   const describe = module.describe || ((e) => e.type);
-  const board = el("div", { id: "board" });
+  const board = el("div", { id: "board", tabindex: -1, "aria-label": "the table" });
   const header = el("div");
   const invite = el("div", { class: "row muted", id: "invite" });
   // The move log: every move as a sentence, newest first; the newest is announced.
@@ -370,7 +370,16 @@ async function tablePage(gameId) {
       el("p", { class: "muted" }, `version ${at}`, clock ? " · " : "", clock || ""));
     const last = latestMove(moves);
     const lastTold = last ? { seat: last.actor, events: last.events, text: tell(last, describe, who).join("; ") } : null;
+    // A redraw replaces the table's controls: keep the focus on the table (the same
+    // control if it is still there, else the board), not on the page's body.
+    const focused = document.activeElement;
+    const hadFocus = focused && focused !== document.body && board.contains(focused);
+    const focusId = hadFocus ? focused.id : "";
     board.replaceChildren(module.render({ view, legal, seat, send: held ? send : null, gameId, version: at, last: lastTold, who }));
+    if (hadFocus) {
+      const again = focusId && document.getElementById(focusId);
+      (again && !again.disabled ? again : board).focus({ preventScroll: true });
+    }
     const { list, newest } = moveLog(moves, describe, who);
     log.replaceChildren(el("h2", {}, "What happened"), list);
     const yours = (view.status.to_act || []).includes(seat);

@@ -9,6 +9,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -115,3 +116,24 @@ def network_text(driver: WebDriver) -> str:
             except WebDriverException:
                 pass  # a stream still open, or a body already gone
     return "\n".join(seen)
+
+
+# axe-core from the npm registry, installed by `make install` into .venv/npm (no CDN).
+AXE = Path(__file__).resolve().parents[2] / ".venv/npm/node_modules/axe-core/axe.min.js"
+
+
+def accessibility_problems(driver: WebDriver) -> list[dict[str, Any]]:
+    """axe-core's serious and critical violations of WCAG 2.1 A/AA on the page now."""
+    if not AXE.exists():
+        if os.environ.get("CI"):
+            raise AssertionError(f"{AXE} is missing: `make install` installs it with npm")
+        pytest.skip("axe-core is not installed (make install does it when npm is there)")
+    driver.execute_script(AXE.read_text())
+    found = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']})"
+        ".then((r) => done(r.violations.map((v) => ({id: v.id, impact: v.impact,"
+        " nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ') + ': '"
+        " + (n.failureSummary || '').slice(0, 160))}))));"
+    )
+    return [v for v in found if v["impact"] in ("serious", "critical")]

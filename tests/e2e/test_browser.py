@@ -28,6 +28,7 @@ from selenium.webdriver.support.ui import Select
 from services.games import GAMES
 from services.kernel.rng import SeededRng
 from tests.e2e.browser import (
+    accessibility_problems,
     browser,
     click,
     find,
@@ -471,6 +472,54 @@ def test_a_turn_clock_counts_down_warns_and_offers_to_move_on_only_when_up(
     wait_for(lambda: version_shown(page) > before, 15, "the clock's default move")
 
 
+def test_every_page_passes_axe_and_a_move_keeps_focus_on_the_table(
+    page: WebDriver, http: httpx.Client, system: System
+) -> None:
+    """#24 item 9: axe-core finds no serious or critical WCAG 2.1 AA problem on the lobby,
+    each game's table, a replay, the rules and the tournament pages; after a move the
+    focus stays on the table (it used to drop to the page's body)."""
+    problems: dict[str, Any] = {}
+
+    def check(name: str) -> None:
+        found = accessibility_problems(page)
+        if found:
+            problems[name] = found
+
+    find(page, "#create")
+    check("lobby")
+    for game in GAMES:
+        page.get(system.base_url + "/#/")
+        game_id = create_from_lobby(page, game, ["you", "bot"])
+        wait_for(lambda: status(page))
+        check(f"table {game}")
+    play_by_clicking(page, http, "riff-raff", game_id)
+    click(page, 'a[href$="/replay"]')
+    find(page, "#replay-label")
+    check("replay")
+    page.get(system.base_url + "/#/rules/giraffe-raffe")
+    find(page, ".rules")
+    check("rules")
+    page.get(system.base_url + "/#/tournaments")
+    find(page, "#t-create")
+    check("tournaments")
+    click(page, "#t-create")
+    wait_for(lambda: page.find_elements(By.CSS_SELECTOR, "#standings"), 30)
+    check("tournament")
+    assert not problems, json.dumps(problems, indent=1)
+    # Focus after a move: still inside the table, not on the body.
+    page.get(system.base_url + "/#/")
+    create_from_lobby(page, "giraffometer", ["you", "bot"])
+    wait_for(lambda: page.find_elements(By.CSS_SELECTOR, "#lowest-1:not([disabled])"))
+    before = version_shown(page)
+    click_giraffometer(page, {"lowest": 1, "highest": 2})
+    wait_for(lambda: version_shown(page) > before)
+    focused = page.execute_script(
+        "const a = document.activeElement; return a && a !== document.body"
+        " && !!a.closest('#app') && (a.id || a.tagName)"
+    )
+    assert focused, "the focus dropped to the page body"
+
+
 def test_the_replay_viewer_steps_through_a_finished_game(
     page: WebDriver, http: httpx.Client
 ) -> None:
@@ -532,7 +581,18 @@ def test_a_table_fits_a_phone_and_cards_answer_the_keyboard(system: System) -> N
         wait_for(lambda: find(phone, "#hand [data-card]").get_attribute("aria-pressed") == "true")
         find(phone, "#hand [data-card]").send_keys(Keys.SPACE)
         wait_for(lambda: find(phone, "#hand [data-card]").get_attribute("aria-pressed") == "false")
+        # #24 item 9: playable trees say so in words; the play for a selection sits right
+        # under the hand (the trees' own buttons are about 1000 px further down).
+        assert "you can play here" in find(phone, ".tree.playable").text
+        find(phone, "#hand [data-card]").send_keys(Keys.ENTER)
+        quick = wait_for(lambda: phone.find_elements(By.CSS_SELECTOR, "#quick-play button"))
+        top = phone.execute_script("return arguments[0].getBoundingClientRect().top", card)
+        below = phone.execute_script("return arguments[0].getBoundingClientRect().top", quick[0])
+        assert 0 < below - top < 400, (top, below)
         screenshot(phone, "phone")
+        before = version_shown(phone)
+        quick[0].click()
+        wait_for(lambda: version_shown(phone) > before, 15, "the quick play did not play")
     finally:
         phone.quit()
 

@@ -37,6 +37,7 @@ export function render({ view, legal, seat, send, last, who }) {
     el("p", { class: "muted" }, `apples in the supply: ${view.supply} · redraw pile: ${view.redraw_size}`));
 
   const copies = el("div", { class: "row", id: "copies" });
+  const quick = el("div", { class: "row", id: "quick-play", "aria-label": "play the selected cards" });
   const trees = el("div", { class: "trees" });
   const hand = el("div", { class: "cards", id: "hand", role: "group", "aria-label": "your hand" });
 
@@ -52,6 +53,11 @@ export function render({ view, legal, seat, send, last, who }) {
     copies.replaceChildren(...cards.filter((c) => c[0] === "C" && numbered.length).map((c) =>
       el("label", {}, `${cardLabel(c)} copies `,
         el("select", { "data-copy": c, "aria-label": `what ${cardLabel(c)} copies` }, numbered.map((n) => el("option", { value: n }, n))))));
+    // The trees the selection fits, right under the hand: on a phone the trees are a
+    // long scroll away.
+    quick.replaceChildren(...(send && cards.length ? [...trees.querySelectorAll("button.play")]
+      .filter((b) => { const e = byTree[b.dataset.tree]; return e && e.playable && cards.length >= e.min_cards && (e.max_cards === null || cards.length <= e.max_cards); })
+      .map((b) => el("button", { type: "button", class: "quick-play", "data-tree": b.dataset.tree, onclick: () => b.click() }, `Play on ${b.dataset.tree}`)) : []));
     for (const button of trees.querySelectorAll("button.play")) {
       const entry = byTree[button.dataset.tree];
       const count = cards.length;
@@ -72,6 +78,7 @@ export function render({ view, legal, seat, send, last, who }) {
     const justPlayed = lastPlay && lastPlay.data.tree === tree.id;
     trees.append(el("div", { class: `tree${entry && entry.playable ? " playable" : ""}${justPlayed ? " last-move" : ""}`, "data-tree": tree.id },
       el("strong", {}, tree.id), " ", el("span", { class: "muted" }, tree.colours.length ? tree.colours.join("/") : ""),
+      entry && entry.playable ? el("span", { class: "badge" }, " ✓ you can play here") : null,
       justPlayed ? el("div", { class: "last-label" }, `just played by ${who ? who(lastPlay.data.seat) : `seat ${lastPlay.data.seat}`}`) : null,
       el("div", { class: "muted" }, entry ? entry.shape : needText(tree.need)),
       el("div", { class: "cards" }, top ? top.cards.map((c) => cardNode(c)) : el("span", { class: "muted" }, "empty")),
@@ -109,7 +116,7 @@ export function render({ view, legal, seat, send, last, who }) {
   // The hand above the trees: pick cards, then the tree to play them on (a phone scrolls
   // down from one to the other).
   root.append(players,
-    el("section", {}, el("h2", {}, view.hand ? "Your hand" : "Hands are hidden"), hand, copies, actions),
+    el("section", {}, el("h2", {}, view.hand ? "Your hand" : "Hands are hidden"), hand, copies, quick, actions),
     el("section", {}, el("h2", {}, "Trees"), trees));
   if (view.robot) root.append(el("section", {}, el("h2", {}, "The Robot's hand"), el("div", { class: "cards" }, view.robot.hand.map((c) => cardNode(c)))));
   if (view.hands) root.append(el("section", {}, el("h2", {}, "Every hand"), view.hands.map((h, i) => el("div", { class: "row" }, `Seat ${i}: `, el("div", { class: "cards" }, h.map((c) => cardNode(c)))))));
