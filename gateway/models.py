@@ -219,3 +219,150 @@ class PlayerRegistered(BaseModel):
 class TokenRotatedOut(BaseModel):
     tournament_id: str
     token: str = Field(description="your new bearer token, shown once")
+
+
+# -- typed answers of the remaining routes (a client generator's types) ------------------
+
+
+class Open(BaseModel):
+    """An answer object whose documented fields are always there; a newer server may
+    add more."""
+
+    model_config = ConfigDict(extra="allow", json_schema_serialization_defaults_required=True)
+
+
+class StreamTicket(BaseModel):
+    ticket: str = Field(description="open events/stream?ticket=... with it")
+    expires_in: int = Field(description="seconds it opens streams for")
+
+
+class ReplayView(BaseModel):
+    game_id: str
+    version: int
+    seat: int
+    view: dict[str, Any]
+
+
+class SeatSummary(Open):
+    kind: str = Field(description="human, open or bot")
+    name: str = ""
+    bot_level: str = ""
+
+
+class StatusSummary(Open):
+    to_act: list[int]
+    over: bool
+    winners: list[int]
+    losers: list[int]
+
+
+class GameSummary(Open):
+    game_id: str
+    game: str
+    version: int
+    status: StatusSummary
+    seats: list[SeatSummary]
+    options: dict[str, Any]
+    seed_hash: str
+    practice: bool
+    created_ms: int
+    updated_ms: int
+    open_seats: list[int] = Field(default_factory=list, description="seats anyone may claim now")
+
+
+class Lobby(BaseModel):
+    games: list[GameSummary]
+
+
+class TournamentPlayer(Open):
+    player: int
+    name: str
+    kind: str
+    bot_level: str
+    removed: bool = False
+
+
+class TournamentTable(Open):
+    table: int
+    players: list[int]
+    keys: list[float] | None = Field(description="the result, once the table's game ended")
+    game_id: str = ""
+
+
+class TournamentRound(Open):
+    round: int
+    game: str
+    tables: list[TournamentTable]
+    byes: list[int]
+    points: list[float]
+
+
+class Rating(Open):
+    mu: float
+    sigma: float
+    ordinal: float
+
+
+class Standing(Open):
+    rank: int
+    player: int
+    name: str
+    points: float
+    buchholz: float
+    rating: Rating
+
+
+class Progress(BaseModel):
+    games: int
+    finished: int
+
+
+class Tournament(Open):
+    tournament_id: str
+    version: int
+    source: Literal["projection", "engine"]
+    options: dict[str, Any]
+    started: bool
+    players: list[TournamentPlayer]
+    rounds: list[TournamentRound]
+    standings: list[Standing]
+    rating_history: list[list[float]]
+    status: StatusSummary
+    progress: Progress
+
+
+class TournamentSummary(GameSummary):
+    tournament_id: str
+    state: Literal["open", "running", "over"]
+
+
+class TournamentListing(BaseModel):
+    tournaments: list[TournamentSummary]
+
+
+class Standings(BaseModel):
+    version: int
+    source: Literal["projection", "engine"]
+    standings: list[Standing]
+    rating_history: list[list[float]]
+    over: bool
+    champions: list[int]
+
+
+class MyTable(Open):
+    round: int
+    game: str
+    game_id: str
+    seat: int
+    finished: bool
+    ready: bool
+    token: str | None = Field(description="this table's seat token; null once you rotated it")
+
+
+class MyTables(BaseModel):
+    player: int
+    tables: list[MyTable]
+
+
+class Versioned(BaseModel):
+    version: int = Field(description="the version your command made")

@@ -4,6 +4,7 @@ sends), and operation ids that stay put (``<tag>_<function>``)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import FastAPI
@@ -67,6 +68,8 @@ def build(app: FastAPI) -> dict[str, Any]:
     typed_views(schemas)
     typed_events(schemas)
     typed_legal_commands(schema)
+    typed_streams(schema)
+    optional_request_fields(schema)
     ref = {"$ref": "#/components/schemas/Problem"}
     for path in schema.get("paths", {}).values():
         for operation in path.values():
@@ -97,7 +100,7 @@ def typed_views(schemas: dict[str, Any]) -> None:
         "discriminator": {"propertyName": "game", "mapping": refs},
         "description": "the caller's view; its shape is the game's (by `game`)",
     }
-    for holder in ("GameView", "CommandResult"):
+    for holder in ("GameView", "CommandResult", "ReplayView"):
         if holder in schemas:
             schemas[holder]["properties"]["view"] = one_of
 
@@ -181,11 +184,25 @@ def typed_events(schemas: dict[str, Any]) -> None:
 
 
 def typed_legal_commands(schema: dict[str, Any]) -> None:
-    """A seat's legal commands (every game's shape: seat, to_act, commands) in the
-    command's answer and from GET .../commands (which adds the version)."""
+    """A seat's legal commands, typed per game (each game's legal_model in its view.py:
+    every entry one of its command kinds, by ``type``), in the command's answer and from
+    GET .../commands (which adds the version)."""
     schemas = schema["components"]["schemas"]
-    shape = LegalShape.model_json_schema(ref_template="#/components/schemas/{model}")
-    schemas["LegalCommands"] = shape
+    refs = []
+    for game in GAMES.values():
+        model = game.legal_model
+        if model is None:
+            continue
+        shape = TypeAdapter(model).json_schema(ref_template="#/components/schemas/{model}")
+        schemas.update(shape.pop("$defs", {}))
+        schemas[model.__name__] = shape
+        refs.append({"$ref": f"#/components/schemas/{model.__name__}"})
+    generic = LegalShape.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas["LegalCommands"] = (
+        {"anyOf": refs, "description": "the caller's legal commands; their shape is the game's"}
+        if refs
+        else generic
+    )
     ref = {"$ref": "#/components/schemas/LegalCommands"}
     if "CommandResult" in schemas:
         schemas["CommandResult"]["properties"]["commands"] = ref
@@ -193,3 +210,83 @@ def typed_legal_commands(schema: dict[str, Any]) -> None:
     versioned = {"allOf": [ref, {**version, "required": ["version"]}]}
     answer = schema["paths"]["/v1/games/{game_id}/commands"]["get"]["responses"]["200"]
     answer["content"] = {"application/json": {"schema": versioned}}
+
+
+class ViewFrame(BaseModel):
+    """A live stream's ``view`` frame (streams opened with ``views=true``): after each
+    batch of events, the caller's view and legal commands at the new version."""
+
+    model_config = ConfigDict(title="ViewFrame")
+
+    game_id: str
+    version: int
+    seat: int
+    view: dict[str, Any]
+    commands: dict[str, Any] | None = Field(description="null for spectators")
+
+
+def typed_streams(schema: dict[str, Any]) -> None:
+    """The live routes answer text/event-stream: each frame's ``event:`` is an event's
+    type (``data:`` the event, ``id:`` its version) or ``view`` (a ViewFrame)."""
+    schemas = schema["components"]["schemas"]
+    frame = ViewFrame.model_json_schema(ref_template="#/components/schemas/{model}")
+    frame["properties"]["view"] = schemas["GameView"]["properties"]["view"]
+    frame["properties"]["commands"] = {
+        "anyOf": [{"$ref": "#/components/schemas/LegalCommands"}, {"type": "null"}]
+    }
+    schemas["ViewFrame"] = frame
+    # Each game's events (<Game>Event: one of its types, by type).
+    unions = [
+        {"$ref": f"#/components/schemas/{name}"}
+        for name, shape in schemas.items()
+        if name.endswith("Event") and "oneOf" in shape
+    ]
+    streams = {
+        "/v1/games/{game_id}/events/stream": {
+            "oneOf": [*unions, {"$ref": "#/components/schemas/ViewFrame"}],
+            "description": "Server-Sent Events: `id:` the event's version, `event:` its "
+            "type (or `view`), `data:` the event (or a ViewFrame) as JSON; a `: ping` "
+            "comment keeps a quiet stream open",
+        },
+        "/v1/tournaments/{tournament_id}/events/stream": {
+            "$ref": "#/components/schemas/Event",
+            "description": "Server-Sent Events: `id:` the event's version, `event:` its "
+            "type, `data:` the tournament's event as JSON",
+        },
+    }
+    for path, frames in streams.items():
+        answer = schema["paths"][path]["get"]["responses"]["200"]
+        answer["description"] = "a live stream of frames"
+        answer["content"] = {"text/event-stream": {"schema": frames}}
+
+
+def _refs(node: Any) -> set[str]:
+    """The component schemas a part of the document refers to."""
+    if isinstance(node, dict):
+        found = {node["$ref"].rsplit("/", 1)[1]} if isinstance(node.get("$ref"), str) else set()
+        return found.union(*(_refs(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_refs(v) for v in node))
+    return set()
+
+
+def optional_request_fields(schema: dict[str, Any]) -> None:
+    """A request field with a default may be left out, and says so: TypeScript
+    generators (openapi-typescript) read a ``default`` as "always there" and would make
+    a client send every defaulted field. The default moves into the description."""
+    schemas = schema["components"]["schemas"]
+    bodies = [
+        op.get("requestBody", {}) for path in schema["paths"].values() for op in path.values()
+    ]
+    todo, seen = list(_refs(bodies)), set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in schemas:
+            continue
+        seen.add(name)
+        todo += _refs(schemas[name])
+        required = set(schemas[name].get("required", ()))
+        for field, prop in schemas[name].get("properties", {}).items():
+            if field not in required and "default" in prop:
+                said = json.dumps(prop.pop("default"))
+                prop["description"] = f"{prop.get('description', '')} (default {said})".strip()

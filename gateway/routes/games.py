@@ -19,6 +19,9 @@ from gateway.models import (
     CreateGame,
     EventPage,
     GameView,
+    Lobby,
+    ReplayView,
+    StreamTicket,
 )
 from gateway.openapi import TOKEN_OPTIONAL, TOKEN_REQUIRED
 from gateway.problems import Problem
@@ -94,7 +97,7 @@ async def create_game(
     )
 
 
-@router.get("", responses=PROBLEMS)
+@router.get("", response_model=Lobby, responses=PROBLEMS)
 async def lobby(
     c: ClientsDep,
     game: str | None = None,
@@ -162,7 +165,19 @@ async def rotated(c: Clients, who: Caller) -> str:
         ) from None
 
 
-@router.get("/{game_id}", response_model=GameView, responses=PROBLEMS, openapi_extra=TOKEN_OPTIONAL)
+@router.get(
+    "/{game_id}",
+    response_model=GameView,
+    responses={
+        **PROBLEMS,
+        202: {
+            "model": GameView,
+            "description": "min_version does not exist (yet) after RAFFE_READ_WAIT_MS: the "
+            "newest view there is, whose version is lower",
+        },
+    },
+    openapi_extra=TOKEN_OPTIONAL,
+)
 async def get_game(
     game_id: GameId,
     c: ClientsDep,
@@ -171,7 +186,9 @@ async def get_game(
     min_version: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0,
 ) -> GameView | Response:
     """The caller's view (a spectator's without a token). ``min_version`` waits, bounded,
-    until the read model has caught up with your own write."""
+    until the read model has caught up with your own write; a version that does not
+    exist by then answers 202 with the newest view there is (never a silent 200 with an
+    older one)."""
     seat = seat_in(game_id, who)
     engine = await c.engine_for(game_id)  # 404 for unknown games, before any waiting
     recent = c.recent_views.at_least(game_id, seat, min_version) if min_version else None
@@ -188,6 +205,8 @@ async def get_game(
     await c.await_version(game_id, min_version)
     version, view, _ = await engine.view(game_id, seat)
     response.headers["ETag"] = f'"{version}"'
+    if version < min_version:  # not there after RAFFE_READ_WAIT_MS: say so, not 200
+        response.status_code = 202
     return GameView(game_id=game_id, version=version, seat=seat, view=view, source="engine")
 
 
@@ -281,7 +300,11 @@ async def events(
 
 
 @router.post(
-    "/{game_id}/stream-tickets", status_code=201, responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED
+    "/{game_id}/stream-tickets",
+    status_code=201,
+    response_model=StreamTicket,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
 )
 async def stream_ticket(game_id: GameId, c: ClientsDep, who: CallerDep) -> dict[str, Any]:
     """A ticket for your seat's live stream, for clients that cannot send headers with
@@ -323,7 +346,12 @@ async def stream(
     return event_stream(c, request, game_id, game_type, who, start, views)
 
 
-@router.get("/{game_id}/replay", responses=PROBLEMS, openapi_extra=TOKEN_OPTIONAL)
+@router.get(
+    "/{game_id}/replay",
+    response_model=ReplayView,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_OPTIONAL,
+)
 async def replay(
     game_id: GameId,
     c: ClientsDep,

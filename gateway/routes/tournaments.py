@@ -17,10 +17,15 @@ from gateway.live import event_stream
 from gateway.models import (
     CreateTournament,
     JoinTournament,
+    MyTables,
     PlayerRegistered,
     RegisterPlayer,
+    Standings,
     TokenRotatedOut,
+    Tournament,
     TournamentCreated,
+    TournamentListing,
+    Versioned,
 )
 from gateway.openapi import TOKEN_REQUIRED
 from gateway.problems import Problem
@@ -117,6 +122,7 @@ async def join(
 
 @router.delete(
     "/{tournament_id}/players/{player}",
+    response_model=Versioned,
     responses=PROBLEMS,
     openapi_extra=TOKEN_REQUIRED,
 )
@@ -144,7 +150,12 @@ async def _registered(
     return PlayerRegistered(player=player, version=done.version, token=token)
 
 
-@router.post("/{tournament_id}/start", responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED)
+@router.post(
+    "/{tournament_id}/start",
+    response_model=Versioned,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
 async def start(tournament_id: TournamentId, c: ClientsDep, who: CallerDep) -> dict[str, Any]:
     """Start (organiser only): the first round's tables are paired and their games made."""
     _organiser(tournament_id, who)
@@ -152,7 +163,7 @@ async def start(tournament_id: TournamentId, c: ClientsDep, who: CallerDep) -> d
     return {"version": done.version}
 
 
-@router.get("", responses=PROBLEMS)
+@router.get("", response_model=TournamentListing, responses=PROBLEMS)
 async def listing(
     c: ClientsDep,
     status: Annotated[str | None, Query(pattern="^(open|running|over)$")] = None,
@@ -168,7 +179,7 @@ async def listing(
     return {"tournaments": out[:limit]}
 
 
-@router.get("/{tournament_id}", responses=PROBLEMS)
+@router.get("/{tournament_id}", response_model=Tournament, responses=PROBLEMS)
 async def get(
     tournament_id: TournamentId,
     c: ClientsDep,
@@ -182,7 +193,7 @@ async def get(
     return {"tournament_id": tournament_id, "version": version, "source": source, **body}
 
 
-@router.get("/{tournament_id}/standings", responses=PROBLEMS)
+@router.get("/{tournament_id}/standings", response_model=Standings, responses=PROBLEMS)
 async def standings(
     tournament_id: TournamentId,
     c: ClientsDep,
@@ -211,7 +222,9 @@ async def _view(c: Clients, tournament_id: str, min_version: int) -> tuple[int, 
     return version, view, "engine"
 
 
-@router.get("/{tournament_id}/me", responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED)
+@router.get(
+    "/{tournament_id}/me", response_model=MyTables, responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED
+)
 async def me(
     tournament_id: TournamentId, request: Request, c: ClientsDep, who: CallerDep
 ) -> dict[str, Any]:

@@ -30,6 +30,7 @@ GAME = GameSpec(
     events=EVENTS,
     commands=Command,
     view_model=views.GiraffeRaffeView,
+    legal_model=views.GiraffeRaffeLegal,
     bots=BOTS,
     default_bot="heuristic",
     result_keys=rules.result_keys,

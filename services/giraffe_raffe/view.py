@@ -4,7 +4,9 @@ form of the legal commands. Everything is public once the game is over."""
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from services.giraffe_raffe.cards import COLOUR_NAMES, sorted_cards
 from services.giraffe_raffe.plays import can_play, value_options
@@ -201,3 +203,48 @@ class GiraffeRaffeView(Shape):
     hands: list[list[str]] | None = None
     redraw: list[str] | None = None
     robot_deck: list[str] | None = None
+
+
+# -- the legal commands' shape, for clients -----------------------------------------------
+
+
+class PlayEntry(Shape):
+    """A tree: whether a play from the hand fits it now, and what a play must meet;
+    ``options`` lists every play on Single, Pair, Three and Four trees."""
+
+    type: Literal["play"]
+    tree: str
+    kind: str
+    shape: str
+    min_cards: int
+    max_cards: int | None
+    above: int | None
+    colours: list[str]
+    playable: bool
+    options: list[list[str]] | None = None
+
+
+class ReturnAppleEntry(Shape):
+    type: Literal["return_apple"]
+
+
+class RobotOptionShape(Shape):
+    seat: int
+    cards: list[str]
+    copies: dict[str, str]
+    option: int
+
+
+class ChooseRobotPlayEntry(Shape):
+    type: Literal["choose_robot_play"]
+    options: list[RobotOptionShape]
+
+
+class GiraffeRaffeLegal(Shape):
+    """A seat's legal commands in Giraffe Raffe (GET .../commands adds ``version``)."""
+
+    seat: int
+    to_act: bool
+    commands: list[
+        Annotated[PlayEntry | ReturnAppleEntry | ChooseRobotPlayEntry, Field(discriminator="type")]
+    ]

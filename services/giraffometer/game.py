@@ -32,6 +32,7 @@ GAME = GameSpec(
     recorded_options=game_options.recorded,
     commands=Command,
     view_model=views.GiraffometerView,
+    legal_model=views.GiraffometerLegal,
     bots=BOTS,
     default_bot="normal",
     result_keys=rules.result_keys,

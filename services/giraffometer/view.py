@@ -4,7 +4,9 @@ Before the reveal nobody but the voter sees a vote, and nobody sees an answer.""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from services.giraffometer.rules import status
 from services.giraffometer.state import POSITIONS, State
@@ -130,3 +132,26 @@ class GiraffometerView(Shape):
     seed: str | None = None  # once over (or a revealed replay), as the next three
     answers: list[float] | None = None
     votes: dict[str, dict[str, int]] | None = None
+
+
+# -- the legal commands' shape, for clients -----------------------------------------------
+
+
+class VoteEntry(Shape):
+    type: Literal["vote"]
+    lowest: list[int]
+    highest: list[int]
+    rule: str
+
+
+class CloseRoundEntry(Shape):
+    type: Literal["close_round"]
+    valid_from_ms: int
+
+
+class GiraffometerLegal(Shape):
+    """A seat's legal commands in Giraffometer (GET .../commands adds ``version``)."""
+
+    seat: int
+    to_act: bool
+    commands: list[Annotated[VoteEntry | CloseRoundEntry, Field(discriminator="type")]]

@@ -53,6 +53,7 @@ class GameSpec:
     default_port: int = 0  # its engine's gRPC port when run locally; metrics on +1000
     commands: Any = None  # the union of the game's command models (commands.py)
     view_model: type | None = None  # the view's shape, for clients (view.py)
+    legal_model: type | None = None  # the legal commands' shape, for clients (view.py)
     players: tuple[int, int] = (1, 1)  # at one table, least and most (tournament tables)
     bots: Mapping[str, Bot] = field(default_factory=dict)  # by level
     default_bot: str = ""

@@ -30,6 +30,7 @@ GAME = GameSpec(
     events=EVENTS,
     commands=Command,
     view_model=views.RiffRaffView,
+    legal_model=views.RiffRaffLegal,
     bots=BOTS,
     default_bot="careful",
     result_keys=rules.result_keys,

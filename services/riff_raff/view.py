@@ -4,7 +4,9 @@ commands. Cards chosen this round stay hidden until all are in (AL-1)."""
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from services.kernel.game import Event
 from services.kernel.views import Shape, StatusShape
@@ -188,3 +190,79 @@ class RiffRaffView(Shape):
     seed: str | None = None  # once over (or a revealed replay), as the next two
     hands: list[list[int]] | None = None
     choices: dict[str, int] | None = None
+
+
+# -- the legal commands' shape, for clients -----------------------------------------------
+
+
+class ChooseCardEntry(Shape):
+    type: Literal["choose_card"]
+    cards: list[int]
+
+
+class ChooseCaptainEntry(Shape):
+    type: Literal["choose_captain"]
+    seat: list[int]
+
+
+class OrderPlayersEntry(Shape):
+    type: Literal["order_players"]
+    order: list[int]
+
+
+class LoadEntry(Shape):
+    type: Literal["load"]
+    area: int
+    pieces: list[str]
+    max_pieces: int
+    position: list[float]
+    orientation: list[int]
+    area_x: list[float]
+
+
+class CatchEntry(Shape):
+    type: Literal["catch"]
+    fallen: list[str]
+    max: int
+
+
+class ReportEntry(Shape):
+    type: Literal["report"]
+    aboard: list[str]
+    max_caught: int
+
+
+class AcceptEntry(Shape):
+    type: Literal["accept"]
+
+
+class DisputeEntry(Shape):
+    type: Literal["dispute"]
+
+
+class SettleEntry(Shape):
+    type: Literal["settle"]
+    aboard: list[str]
+
+
+RiffRaffEntry = Annotated[
+    ChooseCardEntry
+    | ChooseCaptainEntry
+    | OrderPlayersEntry
+    | LoadEntry
+    | CatchEntry
+    | ReportEntry
+    | AcceptEntry
+    | DisputeEntry
+    | SettleEntry,
+    Field(discriminator="type"),
+]
+
+
+class RiffRaffLegal(Shape):
+    """A seat's legal commands in Riff Raff (GET .../commands adds ``version``)."""
+
+    seat: int
+    to_act: bool
+    phase: str
+    commands: list[RiffRaffEntry]

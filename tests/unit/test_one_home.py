@@ -103,7 +103,7 @@ def test_every_view_a_game_shows_has_its_declared_shape(name: str) -> None:
     """The typed views the API documents (view.py) are the views clients get: every
     seat's, a spectator's and a revealed one, after every move of whole games."""
     game = GAMES[name]
-    assert game.view_model is not None
+    assert game.view_model is not None and game.legal_model is not None
     for options in ({}, SECOND_OPTIONS[name]):
         seats = 1 if options.get("mode") == "solo" else game.players[0] + 1
         checked = 0
@@ -114,6 +114,7 @@ def test_every_view_a_game_shows_has_its_declared_shape(name: str) -> None:
             for seat in (*range(seats), SPECTATOR):
                 game.view_model.model_validate(game.view(state, seat))
                 LegalShape.model_validate(game.legal_commands(state, seat))
+                game.legal_model.model_validate(game.legal_commands(state, seat))
             game.view_model.model_validate(game.view(state, 0, reveal=True))
             checked += 1
         assert checked == len(played.events) > 10
