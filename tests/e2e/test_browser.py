@@ -179,7 +179,7 @@ def play_by_clicking(driver: WebDriver, http: httpx.Client, game: str, game_id: 
         ).json()
         if view["version"] != legal["version"]:
             continue
-        if moves == 2:
+        if moves == 1:
             screenshot(driver, game)
         before = version_shown(driver)
         try:
