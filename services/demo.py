@@ -7,6 +7,7 @@ the whole system itself, on free ports, for the length of the demo."""
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import signal
 import subprocess
@@ -65,11 +66,14 @@ def answers(url: str) -> bool:
 
 def start_system() -> tuple[subprocess.Popen[str], str]:
     state = tempfile.mkdtemp(prefix="raffe-demo-")
+    # The demo shows the API, not the table: its bots move at once unless told otherwise.
+    env = {"RAFFE_BOT_PACE_MS": "0", **os.environ}
     process = subprocess.Popen(
         [sys.executable, "-m", "services.launcher", "--free-ports", "--state-dir", state],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
+        env=env,
     )
     assert process.stdout is not None
     for line in process.stdout:

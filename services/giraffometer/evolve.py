@@ -30,11 +30,12 @@ def _created(s: State, e: GameCreated) -> State:
 
 def _round_started(s: State, e: ev.RoundStarted) -> State:
     ids = tuple(e.ids)
+    dealt = set(ids)
     return s.but(
         round=e.round,
         table=ids,
         # GM-7 deals across kinds, not always from the top: the dealt ids leave the pile.
-        pile=tuple(i for i in s.pile if i not in set(ids)),
+        pile=tuple(i for i in s.pile if i not in dealt),
         votes=(),
         deadline_ms=e.deadline_ms,
     )

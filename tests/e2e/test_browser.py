@@ -584,8 +584,16 @@ def test_a_table_fits_a_phone_and_cards_answer_the_keyboard(system: System) -> N
         # #24 item 9: playable trees say so in words; the play for a selection sits right
         # under the hand (the trees' own buttons are about 1000 px further down).
         assert "you can play here" in find(phone, ".tree.playable").text
-        find(phone, "#hand [data-card]").send_keys(Keys.ENTER)
+        game_id = game_id_of(phone)
+        token = held_seat(phone, game_id)["token"]
+        legal = httpx.get(
+            f"{system.base_url}/v1/games/{game_id}/commands", headers=auth(token)
+        ).json()
+        play = next(c for c in legal["commands"] if c.get("options"))  # a listed play
+        for chosen in play["options"][0]:
+            find(phone, f'#hand [data-card="{chosen}"]').send_keys(Keys.ENTER)
         quick = wait_for(lambda: phone.find_elements(By.CSS_SELECTOR, "#quick-play button"))
+        card = find(phone, f'#hand [data-card="{play["options"][0][0]}"]')
         top = phone.execute_script("return arguments[0].getBoundingClientRect().top", card)
         below = phone.execute_script("return arguments[0].getBoundingClientRect().top", quick[0])
         assert 0 < below - top < 400, (top, below)

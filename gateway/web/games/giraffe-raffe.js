@@ -56,7 +56,13 @@ export function render({ view, legal, seat, send, last, who }) {
     // The trees the selection fits, right under the hand: on a phone the trees are a
     // long scroll away.
     quick.replaceChildren(...(send && cards.length ? [...trees.querySelectorAll("button.play")]
-      .filter((b) => { const e = byTree[b.dataset.tree]; return e && e.playable && cards.length >= e.min_cards && (e.max_cards === null || cards.length <= e.max_cards); })
+      .filter((b) => {
+        const e = byTree[b.dataset.tree];
+        if (!e || !e.playable) return false;
+        // A tree that lists its plays takes exactly those; the others, a count that fits.
+        if (e.options) return e.options.some((o) => [...o].sort().join(",") === [...cards].sort().join(","));
+        return cards.length >= e.min_cards && (e.max_cards === null || cards.length <= e.max_cards);
+      })
       .map((b) => el("button", { type: "button", class: "quick-play", "data-tree": b.dataset.tree, onclick: () => b.click() }, `Play on ${b.dataset.tree}`)) : []));
     for (const button of trees.querySelectorAll("button.play")) {
       const entry = byTree[button.dataset.tree];
