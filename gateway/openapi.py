@@ -80,19 +80,22 @@ def build(app: FastAPI) -> dict[str, Any]:
     return schema
 
 
+def component(schemas: dict[str, Any], model: type) -> str:
+    """A model (and the models it uses) as component schemas; the reference to it."""
+    shape = TypeAdapter(model).json_schema(ref_template="#/components/schemas/{model}")
+    schemas.update(shape.pop("$defs", {}))
+    schemas[model.__name__] = shape
+    return f"#/components/schemas/{model.__name__}"
+
+
 def typed_views(schemas: dict[str, Any]) -> None:
     """Each game's view model (its view.py) as a schema, and a view field that is one of
     them by ``game``: the server sends views as the engine wrote them (no validation on
     the hot path); a test checks every view a game shows against its model."""
     refs: dict[str, str] = {}
     for name, game in GAMES.items():
-        model = game.view_model
-        if model is None:
-            continue
-        shape = TypeAdapter(model).json_schema(ref_template="#/components/schemas/{model}")
-        schemas.update(shape.pop("$defs", {}))
-        schemas[model.__name__] = shape
-        refs[name] = f"#/components/schemas/{model.__name__}"
+        if game.view_model is not None:
+            refs[name] = component(schemas, game.view_model)
     if not refs:
         return
     one_of = {
@@ -188,15 +191,11 @@ def typed_legal_commands(schema: dict[str, Any]) -> None:
     every entry one of its command kinds, by ``type``), in the command's answer and from
     GET .../commands (which adds the version)."""
     schemas = schema["components"]["schemas"]
-    refs = []
-    for game in GAMES.values():
-        model = game.legal_model
-        if model is None:
-            continue
-        shape = TypeAdapter(model).json_schema(ref_template="#/components/schemas/{model}")
-        schemas.update(shape.pop("$defs", {}))
-        schemas[model.__name__] = shape
-        refs.append({"$ref": f"#/components/schemas/{model.__name__}"})
+    refs = [
+        {"$ref": component(schemas, game.legal_model)}
+        for game in GAMES.values()
+        if game.legal_model is not None
+    ]
     generic = LegalShape.model_json_schema(ref_template="#/components/schemas/{model}")
     schemas["LegalCommands"] = (
         {"anyOf": refs, "description": "the caller's legal commands; their shape is the game's"}

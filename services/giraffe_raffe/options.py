@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.kernel.commands import seconds_option, timer_schema
+from services.kernel.commands import seat_schema, seconds_option, timer_schema
 from services.kernel.errors import InvalidArgument
 from services.kernel.game import SeatSpec
 
@@ -109,14 +109,7 @@ SCHEMA: dict[str, Any] = {
             },
             "x-when": {"mode": ["solo"]},
         },
-        "dealer": {
-            "title": "Dealer (plays first)",
-            "type": ["integer", "null"],
-            "minimum": 0,
-            "default": None,
-            "x-seat": True,
-            "x-labels": {"null": "drawn"},
-        },
+        "dealer": seat_schema("Dealer (plays first)"),
         "turn_timer": timer_schema("Turn timer (seconds)"),
     },
     "x-seats": {

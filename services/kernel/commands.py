@@ -78,3 +78,15 @@ def timer_schema(title: str) -> dict[str, Any]:
         "default": None,
         "description": "when it runs out, the engine plays the default move (AL-3)",
     }
+
+
+def seat_schema(title: str) -> dict[str, Any]:
+    """The JSON Schema of an option naming a seat, or none (drawn from the seed)."""
+    return {
+        "title": title,
+        "type": ["integer", "null"],
+        "minimum": 0,
+        "default": None,
+        "x-seat": True,
+        "x-labels": {"null": "drawn"},
+    }

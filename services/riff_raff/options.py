@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.kernel.commands import seconds_option, timer_schema
+from services.kernel.commands import seat_schema, seconds_option, timer_schema
 from services.kernel.errors import InvalidArgument
 from services.kernel.game import SeatSpec
 from services.riff_raff import ship as physics
@@ -52,14 +52,7 @@ SCHEMA: dict[str, Any] = {
                 "tabletop": "Tabletop: a real ship; players report what fell (people only)",
             },
         },
-        "captain": {
-            "title": "First captain",
-            "type": ["integer", "null"],
-            "minimum": 0,
-            "default": None,
-            "x-seat": True,
-            "x-labels": {"null": "drawn"},
-        },
+        "captain": seat_schema("First captain"),
         "turn_timer": timer_schema("Turn timer (seconds)"),
     },
     "x-seats": {

@@ -28,39 +28,25 @@ def tool(name: str) -> str:
     return str(found)
 
 
+def run(where: Path, *command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=where, capture_output=True, text=True, timeout=180)
+
+
 def test_the_api_document_compiles_as_typescript_with_the_readme_tour(
     http: httpx.Client, tmp_path: Path
 ) -> None:
     generate, tsc = tool("openapi-typescript"), tool("tsc")
     (tmp_path / "openapi.json").write_text(http.get("/openapi.json").text)
-    made = subprocess.run(
-        [generate, "openapi.json", "-o", "api.d.ts"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    made = run(tmp_path, generate, "openapi.json", "-o", "api.d.ts")
     assert made.returncode == 0, made.stderr
     shutil.copy(TOUR, tmp_path / "client.ts")
-    checked = subprocess.run(
-        [tsc, "--strict", "--noEmit", "api.d.ts", "client.ts"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    checked = run(tmp_path, tsc, "--strict", "--noEmit", "api.d.ts", "client.ts")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     # A wrong use is refused: the types say something.
     (tmp_path / "client.ts").write_text(
         TOUR.read_text() + '\nconst wrong: components["schemas"]["StreamTicket"] = {ticket: 1};\n'
     )
-    refused = subprocess.run(
-        [tsc, "--strict", "--noEmit", "api.d.ts", "client.ts"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    refused = run(tmp_path, tsc, "--strict", "--noEmit", "api.d.ts", "client.ts")
     assert refused.returncode != 0 and "TS2" in refused.stdout
 
 
