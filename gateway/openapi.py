@@ -66,6 +66,7 @@ def build(app: FastAPI) -> dict[str, Any]:
     for name in ("HTTPValidationError", "ValidationError"):
         schemas.pop(name, None)
     typed_views(schemas)
+    typed_commands(schemas)
     typed_events(schemas)
     typed_legal_commands(schema)
     typed_streams(schema)
@@ -106,6 +107,35 @@ def typed_views(schemas: dict[str, Any]) -> None:
     for holder in ("GameView", "CommandResult", "ReplayView"):
         if holder in schemas:
             schemas[holder]["properties"]["view"] = one_of
+
+
+def typed_commands(schemas: dict[str, Any]) -> None:
+    """Each game's commands as ``<Game>Command`` (one of its models, by ``type``), and a
+    command body's ``command`` as any of them: games may share a command name (each
+    game's union has its own discriminator), and the engine checks a command against its
+    game's own model."""
+    refs = []
+    for name, game in GAMES.items():
+        if game.commands is None:
+            continue
+        shape: dict[str, Any]
+        if isinstance(game.commands, type):  # a game of one command: its model by name
+            shape = {"$ref": component(schemas, game.commands)}
+        else:
+            template = "#/components/schemas/{model}"
+            shape = TypeAdapter(game.commands).json_schema(ref_template=template)
+        for model, definition in shape.pop("$defs", {}).items():
+            if schemas.get(model, definition) != definition:
+                raise ValueError(f"two games' command models are both called {model}")
+            schemas[model] = definition
+        title = f"{pascal(name)}Command"
+        schemas[title] = {**shape, "title": title, "description": f"a command of a {name} game"}
+        refs.append({"$ref": f"#/components/schemas/{title}"})
+    if "CommandIn" in schemas and refs:
+        schemas["CommandIn"]["properties"]["command"] = {
+            "anyOf": refs,
+            "description": "one of the game's commands (its <Game>Command), by `type`",
+        }
 
 
 class EventEnvelope(BaseModel):

@@ -273,7 +273,9 @@ async def run_command(
     """What the command route does, for the route and for gateway.command_lane."""
     seat = acting_seat(game_id, await bearer(c, authorization))
     engine = await c.engine_for(game_id)
-    command = body.command.model_dump(exclude_none=True)
+    # Validated once, by the engine with the game's own model; a null field counts as
+    # left out (as the gateway's models used to read it).
+    command = {k: v for k, v in body.command.items() if v is not None}
     version, reply, view = await engine.execute_json(
         game_id, seat, command, body.command_id, _if_match(if_match)
     )

@@ -76,7 +76,7 @@ def test_a_human_plays_it_against_a_bot_and_sees_no_secret_of_the_other_seat(
         events = http.get(f"/v1/games/{game_id}/events").json()["events"]
         drawn = next(e for e in events if e["type"] == "LuckyNumbersDrawn")
         assert drawn["data"]["numbers"] == [None, None]
-        take = {"type": "take", "count": state["commands"][0]["counts"][0]}
+        take = {"type": "play", "count": state["commands"][0]["counts"][0]}
         response = send(http, game_id, token, take)
         assert response.status_code == 200, response.text
     assert view["status"]["over"] and None not in view["lucky"]  # revealed at the end
@@ -88,10 +88,10 @@ def test_bad_commands_are_refused_with_typed_problems_and_change_nothing(
     created = create(http, "pebbles", [{"kind": "human"}, {"kind": "human"}])
     game_id, token = created["game_id"], created["tokens"]["0"]
     before = http.get(f"/v1/games/{game_id}").json()["version"]
-    too_many = send(http, game_id, token, {"type": "take", "count": 4})
+    too_many = send(http, game_id, token, {"type": "play", "count": 4})
     other_game = send(http, game_id, token, {"type": "vote", "lowest": 1, "highest": 2})
-    not_yours = send(http, game_id, created["tokens"]["1"], {"type": "take", "count": 1})
-    assert too_many.status_code == 422 and too_many.json()["code"] == "invalid_request"
+    not_yours = send(http, game_id, created["tokens"]["1"], {"type": "play", "count": 1})
+    assert too_many.status_code == 422 and too_many.json()["code"] == "bad_count"  # its model
     assert other_game.status_code == 422 and other_game.json()["code"] == "unknown_command"
     assert not_yours.status_code == 422 and not_yours.json()["code"] == "not_your_turn"
     assert http.get(f"/v1/games/{game_id}").json()["version"] == before

@@ -12,12 +12,12 @@ def counts(legal: dict[str, Any]) -> list[int]:
 
 
 def random_bot(view: dict[str, Any], legal: dict[str, Any], rng: SeededRng) -> dict[str, Any]:
-    return {"type": "take", "count": rng.choice(counts(legal))}
+    return {"type": "play", "count": rng.choice(counts(legal))}
 
 
 def perfect_bot(view: dict[str, Any], legal: dict[str, Any], rng: SeededRng) -> dict[str, Any]:
     best = view["pile"] % 4
-    return {"type": "take", "count": best if best in counts(legal) else counts(legal)[0]}
+    return {"type": "play", "count": best if best in counts(legal) else counts(legal)[0]}
 
 
 BOTS = {"random": random_bot, "perfect": perfect_bot}

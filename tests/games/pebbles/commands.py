@@ -10,9 +10,11 @@ from services.kernel.commands import Strict
 
 
 class Take(Strict):
-    """Pebbles: take one to three pebbles from the pile."""
+    """Pebbles: take one to three pebbles from the pile. Its type is "play", as Giraffe
+    Raffe's is: each game's commands are its own (the gateway no longer validates every
+    game's commands against one union, where two games could not share a name)."""
 
-    type: Literal["take"]
+    type: Literal["play"]
     count: int = Field(ge=1, le=3)
 
 

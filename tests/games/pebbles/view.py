@@ -30,5 +30,5 @@ def legal_commands(state: State, seat: int) -> dict[str, Any]:
     """As every game answers: the seat, whether it must act, and its commands."""
     to_act = not state.over and seat == state.turn and seat != SPECTATOR
     counts = list(range(1, min(3, state.pile) + 1)) if to_act else []
-    commands = [{"type": "take", "counts": counts}] if to_act else []
+    commands = [{"type": "play", "counts": counts}] if to_act else []
     return {"seat": seat, "to_act": to_act, "commands": commands}
