@@ -56,20 +56,32 @@ def setup(state: State, opts: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
     return flow.events
 
 
-def dealt(pile: tuple[str, ...], facts: Mapping[str, decks.Fact]) -> list[str]:
+def dealt(
+    pile: tuple[str, ...], facts: Mapping[str, decks.Fact], rested: frozenset[str] = frozenset()
+) -> list[str]:
     """GM-7: a round's six facts, each of another kind: from the top of the pile, the
-    first fact of each kind not dealt yet; [] when the pile holds fewer than six kinds
-    (a deck of fewer kinds is then dealt from the top)."""
+    first fact of each kind not dealt yet, the kinds of the round before (``rested``)
+    only where six are not found without them (the big kinds, a hundred facts each,
+    would otherwise be in every round); [] when the pile holds fewer than six kinds (a
+    deck of fewer kinds is then dealt from the top)."""
+    kind_of = {i: facts[i].kind if i in facts else i for i in pile}
     ids: list[str] = []
     kinds: set[str] = set()
-    for i in pile:
-        kind = facts[i].kind if i in facts else i
-        if kind not in kinds:
-            kinds.add(kind)
-            ids.append(i)
-            if len(ids) == len(POSITIONS):
-                return ids
+    for resting in (False, True):
+        for i in pile:
+            kind = kind_of[i]
+            if kind not in kinds and (resting or kind not in rested):
+                kinds.add(kind)
+                ids.append(i)
+                if len(ids) == len(POSITIONS):
+                    return ids
     return []
+
+
+def rested_kinds(state: State) -> frozenset[str]:
+    """The kinds of the last revealed round (GM-7 gives them a rest)."""
+    last = state.last_reveal or {}
+    return frozenset(state.facts[i].kind for i in last.get("ids", ()) if i in state.facts)
 
 
 def drawable(state: State) -> list[str]:
@@ -87,7 +99,10 @@ def start_round(flow: Flow, rng: SeededRng, now_ms: int) -> None:
     # only they would bring six kinds together.
     if short or (not dealt(s.pile, s.facts) and dealt((*s.pile, *s.discard), s.facts)):
         flow.emit(ev.DeckReshuffled(order=[*s.pile, *rng.shuffled(s.discard)]))
-    ids = dealt(flow.state.pile, flow.state.facts) or list(flow.state.pile[: len(POSITIONS)])
+    rested = rested_kinds(flow.state)
+    ids = dealt(flow.state.pile, flow.state.facts, rested) or list(
+        flow.state.pile[: len(POSITIONS)]
+    )
     timer = s.options.get("round_timer")
     flow.emit(
         ev.RoundStarted(
