@@ -243,13 +243,13 @@ class LiveHub:
                 # A version announced while nobody was registered yet (drains skip a game
                 # nobody watches) must still reach this viewer.
                 self._drain_if_behind(game_id, watched)
-                now = (
+                current = (
                     view_frame(game_id, watched.game, watched.state, watched.version, seat)
                     if views and watched.version
                     else b""
                 )
-            if backlog or now:
-                yield b"".join(frame(e) for e in backlog) + now
+            if backlog or current:
+                yield b"".join(frame(e) for e in backlog) + current
                 if backlog and backlog[-1].type == "GameEnded":
                     return
             while True:

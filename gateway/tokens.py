@@ -174,10 +174,13 @@ class SeatTokens:
             pipe.get(self.token_key(digest))
         return [raw is not None and raw != ROTATED for raw in await pipe.execute()]
 
-    async def seat_digests(self, game_id: str, seats: list[int]) -> dict[int, str]:
-        """The current token hash of each seat that has one (rotations record theirs)."""
-        raw = await self.store.redis.hmget(self._seats_key(game_id), [f"token:{s}" for s in seats])
-        return {s: _decoded(v) for s, v in zip(seats, raw, strict=True) if v}
+    async def seat_digests(self, seats: list[tuple[str, int]]) -> list[str | None]:
+        """The current token hash of each (game, seat), if a rotation recorded one, in
+        one round trip."""
+        pipe = self.store.redis.pipeline(transaction=False)
+        for game_id, seat in seats:
+            pipe.hget(self._seats_key(game_id), f"token:{seat}")
+        return [_decoded(v) if v else None for v in await pipe.execute()]
 
     async def claim(self, game_id: str, seat: int) -> str | None:
         """A token for an open seat, or None if the seat is not open or already taken."""

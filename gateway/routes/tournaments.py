@@ -240,9 +240,10 @@ async def me(
         table["token"] = _seat_token(player_token, table["game_id"], table["seat"])
         # A finished table's game exists; only the current round's may not have yet.
         table["ready"] = table["finished"] or await _exists(c, table["game_id"])
-        # A seat token rotated away from is never bound again.
-        rotated = await c.tokens.seat_digests(table["game_id"], [table["seat"]])
-        if rotated and rotated[table["seat"]] != token_hash(table["token"]):
+    # A seat token rotated away from is never bound again.
+    recorded = await c.tokens.seat_digests([(t["game_id"], t["seat"]) for t in tables])
+    for table, digest in zip(tables, recorded, strict=True):
+        if digest is not None and digest != token_hash(table["token"]):
             table["token"] = None
     fresh = [(t["token"], t["game_id"], t["seat"]) for t in tables if t["token"]]
     await c.tokens.bind_all(fresh)

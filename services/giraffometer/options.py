@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from services.giraffometer import decks
@@ -91,6 +92,7 @@ def recorded(options: dict[str, Any]) -> dict[str, Any]:
 ALL = ["human", "open", "bot"]
 
 
+@cache
 def schema() -> dict[str, Any]:
     """For clients (GET /v1/game-types): see services/giraffe_raffe/options.py's SCHEMA.
     The themes are the shipped deck's."""

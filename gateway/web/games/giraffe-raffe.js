@@ -53,29 +53,26 @@ export function render({ view, legal, seat, send, last, who }) {
     copies.replaceChildren(...cards.filter((c) => c[0] === "C" && numbered.length).map((c) =>
       el("label", {}, `${cardLabel(c)} copies `,
         el("select", { "data-copy": c, "aria-label": `what ${cardLabel(c)} copies` }, numbered.map((n) => el("option", { value: n }, n))))));
-    // The trees the selection fits, right under the hand: on a phone the trees are a
-    // long scroll away.
-    quick.replaceChildren(...(send && cards.length ? [...trees.querySelectorAll("button.play")]
-      .filter((b) => {
-        const e = byTree[b.dataset.tree];
-        if (!e || !e.playable) return false;
-        // A tree that lists its plays takes exactly those; the others, a count that fits.
-        if (e.options) return e.options.some((o) => [...o].sort().join(",") === [...cards].sort().join(","));
-        return cards.length >= e.min_cards && (e.max_cards === null || cards.length <= e.max_cards);
-      })
-      .map((b) => el("button", { type: "button", class: "quick-play", "data-tree": b.dataset.tree, onclick: () => b.click() }, `Play on ${b.dataset.tree}`)) : []));
+    const count = cards.length;
+    const key = [...cards].sort().join(",");
+    const takers = []; // the trees this selection may be played on
     for (const button of trees.querySelectorAll("button.play")) {
       const entry = byTree[button.dataset.tree];
-      const count = cards.length;
       const fits = entry && entry.playable && count >= entry.min_cards && (entry.max_cards === null || count <= entry.max_cards);
+      const options = entry && entry.options;
+      const match = Boolean(options && options.some((o) => [...o].sort().join(",") === key));
       button.disabled = !send || !fits;
       // Why a Play button is off, for whoever hovers or focuses it.
       button.title = !send ? "not your move" : !entry || !entry.playable ? "nothing in your hand fits this tree now"
         : !fits ? `select ${needText(entry)} for this tree` : `play the selected cards on ${tree(button.dataset.tree)}`;
-      const options = entry && entry.options;
-      const key = [...cards].sort().join(",");
-      button.closest(".tree").classList.toggle("match", Boolean(options && options.some((o) => [...o].sort().join(",") === key)));
+      button.closest(".tree").classList.toggle("match", match);
+      // A tree that lists its plays takes exactly those; the others, a count that fits.
+      if (send && count && (options ? match : fits)) takers.push(button);
     }
+    // The trees the selection fits, right under the hand: on a phone the trees are a
+    // long scroll away.
+    quick.replaceChildren(...takers.map((b) =>
+      el("button", { type: "button", class: "quick-play", "data-tree": b.dataset.tree, onclick: () => b.click() }, `Play on ${b.dataset.tree}`)));
   }
 
   for (const tree of view.trees) {
