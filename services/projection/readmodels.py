@@ -14,16 +14,19 @@ from services.core.eventstore.pipelined import Call, run_script_many
 from services.projection.keys import ReadModelKeys
 
 NO_FENCE = "-"  # rebuilds write a generation nobody else writes
+GAMES_ONLY = 0  # a save's position that leaves the checkpoint where it is
 TOURNAMENTS = "tournament"  # streams of this type get a lobby of their own
 
 STORE_LUA = """
 -- KEYS: 1 checkpoint, 2 fence, 3 lobby of games, 4 lobby of tournaments, 5 finished
 --       games (by end time, for the archiver), 6.. one hash per game
--- ARGV: 1 fence token or '-', 2 new checkpoint, then per game:
---       version, lobby score, lobby (3 or 4), over (0/1), field count, field, value...
+-- ARGV: 1 fence token or '-', 2 new checkpoint (0: games only, the checkpoint stays),
+--       then per game: version, lobby score, lobby (3 or 4), over (0/1), field count,
+--       field, value...
 if ARGV[1] ~= '-' and redis.call('GET', KEYS[2]) ~= ARGV[1] then return 'fenced' end
 local checkpoint = tonumber(redis.call('GET', KEYS[1]) or '0')
-if checkpoint >= tonumber(ARGV[2]) then return 'stale' end
+local position = tonumber(ARGV[2])
+if position > 0 and checkpoint >= position then return 'stale' end
 local i = 3
 for g = 6, #KEYS do
   local version, score, lobby = tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2])
@@ -42,7 +45,7 @@ for g = 6, #KEYS do
   end
   i = i + 5 + 2 * n
 end
-redis.call('SET', KEYS[1], ARGV[2])
+if position > 0 then redis.call('SET', KEYS[1], ARGV[2]) end
 return 'ok'
 """
 

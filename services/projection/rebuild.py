@@ -25,9 +25,16 @@ from typing import cast
 from services.core.eventstore import EventStore
 from services.projection.consumer import fold_batch
 from services.projection.folding import Folder, model
-from services.projection.readmodels import NO_FENCE, TOURNAMENTS, GameModel, ReadModels
+from services.projection.readmodels import (
+    GAMES_ONLY,
+    NO_FENCE,
+    TOURNAMENTS,
+    GameModel,
+    ReadModels,
+)
 
 BATCH = 1000
+TRIMMED_BATCH = 200  # games folded from their streams per save
 SWITCH_GRACE = 1.0  # seconds between switching generations and deleting the old one
 
 
@@ -117,13 +124,14 @@ async def _fold_trimmed(
     hot = [g for g in kept if not g.archived]
     if trim_point <= 0 or not hot:
         return
-    for start in range(0, len(hot), BATCH // 5):
+    for start in range(0, len(hot), TRIMMED_BATCH):
         games: list[GameModel] = []
-        for g in hot[start : start + BATCH // 5]:
+        for g in hot[start : start + TRIMMED_BATCH]:
             folded = await folder.load(g.game_id, g.game_type, g.version)
             if folded is not None and folded.version:
                 games.append(model(g.game_id, folded))
-        await models.save(gen, p, NO_FENCE, trim_point, games)
+        await models.save(gen, p, NO_FENCE, GAMES_ONLY, games)
+    await models.save(gen, p, NO_FENCE, trim_point, [])  # the log from there
 
 
 async def _drop_archived(
