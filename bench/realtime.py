@@ -167,6 +167,7 @@ def level(
         against(f"{g}: server CPU per move", plain, ms, "chain's", chain_cpu),
         against(f"{aw}: server CPU per move", watched, ms, "not watching", plain),
         against(f"{g}: load generator CPU per move", c["client_cpu_ms"], ms, "server's", plain),
+        *by_process(g, cpu["commands"], chain["cpu_per_move"]),
         *(
             Figure(f"{aw}: CPU per move, {k}", v, "ms")
             for k, v in sorted(cpu["watch"].items())
@@ -174,6 +175,25 @@ def level(
         ),
         Figure(f"{g}: push frames lost", w["errors"], "frames"),
     ]
+
+
+# Each of Raffe's processes against the chain's process that does its part.
+COUNTERPART = {"gateway": "baseline http", "engine": "baseline grpc", "redis": "redis"}
+
+
+def by_process(g: str, raffe: dict[str, float], chain: dict[str, float]) -> list[Figure]:
+    """CPU per move of each server process, commands only, against its chain counterpart
+    (the projection has none): where the gap to the chain is."""
+    out = []
+    for name, value in sorted(raffe.items()):
+        if name.startswith("baseline") or value < 0.02:
+            continue
+        twin = next((c for k, c in COUNTERPART.items() if name.endswith(k)), "")
+        if twin in chain:
+            out.append(against(f"{g}: CPU per move, {name}", value, "ms", twin, chain[twin]))
+        else:
+            out.append(Figure(f"{g}: CPU per move, {name}", value, "ms"))
+    return out
 
 
 def memory_per_game(redis_url: str) -> list[Figure]:

@@ -10,7 +10,7 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from gateway import openapi
 from gateway.clients import Clients
-from gateway.command_lane import CommandLane
+from gateway.fast_path import CommandFastPath
 from gateway.guard import Guard
 from gateway.problems import HANDLERS
 from gateway.routes import catalog, games, tournaments
@@ -50,8 +50,8 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     mount_web(app)
     openapi.install(app)
     # added later = outer: CORS, then the guard (its refusals carry CORS headers), then the
-    # command lane (commands pass rate limits and caps, and answer with CORS headers)
-    app.add_middleware(CommandLane)
+    # command fast path (commands pass rate limits and caps, and answer with CORS headers)
+    app.add_middleware(CommandFastPath)
     app.add_middleware(Guard, settings=settings)
     app.add_middleware(
         CORSMiddleware,

@@ -17,9 +17,9 @@ from gateway.settings import GatewaySettings
 from gateway.tokens import SeatTokens
 from raffe.v1 import common_pb2, projection_pb2_grpc
 from services.core.codec import loads
-from services.core.engine_client import EngineClient, typed_error
 from services.core.errors import UnknownGame
 from services.core.eventstore import EventStore, open_store
+from services.core.transport import EngineClient, typed_error
 from services.projection.readmodels import ReadModels
 from services.projection.streams import STREAMS
 

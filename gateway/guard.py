@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 # no cache keeps an answer (seat tokens, private views).
 SAFETY_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"cache-control", b"no-store")]
 REQUESTS = Counter("raffe_gateway_requests_total", "HTTP requests", ["method", "route", "status"])
+# What a door into the app that is no route (gateway.fast_path) names its route by.
+ROUTE_LABEL = "raffe.route"
 LATENCY = Histogram("raffe_gateway_request_seconds", "HTTP latency", ["method", "route"])
 
 
@@ -78,7 +80,7 @@ class Guard:
                 refusal = await on_raffe_error(Request(scope), failure_problem(error))
             await refusal(scope, receive, send_noting_status)
         finally:
-            route = getattr(scope.get("route"), "path", "unmatched")
+            route = scope.get(ROUTE_LABEL) or getattr(scope.get("route"), "path", "unmatched")
             REQUESTS.labels(scope["method"], route, str(status[0])).inc()
             LATENCY.labels(scope["method"], route).observe(time.perf_counter() - started)
 

@@ -52,9 +52,9 @@ from starlette.responses import StreamingResponse
 
 from gateway.problems import Problem
 from gateway.tokens import Caller, SeatTokens, revoked_channel
-from services.core.codec import to_domain
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.eventstore.announce import parse_announcement
+from services.core.gamestate import fold
 from services.core.redaction import redact_stored
 from services.kernel.game import Game
 
@@ -149,10 +149,15 @@ class Watched:
         return got
 
     def fold(self, events: list[StoredEvent]) -> None:
+        """Fold the events that follow ``version`` on from it, without a gap (those
+        already folded are skipped)."""
+        newer: list[StoredEvent] = []
         for e in events:
-            if e.version == self.version + 1:
-                self.state = self.game.evolve(self.state, to_domain(e))
-                self.version = e.version
+            if e.version == self.version + len(newer) + 1:
+                newer.append(e)
+        if newer:
+            self.state = fold(self.game, newer, self.state)
+            self.version = newer[-1].version
 
     @property
     def empty(self) -> bool:

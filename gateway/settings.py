@@ -8,7 +8,7 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import NoDecode
 
 from services.core.settings import Env, StoreSettings
-from services.core.targets import engine_targets, projection_target
+from services.targets import engine_targets, projection_target
 
 # A comma-separated list in the environment, e.g. RAFFE_CORS_ORIGINS=https://a,https://b
 Names = Annotated[list[str], NoDecode]
@@ -51,7 +51,7 @@ class GatewaySettings(Env):
     def from_env(cls) -> GatewaySettings:
         return cls()
 
-    # Where the engines and the projection are (services.core.targets: their formats are
+    # Where the engines and the projection are (services.targets: their formats are
     # not pydantic's, so they are read there).
     @property
     def engines(self) -> dict[str, str]:

@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from services.core.engine_client import EngineClient
 from services.core.server import start_engine
 from services.core.settings import ServiceSettings, StoreSettings
+from services.core.transport import EngineClient
 from services.kernel.game import Game
 from services.kernel.rng import SeededRng
 

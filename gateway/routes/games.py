@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 
-from gateway.auth import acting_seat, bearer, caller, clients, rotating_caller, seat_in
+from gateway.auth import acting_seat, caller, clients, rotating_caller, seat_in
 from gateway.clients import Clients
+from gateway.commands import MAX_VERSION, run_command, version_number
 from gateway.live import event_stream
 from gateway.models import (
     Claimed,
@@ -31,8 +31,6 @@ from services.games import GAMES
 from services.kernel.game import SeatSpec
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
-MAX_VERSION = 10**12  # far beyond any game; keeps numbers inside what gRPC carries
-DIGITS = re.compile("[0-9]{1,13}")
 GameId = Annotated[str, Path(pattern=GAME_ID.pattern, description="the game's id")]
 ClientsDep = Annotated[Clients, Depends(clients)]
 CallerDep = Annotated[Caller, Depends(caller)]
@@ -232,21 +230,6 @@ async def legal_commands(game_id: GameId, c: ClientsDep, who: CallerDep) -> dict
     return {"version": version, **legal}
 
 
-def version_number(raw: str) -> int | None:
-    """A version written as ASCII digits, else None. (str.isdigit also takes "²" and
-    other digits int() refuses.)"""
-    return int(raw) if DIGITS.fullmatch(raw) and int(raw) <= MAX_VERSION else None
-
-
-def _if_match(raw: str | None) -> int:
-    if raw is None:
-        return 0
-    value = version_number(raw.strip().removeprefix("W/").strip('"'))
-    if value is None or value < 1:
-        raise Problem(422, "bad_if_match", 'If-Match carries the version you saw, e.g. "12"')
-    return value
-
-
 @router.post(
     "/{game_id}/commands",
     response_model=CommandResult,
@@ -261,28 +244,11 @@ async def execute(
 ) -> Response:
     """Send a command as your seat. With If-Match, a stale version is a 409 carrying the
     current one; the same command_id again returns the first result."""
-    # Valid commands seldom get here: gateway.command_lane answers them before routing
-    # (with run_command below); this route documents the API and answers the invalid ones.
+    # Valid commands seldom get here: gateway.fast_path answers them before routing
+    # (with the same run_command); this route documents the API and answers the invalid
+    # ones.
     authorization = request.headers.get("authorization", "")
     return await run_command(await clients(request), game_id, body, authorization, if_match)
-
-
-async def run_command(
-    c: Clients, game_id: str, body: CommandIn, authorization: str, if_match: str | None
-) -> Response:
-    """What the command route does, for the route and for gateway.command_lane."""
-    seat = acting_seat(game_id, await bearer(c, authorization))
-    engine = await c.engine_for(game_id)
-    # Validated once, by the engine with the game's own model; a null field counts as
-    # left out (as the gateway's models used to read it).
-    command = {k: v for k, v in body.command.items() if v is not None}
-    version, reply, view = await engine.execute_json(
-        game_id, seat, command, body.command_id, _if_match(if_match)
-    )
-    c.recent_views.remember(game_id, seat, version, view)
-    # The engine's JSON goes out as it came (CommandResult documents its shape): parsing
-    # the view and events only to serialise them again was a tenth of the gateway's work.
-    return Response(reply, media_type="application/json", headers={"ETag": f'"{version}"'})
 
 
 @router.get(

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
 from gateway.auth import caller, clients, rotating_caller
 from gateway.clients import Clients
+from gateway.commands import MAX_VERSION, version_number
 from gateway.live import event_stream
 from gateway.models import (
     CreateTournament,
@@ -29,12 +30,12 @@ from gateway.models import (
 )
 from gateway.openapi import TOKEN_REQUIRED
 from gateway.problems import Problem
-from gateway.routes.games import MAX_VERSION, PROBLEMS, rotated, version_number
+from gateway.routes.games import PROBLEMS, rotated
 from gateway.tokens import SEAT_LIMIT, Caller, token_hash
-from services.core.engine_client import EngineClient
 from services.core.errors import UnknownGame
+from services.core.transport import EngineClient
 from services.games import GAMES
-from services.kernel.game import ENGINE, SeatSpec
+from services.kernel.game import ENGINE, SPECTATOR, SeatSpec
 from services.tournament.ids import table_game_id
 from services.tournament.options import MAX_PLAYERS
 
@@ -218,7 +219,7 @@ async def _view(c: Clients, tournament_id: str, min_version: int) -> tuple[int, 
     if found is not None:
         return found[0], found[1], "projection"
     await c.await_version(tournament_id, min_version)
-    version, view, _ = await _engine(c).view(tournament_id, -1)
+    version, view, _ = await _engine(c).view(tournament_id, SPECTATOR)
     return version, view, "engine"
 
 
@@ -252,7 +253,7 @@ async def me(
 
 async def _tables_of(c: Clients, tournament_id: str, player: int) -> list[dict[str, Any]]:
     """Every table the player sits at, round by round."""
-    _, view, _ = await _engine(c).view(tournament_id, -1)
+    _, view, _ = await _engine(c).view(tournament_id, SPECTATOR)
     return [
         {
             "round": r["round"],

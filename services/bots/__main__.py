@@ -5,13 +5,13 @@ import logging
 import signal
 
 from services.bots.runner import BotRunner
-from services.core.engine_client import EngineClient
 from services.core.eventstore import open_store
 from services.core.logs import configure_logging
 from services.core.loop import run
 from services.core.metrics import start_metrics
 from services.core.settings import BotSettings, ServiceSettings
-from services.core.targets import engine_targets
+from services.core.transport import EngineClient
+from services.targets import engine_targets
 
 
 async def main() -> None:

@@ -20,12 +20,13 @@ from prometheus_client import Counter
 
 from services.core.attention import needs_runner
 from services.core.codec import loads
-from services.core.engine_client import EngineClient
 from services.core.errors import RaffeError
 from services.core.eventstore import EventStore, StoredEvent
+from services.core.transport import EngineClient
 from services.core.worker import BOT_GROUP, CheckpointedWorker, gather_all
 from services.games import GAMES
 from services.kernel.commands import has_timer
+from services.kernel.game import SPECTATOR
 from services.kernel.rng import SeededRng
 
 log = logging.getLogger(__name__)
@@ -126,7 +127,7 @@ class BotRunner(CheckpointedWorker):
         seen: Seen | None = None  # the next seat's view, from the last move's answer
         for _ in range(1000):  # bounded: each pass plays at least one move or stops
             if status is None:
-                _, _, status = await engine.view(game_id, -1)
+                _, _, status = await engine.view(game_id, SPECTATOR)
             if watch.timed:
                 await self._note_deadline(partition, game_id, status)
             bots = [s for s in status["to_act"] if seats[s]["kind"] == "bot"]
@@ -223,7 +224,7 @@ class BotRunner(CheckpointedWorker):
         if engine is None:
             await self.store.redis.zrem(self._timers_key(partition), game_id)
             return
-        _, _, status = await engine.view(game_id, -1)
+        _, _, status = await engine.view(game_id, SPECTATOR)
         command = status.get("on_deadline")
         deadline = int(status.get("deadline_ms") or 0)
         if command and deadline and deadline <= now:
@@ -233,5 +234,5 @@ class BotRunner(CheckpointedWorker):
                 status = done.view["status"]  # the next deadline, without asking again
             except RaffeError as error:
                 log.info("timer command refused", extra={"game_id": game_id, "code": error.code})
-                _, _, status = await engine.view(game_id, -1)
+                _, _, status = await engine.view(game_id, SPECTATOR)
         await self._note_deadline(partition, game_id, status)

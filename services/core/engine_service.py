@@ -185,7 +185,6 @@ class EngineService(common_pb2_grpc.EngineServicer):
             command_id=c.command_id,
             expected_version=c.expected_version,
             time_ms=c.time_ms or None,
-            dry_run=c.dry_run,
         )
         seat, state, g = self._answer_seat(c, outcome), outcome.state, self.runtime.game
         if state is None:
@@ -265,19 +264,6 @@ class EngineService(common_pb2_grpc.EngineServicer):
             )
             return common_pb2.ReadEventsResponse(
                 events=[event_pb(e) for e in events], version=version
-            )
-
-        return await guard(context, run)
-
-    async def Replay(
-        self, request: common_pb2.ReplayRequest, context: grpc.aio.ServicerContext
-    ) -> common_pb2.ViewResponse:
-        async def run() -> common_pb2.ViewResponse:
-            version, view = await self.runtime.replay(
-                request.game_id, request.seat, request.version, request.reveal
-            )
-            return common_pb2.ViewResponse(
-                game_id=request.game_id, version=version, view_json=dumps(view)
             )
 
         return await guard(context, run)

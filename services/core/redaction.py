@@ -8,6 +8,7 @@ hides."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -27,19 +28,25 @@ def redact_event(game: Game[S], state: S, event: Event, seat: int) -> Event:
 
 
 def redact_stored(
-    game: Game[S], state: S, stored: list[StoredEvent], seat: int
+    game: Game[S],
+    state: S,
+    stored: list[StoredEvent],
+    seat: int,
+    domain: Sequence[Event] | None = None,
 ) -> list[StoredEvent]:
     """Stored events as ``seat`` may see them, given the game's current ``state``: all
     of them, seed included, once the game is over. Shared by the engine (reads, command
-    answers) and the gateway's live fan-out, so both show the same."""
+    answers) and the gateway's live fan-out, so both show the same. ``domain``: the same
+    events as the game emitted them (a command's own, at hand in the engine), which
+    spares parsing the stored payloads back."""
     over = game.status(state).over
     if over and game.seal is unsealed:
         return stored
+    typed = [to_domain(s) for s in stored] if domain is None else domain
     out = []
-    for s in stored:
-        domain = to_domain(s)
-        event = game.seal(state, domain) if over else redact_event(game, state, domain, seat)
+    for s, event in zip(stored, typed, strict=True):
+        seen = game.seal(state, event) if over else redact_event(game, state, event, seat)
         # Most events hide nothing (a game's redact returns them as they are): their
         # stored payload stands, without encoding it again.
-        out.append(s if event is domain else replace(s, payload=to_new(event).payload))
+        out.append(s if seen is event else replace(s, payload=to_new(seen).payload))
     return out

@@ -27,9 +27,9 @@ from services.core.eventstore import (
     StoredEvent,
     check_game_id,
 )
-from services.core.lru import OBJECT_FACTOR, BytesLRU
+from services.core.gamestate import GameAt, GameStates, state_at
 from services.core.redaction import redact_stored
-from services.kernel.game import SPECTATOR, Event, Game, SeatSpec
+from services.kernel.game import SPECTATOR, Decision, Game, SeatSpec
 from services.kernel.playthrough import opening
 from services.kernel.rng import SeededRng
 
@@ -66,23 +66,15 @@ def check_same(known: AppendResult, digest: str) -> None:
 
 
 @dataclass(frozen=True)
-class Loaded(Generic[S]):
-    state: S
-    version: int
-    seed: str
-    size: int = 0  # estimated bytes in memory (services.core.lru)
-
-
-@dataclass(frozen=True)
 class Outcome:
     """What a command did, with the events as the caller may see them."""
 
     game_id: str
     result: AppendResult
     events: list[StoredEvent]
-    # The game's state at result.version (a duplicate's: the one its original made; a
-    # dry run's: the one it would make), when at hand: the answer's view and legal
-    # commands are drawn from it, for the caller or the next seat (engine_service).
+    # The game's state at result.version (a duplicate's: the one its original made), when
+    # at hand: the answer's view and legal commands are drawn from it, for the caller or
+    # the next seat (engine_service).
     state: Any = None
 
 
@@ -100,7 +92,7 @@ class GameRuntime(Generic[S]):
     ) -> None:
         self.game = game
         self.store = store
-        self._cache: BytesLRU[str, Loaded[S]] = BytesLRU(cache_bytes)
+        self._cache: GameStates[S] = GameStates(cache_bytes)
         # Bound once: looking the labels up costs about a microsecond on every command.
         self._found = {
             k: CACHE.labels(game.name, k) for k in ("trusted", "current", "behind", "cold")
@@ -148,12 +140,9 @@ class GameRuntime(Generic[S]):
         command_id: str,
         expected_version: int = ANY_VERSION,
         time_ms: int | None = None,
-        dry_run: bool = False,
     ) -> Outcome:
         """load -> decide -> append. A refusal or a conflict on a version the engine
         chose itself may come from a cache that is behind: load afresh and try again."""
-        if dry_run:
-            return await self.validate(game_id, seat, command, expected_version, time_ms)
         check_command_id(command_id)
         typed = self._command(command)
         time_ms = now_ms() if time_ms is None else time_ms
@@ -166,7 +155,7 @@ class GameRuntime(Generic[S]):
                 conflict = VersionConflict(expected_version, loaded.version)
                 return await self._known(game_id, key, seat, digest, conflict)
             try:
-                domain = self._decide(loaded, seat, typed, time_ms)
+                decision = self._decide(loaded, seat, typed, time_ms)
             except RaffeError as refusal:
                 if fresh:  # a retried command may be refused by the state it produced
                     return await self._known(game_id, key, seat, digest, refusal)
@@ -174,7 +163,7 @@ class GameRuntime(Generic[S]):
                 continue
             try:
                 return await self._append_decided(
-                    game_id, loaded, domain, seat, command_id, time_ms, key, digest
+                    game_id, loaded, decision, seat, command_id, time_ms, key, digest
                 )
             except VersionConflict:
                 if expected_version != ANY_VERSION:
@@ -188,7 +177,7 @@ class GameRuntime(Generic[S]):
             raise InvalidArgument("a command is a JSON object", "bad_command")
         return self.game.command(command)
 
-    def _decide(self, loaded: Loaded[S], seat: int, typed: Any, time_ms: int) -> list[Event]:
+    def _decide(self, loaded: GameAt[S], seat: int, typed: Any, time_ms: int) -> Decision[S]:
         """The game's rules, with draws seeded by the game's seed and version."""
         rng = SeededRng(loaded.seed, loaded.version)
         return self.game.decide(loaded.state, seat, typed, rng, time_ms)
@@ -196,8 +185,8 @@ class GameRuntime(Generic[S]):
     async def _append_decided(
         self,
         game_id: str,
-        loaded: Loaded[S],
-        domain: list[Event],
+        loaded: GameAt[S],
+        decision: Decision[S],
         seat: int,
         command_id: str,
         time_ms: int,
@@ -206,15 +195,17 @@ class GameRuntime(Generic[S]):
     ) -> Outcome:
         """Append at the version decided on (VersionConflict if another got there first);
         answer with the events, view and legal commands the author may see."""
-        events = [to_new(e) for e in domain]
+        events = [to_new(e) for e in decision.events]
         result = await self._append(
             game_id, loaded.version, command_id, events, time_ms, key, digest
         )
         if result.duplicate:  # the same command id was appended before
             return await self._duplicate(game_id, result, seat, digest)
-        state = self._fold_new(game_id, loaded, domain, events, result)
+        after = loaded.decided(decision, events)
+        self._cache.keep(game_id, after)
         stored = self._as_stored(game_id, events, result, command_id, time_ms)
-        return Outcome(game_id, result, self._redact(stored, seat, state), state)
+        seen = redact_stored(self.game, after.state, stored, seat, decision.events)
+        return Outcome(game_id, result, seen, after.state)
 
     async def _known(
         self, game_id: str, key: str, seat: int, digest: str, error: RaffeError
@@ -224,43 +215,6 @@ class GameRuntime(Generic[S]):
         if known is None:
             raise error
         return await self._duplicate(game_id, known, seat, digest)
-
-    async def validate(
-        self,
-        game_id: str,
-        seat: int,
-        command: Mapping[str, Any],
-        expected_version: int,
-        time_ms: int | None = None,
-    ) -> Outcome:
-        """The validator: what the command would do, appending nothing. Raises the same
-        typed errors as execute."""
-        typed = self._command(command)
-        loaded = await self.load(game_id)
-        if expected_version not in (ANY_VERSION, loaded.version):
-            raise VersionConflict(expected_version, loaded.version)
-        events = self._decide(loaded, seat, typed, now_ms() if time_ms is None else time_ms)
-        stored = [
-            StoredEvent(
-                game_id,
-                self.game.name,
-                loaded.version + i,
-                e.id,
-                e.type,
-                e.schema_version,
-                e.payload,
-                e.actor,
-                "",
-                0,
-                self.game.engine_version,
-            )
-            for i, e in enumerate((to_new(ev) for ev in events), start=1)
-        ]
-        result = AppendResult(loaded.version + len(events), self.store.partition_of(game_id), 0, 0)
-        state = loaded.state
-        for event in events:
-            state = self.game.evolve(state, event)
-        return Outcome(game_id, result, await self.redacted(game_id, stored, seat), state)
 
     async def _append(
         self,
@@ -286,7 +240,7 @@ class GameRuntime(Generic[S]):
             digest=digest,
         )
 
-    async def _current(self, game_id: str, expected: int, fresh: bool) -> Loaded[S]:
+    async def _current(self, game_id: str, expected: int, fresh: bool) -> GameAt[S]:
         """The cached state, without I/O when it can be trusted to try an append: the
         append itself checks the version. Read newer events when asked, when nothing is
         cached, or when the client has seen a version the cache has not."""
@@ -327,29 +281,8 @@ class GameRuntime(Generic[S]):
         state = await self._state_at(game_id, result.version)
         return await self._outcome(game_id, replace(result, duplicate=True), seat, state)
 
-    def _redact(self, stored: list[StoredEvent], seat: int, state: S) -> list[StoredEvent]:
-        return redact_stored(self.game, state, stored, seat)
-
-    def _fold_new(
-        self,
-        game_id: str,
-        loaded: Loaded[S],
-        domain: list[Event],
-        events: list[NewEvent],
-        r: AppendResult,
-    ) -> S:
-        state = loaded.state
-        for e in domain:
-            state = self.game.evolve(state, e)
-        grown = loaded.size + OBJECT_FACTOR * sum(len(e.payload) for e in events)
-        self._remember(game_id, replace(loaded, state=state, version=r.version, size=grown))
-        return state
-
     async def _state_at(self, game_id: str, version: int) -> S:
-        state = self.game.initial()
-        for stored in await self.store.read_game_range(game_id, 0, version):
-            state = self.game.evolve(state, to_domain(stored))
-        return state
+        return state_at(self.game, await self.store.read_game_range(game_id, 0, version), version)
 
     async def _outcome(
         self, game_id: str, result: AppendResult, seat: int, state: S | None = None
@@ -360,30 +293,22 @@ class GameRuntime(Generic[S]):
 
     # -- reads --------------------------------------------------------------------
 
-    async def load(self, game_id: str) -> Loaded[S]:
+    async def load(self, game_id: str) -> GameAt[S]:
         cached = self._cache.get(game_id)
-        after = cached.version if cached else 0
-        newer = await self.store.read_game(game_id, after)
+        newer = await self.store.read_game(game_id, cached.version if cached else 0)
         if cached is None and not newer:
             raise UnknownGame(f"no game {game_id}")
         self._found["cold" if cached is None else "behind" if newer else "current"].inc()
         if cached is not None and not newer:
             return cached
-        if newer and newer[0].game_type != self.game.name:
+        if newer[0].game_type != self.game.name:
             raise UnknownGame(f"game {game_id} is a {newer[0].game_type} game")
-        state = cached.state if cached else self.game.initial()
-        seed = cached.seed if cached else str(to_domain(newer[0]).data.get("seed", ""))
-        for stored in newer:
-            state = self.game.evolve(state, to_domain(stored))
-        size = (cached.size if cached else 0) + OBJECT_FACTOR * sum(len(e.payload) for e in newer)
-        loaded = Loaded(state, newer[-1].version if newer else after, seed, size)
-        self._remember(game_id, loaded)
+        if cached is None:
+            seed = str(to_domain(newer[0]).data.get("seed", ""))
+            cached = GameAt(self.game.initial(), 0, seed)
+        loaded = cached.advanced(self.game, newer)
+        self._cache.keep(game_id, loaded)
         return loaded
-
-    def _remember(self, game_id: str, loaded: Loaded[S]) -> None:
-        current = self._cache.peek(game_id)
-        if current is None or current.version <= loaded.version:
-            self._cache.put(game_id, loaded, loaded.size)
 
     async def view(self, game_id: str, seat: int) -> tuple[int, dict[str, Any], dict[str, Any]]:
         loaded = await self.load(game_id)
@@ -415,19 +340,4 @@ class GameRuntime(Generic[S]):
     ) -> list[StoredEvent]:
         """Events as ``seat`` may see them; all of them, seed included, once the game is over."""
         loaded = await self.load(game_id)
-        return self._redact(stored, seat, loaded.state)
-
-    async def replay(
-        self, game_id: str, seat: int, version: int, reveal: bool = False
-    ) -> tuple[int, dict[str, Any]]:
-        """The view of ``seat`` as it was at ``version``; with ``reveal``, every card
-        (only once the game is over: its whole log is public then)."""
-        loaded = await self.load(game_id)
-        if not 1 <= version <= loaded.version:
-            raise InvalidArgument(f"version must be 1..{loaded.version}", "bad_version")
-        state = self.game.initial()
-        for stored in await self.store.read_game_range(game_id, 0, version):
-            state = self.game.evolve(state, to_domain(stored))
-        if reveal and not self.game.status(loaded.state).over:
-            raise InvalidArgument("reveal is for games that are over", "game_not_over")
-        return version, self.game.view(state, seat, reveal)
+        return redact_stored(self.game, loaded.state, stored, seat)

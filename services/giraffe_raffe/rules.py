@@ -14,7 +14,7 @@ from services.giraffe_raffe.trees import need
 from services.giraffe_raffe.turns import Flow, deal, lose, next_turn, play
 from services.kernel.commands import Timeout, check_timeout
 from services.kernel.errors import InvalidArgument, RuleViolation
-from services.kernel.game import Event, Status
+from services.kernel.game import Decision, Event, Status
 from services.kernel.rng import SeededRng
 
 
@@ -34,7 +34,7 @@ def setup(state: State, options: Mapping[str, Any], rng: SeededRng, now_ms: int 
 
 def decide(
     state: State, seat: int, command: Command, rng: SeededRng, now_ms: int = 0
-) -> list[Event]:
+) -> Decision[State]:
     if isinstance(command, Timeout):
         return _timeout(state, rng, now_ms)
     _check_command(state, seat, command)
@@ -42,7 +42,7 @@ def decide(
     if isinstance(command, ChooseRobotPlay):
         _choose_robot_play(flow, command)
         next_turn(flow, rng, (state.robot + 1) % state.players)
-        return flow.events
+        return flow.decision()
     if isinstance(command, Play):
         _play(flow, seat, command)
     else:
@@ -50,10 +50,10 @@ def decide(
             raise RuleViolation("you have no apple to return", "no_apple")
         flow.emit(ev.AppleReturned(seat=seat))
     next_turn(flow, rng, (seat + 1) % state.players)
-    return flow.events
+    return flow.decision()
 
 
-def _timeout(state: State, rng: SeededRng, now_ms: int) -> list[Event]:
+def _timeout(state: State, rng: SeededRng, now_ms: int) -> Decision[State]:
     """AL-3: when the turn timer runs out, the player returns an apple if they hold one,
     else loses (a pending Robot tie takes its first option). Anyone may send it, after
     the deadline; the events' actor is the engine."""
@@ -71,7 +71,7 @@ def _timeout(state: State, rng: SeededRng, now_ms: int) -> list[Event]:
         following = lose(flow, rng, player)
         if following is not None:
             next_turn(flow, rng, following)
-    return flow.events
+    return flow.decision()
 
 
 def _check_command(state: State, seat: int, command: Command) -> None:

@@ -22,7 +22,7 @@ from services.kernel.commands import deadline_passed
 from services.kernel.commitment import commitment, new_salt
 from services.kernel.errors import InvalidArgument, RuleViolation
 from services.kernel.flow import Flow as KernelFlow
-from services.kernel.game import Event, SeatSpec, Status
+from services.kernel.game import ENGINE, Decision, Event, SeatSpec, Status
 from services.kernel.rng import SeededRng
 
 
@@ -119,7 +119,7 @@ def start_round(flow: Flow, rng: SeededRng, now_ms: int) -> None:
 
 def decide(
     state: State, seat: int, command: Command, rng: SeededRng, now_ms: int = 0
-) -> list[Event]:
+) -> Decision[State]:
     _check_command(state, seat, command)
     flow = Flow(state, evolve, actor=seat)
     if isinstance(command, Vote):
@@ -129,14 +129,14 @@ def decide(
     else:
         deadline_passed(state.deadline_ms, now_ms, "round")
         reveal(flow, rng, now_ms, closed=True)
-    return flow.events
+    return flow.decision()
 
 
 def _check_command(state: State, seat: int, command: Command) -> None:
     if state.over:
         raise RuleViolation("the game is over", "game_over")
     closing = isinstance(command, CloseRound)
-    allowed = range(-1, state.seat_count) if closing else range(state.seat_count)
+    allowed = range(ENGINE, state.seat_count) if closing else range(state.seat_count)
     if seat not in allowed:
         raise RuleViolation("only players at the table can vote", "not_a_player")
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from services.kernel.events import Folds, stored
-from services.kernel.game import ENGINE, Event
+from services.kernel.game import ENGINE, Decision, Event
 
 S = TypeVar("S")
 
@@ -28,3 +28,7 @@ class Flow(Generic[S]):
             typed = self.stamp(self, typed)
         self.events.append(stored(typed, self.actor))
         self.state = self.folds.apply(self.state, typed)
+
+    def decision(self) -> Decision[S]:
+        """What ``decide`` hands back: the events emitted and the state they folded to."""
+        return Decision(self.events, self.state)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from services.kernel.rng import SeededRng
 
@@ -26,6 +26,15 @@ class Event:
     type: str
     data: Mapping[str, Any] = field(default_factory=dict)
     actor: int = ENGINE
+
+
+@dataclass(frozen=True)
+class Decision(Generic[S]):
+    """What ``decide`` hands back: the command's events and the state after them, folded
+    as they were emitted (services.kernel.flow), so no caller folds them a second time."""
+
+    events: list[Event]
+    state: S
 
 
 @dataclass(frozen=True)
@@ -94,9 +103,10 @@ class Game(Protocol[S]):
 
     def decide(
         self, state: S, seat: int, command: Any, rng: SeededRng, now_ms: int = 0
-    ) -> list[Event]:
-        """Events for a command, including what follows by itself; raises RuleViolation.
-        ``now_ms`` is the command's clock: time enters as data, so decide stays pure."""
+    ) -> Decision[S]:
+        """Events for a command, including what follows by itself, and the state after
+        them; raises RuleViolation. ``now_ms`` is the command's clock: time enters as
+        data, so decide stays pure."""
         ...
 
     def evolve(self, state: S, event: Event) -> S:

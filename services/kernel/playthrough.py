@@ -81,9 +81,10 @@ class Playthrough(Generic[S]):
     def execute(self, seat: int, command: Mapping[str, Any], now_ms: int = 0) -> list[Event]:
         rng = SeededRng(self.seed, self.version)
         typed = self.game.command(command)
-        events = self.game.decide(self.state, seat, typed, rng, now_ms)
-        self.apply(events)
-        return events
+        decided = self.game.decide(self.state, seat, typed, rng, now_ms)
+        self.state = decided.state
+        self.events.extend(decided.events)
+        return decided.events
 
 
 Bot = Callable[[dict[str, Any], dict[str, Any], SeededRng], dict[str, Any]]

@@ -8,6 +8,7 @@ from typing import Any
 
 from services.core.codec import to_domain
 from services.core.eventstore import EventStore, StoredEvent
+from services.core.gamestate import fold
 from services.core.lru import OBJECT_FACTOR, BytesLRU
 from services.kernel.game import SPECTATOR, Game
 from services.projection.readmodels import GameModel
@@ -51,13 +52,13 @@ class Folder:
         return folded
 
     def _fold(self, folded: Folded, event: StoredEvent) -> None:
-        domain = to_domain(event)
-        folded.state = folded.game.evolve(folded.state, domain)
+        folded.state = fold(folded.game, [event], folded.state)
         folded.version = event.version
         folded.updated_ms = event.time_ms
         folded.size += OBJECT_FACTOR * len(event.payload)
         if event.type == "GameCreated":
-            folded.created = {k: v for k, v in domain.data.items() if k != "seed"}
+            created = to_domain(event).data
+            folded.created = {k: v for k, v in created.items() if k != "seed"}
             folded.created_ms = event.time_ms
 
     async def load(self, game_id: str, game_type: str, up_to: int) -> Folded | None:

@@ -12,9 +12,10 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from raffe.v1 import common_pb2, projection_pb2, projection_pb2_grpc
-from services.core.codec import dumps, to_domain
+from services.core.codec import dumps
 from services.core.errors import InvalidArgument, UnknownGame
 from services.core.eventstore import EventStore, open_store
+from services.core.gamestate import fold, state_at
 from services.core.logs import configure_logging
 from services.core.metrics import start_metrics
 from services.core.server import guard
@@ -37,12 +38,9 @@ async def replay_view(
     if not 1 <= version <= meta.version:
         raise InvalidArgument(f"version must be 1..{meta.version}", "bad_version")
     game = STREAMS[meta.game_type]
-    state = at_version = game.initial()
-    for stored in await store.read_game(game_id):
-        state = game.evolve(state, to_domain(stored))
-        if stored.version == version:
-            at_version = state
-    if reveal and not game.status(state).over:
+    stored = await store.read_game(game_id)
+    at_version = state_at(game, stored, version)
+    if reveal and not game.status(fold(game, stored[version:], at_version)).over:
         raise InvalidArgument("reveal is for games that are over", "game_not_over")
     return dict(game.view(at_version, seat, reveal))
 

@@ -11,7 +11,7 @@ from typing import Any
 from services.kernel.commands import Timeout, check_timeout
 from services.kernel.commitment import commitment, new_salt
 from services.kernel.errors import InvalidArgument, RuleViolation
-from services.kernel.game import Event, Status
+from services.kernel.game import Decision, Event, Status
 from services.kernel.rng import SeededRng
 from services.riff_raff import events as ev
 from services.riff_raff import ship as physics
@@ -103,16 +103,16 @@ def status(s: State) -> Status:
 
 def decide(
     state: State, seat: int, command: Command, rng: SeededRng, now_ms: int = 0
-) -> list[Event]:
+) -> Decision[State]:
     if isinstance(command, Timeout):
         return _timeout(state, rng, now_ms)
     _check(state, seat, command.type)
     flow = new_flow(state, actor=seat, now_ms=now_ms)
     HANDLERS[command.type](flow, seat, command, rng)
-    return flow.events
+    return flow.decision()
 
 
-def _timeout(state: State, rng: SeededRng, now_ms: int) -> list[Event]:
+def _timeout(state: State, rng: SeededRng, now_ms: int) -> Decision[State]:
     """AL-3: whoever must act and has not, does the default: the lowest card, the first
     piece at the centre of the area, no catch, nothing reported fell, accept."""
     check_timeout(state.over, state.deadline_ms, now_ms)
@@ -122,7 +122,7 @@ def _timeout(state: State, rng: SeededRng, now_ms: int) -> list[Event]:
     for seat in waiting if p in ("choose", "review") else waiting[:1]:
         command = default(flow.state, seat)
         HANDLERS[command.type](flow, seat, command, rng)
-    return flow.events
+    return flow.decision()
 
 
 def _default_load(s: State, seat: int) -> LoadCargo:

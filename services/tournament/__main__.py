@@ -9,14 +9,14 @@ import logging
 import signal
 import sys
 
-from services.core.engine_client import EngineClient
 from services.core.eventstore import open_store
 from services.core.logs import configure_logging
 from services.core.loop import run
 from services.core.metrics import start_metrics
 from services.core.server import start_engine
 from services.core.settings import ServiceSettings
-from services.core.targets import TOURNAMENT_PORT, engine_targets
+from services.core.transport import EngineClient
+from services.targets import TOURNAMENT_PORT, engine_targets
 from services.tournament.game import GAME
 from services.tournament.runner import TournamentRunner
 

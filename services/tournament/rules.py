@@ -12,7 +12,7 @@ from typing import Any
 from services.kernel.commands import command_type
 from services.kernel.errors import InvalidArgument, RuleViolation
 from services.kernel.events import UnknownEvent
-from services.kernel.game import ENGINE, Event, Status
+from services.kernel.game import ENGINE, Decision, Event, Status
 from services.kernel.names import clean_name, look_alike_key
 from services.kernel.rng import SeededRng
 from services.tournament import pairing, ratings, scoring
@@ -38,7 +38,15 @@ def setup(state: State, opts: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
 
 def decide(
     state: State, seat: int, command: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
-) -> list[Event]:
+) -> Decision[State]:
+    events = _events(state, seat, command, rng)
+    after = state
+    for event in events:
+        after = evolve(after, event)
+    return Decision(events, after)
+
+
+def _events(state: State, seat: int, command: Mapping[str, Any], rng: SeededRng) -> list[Event]:
     kind = command_type(command, COMMANDS)
     if state.over:
         raise RuleViolation("the tournament is over", "game_over")

@@ -21,11 +21,11 @@ from typing import Any
 from prometheus_client import Counter
 
 from services.core.codec import loads
-from services.core.engine_client import EngineClient
 from services.core.eventstore import EventStore, StoredEvent
+from services.core.transport import EngineClient
 from services.core.worker import TOURNAMENT_GROUP, CheckpointedWorker, gather_all
 from services.kernel.errors import RuleViolation
-from services.kernel.game import ENGINE, SeatSpec
+from services.kernel.game import ENGINE, SPECTATOR, SeatSpec
 from services.tournament.ids import table_game_id, table_of, table_seed
 from services.tournament.scoring import result_keys
 
@@ -54,7 +54,7 @@ class TournamentRunner(CheckpointedWorker):
     async def open_tables(self, tournament_id: str, started: dict[str, Any]) -> None:
         """Create every table's game of a round (again, harmlessly, if it exists)."""
         tournaments = self.engines["tournament"]
-        _, view, _ = await tournaments.view(tournament_id, -1)
+        _, view, _ = await tournaments.view(tournament_id, SPECTATOR)
         players, options = view["players"], view["options"]
         duplicate = options["format"] == "duplicate"
         seed, game_options = await self._secret(tournament_id)
@@ -82,7 +82,7 @@ class TournamentRunner(CheckpointedWorker):
         if where is None or engine is None:
             return False
         tournament_id, number, table = where
-        _, final, _ = await engine.view(game_id, -1)
+        _, final, _ = await engine.view(game_id, SPECTATOR)
         command = {
             "type": "result",
             "round": number,

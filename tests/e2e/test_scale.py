@@ -20,9 +20,9 @@ import httpx
 import pytest
 
 from services.core.codec import to_domain
-from services.core.engine_client import EngineClient
 from services.core.eventstore import open_store
 from services.core.settings import StoreSettings
+from services.core.transport import EngineClient
 from services.tournament.game import GAME as TOURNAMENT
 from services.tournament.ids import table_game_id
 from services.tournament.state import State

@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from services.core.engine_client import EngineClient
 from services.core.settings import StoreSettings
+from services.core.transport import EngineClient
 from tests.engine_fixtures import engine_for_test
 
 

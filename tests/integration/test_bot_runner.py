@@ -10,9 +10,9 @@ from collections import Counter
 from contextlib import AsyncExitStack
 
 from services.bots.runner import BotRunner
-from services.core.engine_client import EngineClient
 from services.core.eventstore import open_store
 from services.core.settings import StoreSettings
+from services.core.transport import EngineClient
 from services.games import GAMES
 from services.giraffe_raffe.game import GAME as GIRAFFE_RAFFE
 from services.giraffometer.game import GAME as GIRAFFOMETER

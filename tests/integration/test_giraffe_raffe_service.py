@@ -13,13 +13,15 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from services.core.engine_client import EngineClient
 from services.core.errors import InvalidArgument, RuleViolation, UnknownGame, VersionConflict
+from services.core.eventstore import EventStore
 from services.core.local_redis import free_port
+from services.core.transport import EngineClient
 from services.giraffe_raffe.bots import BOTS
 from services.giraffe_raffe.game import GAME  # noqa: F401 - the engine fixture (conftest) serves it
 from services.kernel.game import SeatSpec
 from services.kernel.rng import SeededRng
+from services.projection.service import replay_view
 from tests.engine_fixtures import cid, play_out
 
 
@@ -38,7 +40,7 @@ async def a_legal_play(engine: EngineClient, game_id: str) -> tuple[int, int, di
     return version, seat, {"type": "play", "tree": entry["tree"], "cards": entry["options"][0]}
 
 
-async def test_a_full_bot_game_over_grpc(engine: EngineClient) -> None:
+async def test_a_full_bot_game_over_grpc(engine: EngineClient, store: EventStore) -> None:
     game_id = await new_game(engine, 3)
     bots = [BOTS[b] for b in ("heuristic", "random", "random")]
     moves = await play_out(engine, game_id, bots, SeededRng("bots", game_id))
@@ -48,9 +50,9 @@ async def test_a_full_bot_game_over_grpc(engine: EngineClient) -> None:
     _, events = await engine.events(game_id, -1)
     assert [e["version"] for e in events] == list(range(1, version + 1))
     assert events[-1]["type"] == "GameEnded"
-    replayed = await engine.replay(game_id, -1, version, reveal=True)
+    replayed = await replay_view(store, game_id, -1, version, reveal=True)
     assert replayed == view
-    hidden = await engine.replay(game_id, 0, 4)
+    hidden = await replay_view(store, game_id, 0, 4)
     assert hidden["hand"] and "hands" not in hidden
 
 
@@ -172,13 +174,3 @@ def test_the_engine_process_serves_health_and_reflection_and_stops_on_sigterm(
         _, err = process.communicate(timeout=20)
     assert process.returncode == 0, err
     assert b'"message": "stopped"' in err
-
-
-async def test_a_dry_run_validates_without_appending(engine: EngineClient) -> None:
-    game_id = await new_game(engine, 2)
-    version, seat, command = await a_legal_play(engine, game_id)
-    checked = await engine.execute(game_id, seat, command, cid(), version, dry_run=True)
-    assert checked.events[0]["type"] == "CardsPlayed" and checked.version > version
-    with pytest.raises(RuleViolation):
-        await engine.execute(game_id, seat, {"type": "return_apple"}, cid(), version, dry_run=True)
-    assert (await engine.view(game_id, -1))[0] == version

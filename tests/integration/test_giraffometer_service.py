@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from services.core.engine_client import EngineClient
 from services.core.errors import InvalidArgument, RuleViolation
+from services.core.eventstore import EventStore
+from services.core.transport import EngineClient
 from services.giraffometer.bots import BOTS
 from services.giraffometer.game import GAME  # noqa: F401 - the engine fixture (conftest) serves it
 from services.kernel.game import SeatSpec
 from services.kernel.rng import SeededRng
+from services.projection.service import replay_view
 from tests.engine_fixtures import cid, play_out
 
 
@@ -26,7 +28,9 @@ async def test_a_full_game_of_5_bots(engine: EngineClient) -> None:
     assert events[-1]["data"]["seed"] == "gm-svc"
 
 
-async def test_votes_stay_invisible_to_others_until_the_reveal(engine: EngineClient) -> None:
+async def test_votes_stay_invisible_to_others_until_the_reveal(
+    engine: EngineClient, store: EventStore
+) -> None:
     created = await engine.create([SeatSpec("human")] * 3, {}, seed="secret-votes")
     game_id = created.game_id
     version, _, _ = await engine.view(game_id, 0)
@@ -40,7 +44,7 @@ async def test_votes_stay_invisible_to_others_until_the_reveal(engine: EngineCli
         assert "answer" not in str(view["facts"])
         shuffled = next(e for e in events if e["type"] == "DeckShuffled")
         assert set(shuffled["data"]) == {"count"}
-        replay = await engine.replay(game_id, seat, version + 1)
+        replay = await replay_view(store, game_id, seat, version + 1)
         assert replay["your_vote"] is None and "votes" not in replay
     _, own, _ = await engine.view(game_id, 0)
     assert own["your_vote"] == {"lowest": 5, "highest": 3}

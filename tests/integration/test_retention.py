@@ -19,6 +19,7 @@ from services.projection.consumer import fold_batch
 from services.projection.folding import Folder, model
 from services.projection.keys import ReadModelKeys
 from services.projection.readmodels import ReadModels
+from services.projection.service import replay_view
 from tests.eventstore_helpers import append_played
 
 
@@ -43,7 +44,7 @@ async def test_a_finished_game_is_archived_and_reads_the_same(store: EventStore)
     runtime = GameRuntime(GAME, store)
     before = (
         await store.read_game(game_id),
-        await runtime.replay(game_id, 1, 20),
+        await replay_view(store, game_id, 1, 20),
         (await runtime.view(game_id, 0))[1],
         await used_memory(store, game_id),
     )
@@ -53,7 +54,7 @@ async def test_a_finished_game_is_archived_and_reads_the_same(store: EventStore)
     fresh = GameRuntime(GAME, store)  # nothing cached: everything comes from the archive
     after = (
         await store.read_game(game_id),
-        await fresh.replay(game_id, 1, 20),
+        await replay_view(store, game_id, 1, 20),
         (await fresh.view(game_id, 0))[1],
         await used_memory(store, game_id),
     )

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from services.core.engine_client import EngineClient
 from services.core.errors import InvalidArgument, RuleViolation
+from services.core.eventstore import EventStore
+from services.core.transport import EngineClient
 from services.kernel.game import SeatSpec
 from services.kernel.rng import SeededRng
+from services.projection.service import replay_view
 from services.riff_raff.bots import BOTS
 from services.riff_raff.game import GAME  # noqa: F401 - the engine fixture (conftest) serves it
 from tests.engine_fixtures import cid, play_out
 
 
-async def test_a_full_4_player_bot_game(engine: EngineClient) -> None:
+async def test_a_full_4_player_bot_game(engine: EngineClient, store: EventStore) -> None:
     created = await engine.create([SeatSpec("bot")] * 4, {}, seed="rr-svc")
     game_id, rng = created.game_id, SeededRng("bots")
     bots = ["careful", "random", "careful", "random"]
@@ -23,7 +25,7 @@ async def test_a_full_4_player_bot_game(engine: EngineClient) -> None:
     _, events = await engine.events(game_id, -1)
     loads = [e for e in events if e["type"] == "PieceLoaded"]
     assert loads and all(e["data"]["physics"] == "raffe-ship/1" for e in loads)
-    replayed = await engine.replay(game_id, -1, version, reveal=True)
+    replayed = await replay_view(store, game_id, -1, version, reveal=True)
     assert replayed == final
 
 

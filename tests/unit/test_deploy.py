@@ -22,9 +22,9 @@ import yaml
 from gateway.settings import GatewaySettings
 from services import manifests
 from services.core.settings import ServiceSettings, env_names
-from services.core.targets import TOURNAMENT_PORT, default_ports, engine_targets
 from services.games import GAMES
 from services.launcher import SERVICES
+from services.targets import TOURNAMENT_PORT, default_ports, engine_targets
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
@@ -157,6 +157,37 @@ def test_every_game_has_an_engine_scaled_by_the_overlay(target: str) -> None:
         engine = deployments[f"raffe-{name}"]
         assert engine["spec"]["template"]["spec"]["containers"][0]["args"][1] == name
         assert engine["spec"]["replicas"] == replicas
+
+
+def admitted(policy: dict[str, Any], pod: dict[str, Any], port: dict[str, Any]) -> bool:
+    """Whether some ingress rule of ``policy`` names this container port (by its name or
+    its number) and the policy selects the pod by its component label."""
+    component = pod["metadata"]["labels"].get("app.kubernetes.io/component")
+    selector = policy["spec"]["podSelector"]["matchExpressions"][0]
+    if component not in selector["values"]:
+        return False
+    named = {p["port"] for rule in policy["spec"]["ingress"] for p in rule.get("ports", [])}
+    return port["name"] in named or port["containerPort"] in named
+
+
+@needs_kubectl
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_engine_is_reachable_through_the_network_policy(target: str) -> None:
+    """Every game's engine, the tournament's and the projection take their clients and
+    scrapes on every port they open, and so would a game added to the list: the policy
+    names ports, not numbers (a new game's engine rendered here from the template)."""
+    objects = render(target)
+    policies = [o for o in objects if o["kind"] == "NetworkPolicy"]
+    engines = next(p for p in policies if p["metadata"]["name"] == "raffe-engines")
+    names = [*(f"raffe-{g}" for g in GAMES), "raffe-tournament", "raffe-projection"]
+    pods = [o["spec"]["template"] for o in workloads(objects) if o["metadata"]["name"] in names]
+    rendered = yaml.safe_load_all(manifests.render({"new-game": 50099}))
+    new_game = next(d for d in rendered if d and d["kind"] == "Deployment")
+    pods.append(new_game["spec"]["template"])
+    assert len(pods) == len(names) + 1
+    for pod in pods:
+        for port in pod["spec"]["containers"][0]["ports"]:
+            assert admitted(engines, pod, port), (pod["metadata"]["labels"], port)
 
 
 def test_the_engine_manifests_are_generated_from_the_games() -> None:

@@ -67,6 +67,14 @@ def test_nothing_outside_a_game_imports_it() -> None:
                 assert not named, f"{path.relative_to(ROOT)} imports {named}"
 
 
+def test_the_machinery_knows_no_game_list() -> None:
+    """services/core runs any game it is handed: the game list and the wiring that reads
+    it (services/games.py, services/targets.py) live beside the games, not in core."""
+    for path in (ROOT / "services" / "core").rglob("*.py"):
+        named = {m for m in imports(path) if m in ("services.games", "services.targets")}
+        assert not named, f"{path.relative_to(ROOT)} imports {named}"
+
+
 @pytest.mark.parametrize("name", list(GAMES))
 def test_a_fold_refuses_an_event_the_game_does_not_declare(name: str) -> None:
     game = GAMES[name]

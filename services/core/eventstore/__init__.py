@@ -3,7 +3,6 @@
 from services.core.eventstore.connect import open_store, redis_client
 from services.core.eventstore.keys import Keys, check_game_id
 from services.core.eventstore.model import (
-    ENGINE_ACTOR,
     AppendResult,
     GameMeta,
     NewEvent,
@@ -12,7 +11,6 @@ from services.core.eventstore.model import (
 from services.core.eventstore.store import EventStore
 
 __all__ = [
-    "ENGINE_ACTOR",
     "AppendResult",
     "EventStore",
     "GameMeta",

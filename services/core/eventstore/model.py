@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-ENGINE_ACTOR = -1  # actor seat of events the engine produced by itself (deal, robot, timer)
+from services.kernel.game import ENGINE
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,7 +14,7 @@ class NewEvent:
     id: str
     type: str
     payload: bytes
-    actor: int = ENGINE_ACTOR
+    actor: int = ENGINE  # the engine itself (deal, robot, timer) unless a seat acted
     schema_version: int = 1
 
 

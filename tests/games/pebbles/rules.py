@@ -7,7 +7,7 @@ from typing import Any
 
 from services.kernel.errors import RuleViolation
 from services.kernel.flow import Flow
-from services.kernel.game import Event, Status
+from services.kernel.game import Decision, Event, Status
 from services.kernel.rng import SeededRng
 from tests.games.pebbles import events as ev
 from tests.games.pebbles.commands import Take
@@ -25,7 +25,9 @@ def setup(state: State, opts: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
     return flow.events
 
 
-def decide(state: State, seat: int, command: Take, rng: SeededRng, now_ms: int = 0) -> list[Event]:
+def decide(
+    state: State, seat: int, command: Take, rng: SeededRng, now_ms: int = 0
+) -> Decision[State]:
     if state.over:
         raise RuleViolation("the game is over", "game_over")
     if seat != state.turn:
@@ -38,7 +40,7 @@ def decide(state: State, seat: int, command: Take, rng: SeededRng, now_ms: int =
         flow.emit(ev.GameEnded([seat], state.seed))
     else:
         flow.emit(ev.TurnStarted((seat + 1) % state.seat_count))
-    return flow.events
+    return flow.decision()
 
 
 def status(state: State) -> Status:

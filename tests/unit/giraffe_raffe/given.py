@@ -67,7 +67,7 @@ def given(*events: Event) -> State:
 
 
 def when(state: State, seat: int, **command: Any) -> list[Event]:
-    return rules.decide(state, seat, GAME.command(command), SeededRng(SEED, 99))
+    return rules.decide(state, seat, GAME.command(command), SeededRng(SEED, 99)).events
 
 
 def types(events: Sequence[Event]) -> list[str]:

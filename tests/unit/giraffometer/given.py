@@ -52,7 +52,7 @@ def ordered(players: int = 3, **options: Any) -> State:
 
 
 def when(state: State, seat: int, now_ms: int = 2_000, **command: Any) -> list[Event]:
-    return rules.decide(state, seat, GAME.command(command), SeededRng(SEED, 7), now_ms)
+    return rules.decide(state, seat, GAME.command(command), SeededRng(SEED, 7), now_ms).events
 
 
 def vote(lowest: int, highest: int) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The command route's fast lane (gateway.command_lane) over HTTP: what it answers carries
+"""The command route's fast path (gateway.fast_path) over HTTP: what it answers carries
 CORS headers, is counted under the route's metric label, and every refusal reads as the
 route's would, including those it hands back to FastAPI (bodies that are not commands)."""
 
@@ -28,7 +28,7 @@ def refusal(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
 def test_a_command_answer_carries_cors_headers_and_its_etag(http: httpx.Client) -> None:
     created = create(http, "giraffe-raffe", [{"kind": "human"}] * 3, options={"dealer": 0})
     tokens = {int(seat): token for seat, token in created["tokens"].items()}
-    moved = move(http, created["game_id"], tokens, SeededRng("lane", 0))
+    moved = move(http, created["game_id"], tokens, SeededRng("fast-path", 0))
     assert moved is not None and moved.status_code == 200, moved and moved.text
     # move() sent no Origin: send the same command again (a duplicate) from a browser.
     request = moved.request

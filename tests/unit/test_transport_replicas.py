@@ -1,8 +1,8 @@
-"""Which engine targets list replicas for the command lanes (services.core.replica_channels)."""
+"""Which engine targets list replicas for the command lanes (services.core.transport.replicas)."""
 
 from __future__ import annotations
 
-from services.core.replica_channels import ReplicaChannels, channel_target
+from services.core.transport.replicas import ReplicaChannels, channel_target
 
 
 async def test_targets_that_list_replicas_and_those_that_do_not() -> None:

@@ -1,9 +1,9 @@
-"""The command route's fast lane: a valid ``POST /v1/games/{id}/commands`` is answered
+"""The command route's fast path: a valid ``POST /v1/games/{id}/commands`` is answered
 here, inside the guard (rate limits, body caps, metrics) and CORS, without FastAPI's
 exception layers, routing and dependency solving: about a seventh of the gateway's CPU
 per command (docs/performance.md).
 
-It runs what the route runs (``routes.games.run_command``) and renders errors with the
+It runs what the route runs (``gateway.commands.run_command``) and renders errors with the
 app's own handlers. A request it does not take on as it is (another path or method, a
 body that is not a valid command) goes to the app unchanged, so every refusal reads
 exactly as on every other route and /docs still documents the route.
@@ -12,16 +12,15 @@ exactly as on every other route and /docs still documents the route.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gateway.guard import read_body, replaying
+from gateway.commands import COMMAND_ROUTE, run_command
+from gateway.guard import ROUTE_LABEL, read_body, replaying
 from gateway.models import CommandIn
 from gateway.problems import Problem, on_problem, on_raffe_error
-from gateway.routes.games import run_command
 from services.core.codec import loads
 from services.core.errors import RaffeError
 from services.core.eventstore.keys import GAME_ID_CHARS
@@ -29,17 +28,7 @@ from services.core.eventstore.keys import GAME_ID_CHARS
 COMMAND_PATH = re.compile(f"/v1/games/({GAME_ID_CHARS})/commands")
 
 
-@dataclass(frozen=True)
-class LaneRoute:
-    """Stands in for the route in the scope: the guard labels its metrics by route path."""
-
-    path: str
-
-
-ROUTE = LaneRoute("/v1/games/{game_id}/commands")
-
-
-class CommandLane:
+class CommandFastPath:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
@@ -53,7 +42,7 @@ class CommandLane:
         if command is None:  # FastAPI's route explains what is wrong, as it always does
             await self.app(scope, replaying(body, receive), send)
             return
-        scope["route"] = ROUTE
+        scope[ROUTE_LABEL] = COMMAND_ROUTE
         headers = Headers(scope=scope)
         clients = scope["app"].state.clients
         try:

@@ -1,4 +1,4 @@
-"""Commands multiplexed over ExecuteMany streams (services.core.engine_stream), against a
+"""Commands multiplexed over ExecuteMany streams (services.core.transport.lanes), against a
 real Giraffometer engine on loopback: the same answers and typed errors as unary calls,
 many commands in flight at once, engines that go away and come back, and bugs."""
 
@@ -14,11 +14,11 @@ from typing import Any
 import grpc
 import pytest
 
-from services.core.engine_client import EngineClient
 from services.core.errors import RuleViolation, UnknownGame, VersionConflict
 from services.core.grpc_errors import EngineUnavailable
 from services.core.server import start_engine
 from services.core.settings import ServiceSettings, StoreSettings
+from services.core.transport import EngineClient
 from services.giraffometer.game import GAME
 from services.kernel.game import Game, SeatSpec
 from tests.engine_fixtures import cid, running_engine

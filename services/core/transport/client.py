@@ -15,10 +15,10 @@ import orjson
 
 from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.codec import dumps, loads
-from services.core.engine_stream import ExecuteStreams
 from services.core.errors import RaffeError
 from services.core.grpc_errors import from_call_error, typed
-from services.core.replica_channels import ReplicaChannels
+from services.core.transport.lanes import ExecuteStreams
+from services.core.transport.replicas import ReplicaChannels
 from services.kernel.game import SeatSpec
 
 R = TypeVar("R")
@@ -83,7 +83,7 @@ def event_json(e: common_pb2.Event, data: Any = None) -> dict[str, Any]:
 
 class EngineClient:
     """``multiplexed``: commands (not dry runs) go over ExecuteMany streams
-    (services.core.engine_stream), everything else as unary calls."""
+    (services.core.transport.lanes), everything else as unary calls."""
 
     def __init__(
         self,
@@ -114,7 +114,7 @@ class EngineClient:
         # Connect to every replica now, not at the first call: a long-lived ExecuteMany
         # lane opened while only one replica was ready stays on it.
         channel.get_state(try_to_connect=True)
-        # The command lanes are placed on every replica (services.core.replica_channels).
+        # The command lanes are placed on every replica (services.core.transport.replicas).
         lanes = ReplicaChannels.of(target, [*options, *REPLICA_OPTIONS]) if multiplexed else None
         return cls(channel, multiplexed=multiplexed, replicas=lanes)
 
@@ -163,14 +163,11 @@ class EngineClient:
         command: Mapping[str, Any],
         command_id: str,
         expected_version: int = 0,
-        dry_run: bool = False,
         answer_next: bool = False,
     ) -> Executed:
         """``answer_next`` (server-side callers, the bot runner): the answer's view and
         legal commands are the next seat to act's, not the caller's (see Executed.seat)."""
-        r = await self._execute(
-            game_id, seat, command, command_id, expected_version, dry_run, answer_next
-        )
+        r = await self._execute(game_id, seat, command, command_id, expected_version, answer_next)
         return Executed(
             r.version,
             r.partition,
@@ -193,7 +190,7 @@ class EngineClient:
         """The same as execute, answered as the JSON of the gateway's CommandResult (and
         the view's JSON apart): the engine's event payloads and view are embedded as they
         are, never parsed here."""
-        r = await self._execute(game_id, seat, command, command_id, expected_version, False)
+        r = await self._execute(game_id, seat, command, command_id, expected_version)
         body = {
             "version": r.version,
             "position": r.position,
@@ -211,7 +208,6 @@ class EngineClient:
         command: Mapping[str, Any],
         command_id: str,
         expected_version: int,
-        dry_run: bool,
         answer_next: bool = False,
     ) -> common_pb2.ExecuteResponse:
         request = common_pb2.ExecuteRequest(
@@ -221,11 +217,10 @@ class EngineClient:
                 command_id=command_id,
                 expected_version=expected_version,
                 command_json=dumps(dict(command)),
-                dry_run=dry_run,
                 answer_next=answer_next,
             )
         )
-        if self.streams is not None and not dry_run:
+        if self.streams is not None:
             return await self.streams.execute(request)
         return await self._call(lambda: self.stub.Execute(request, timeout=self.timeout))
 
@@ -255,12 +250,3 @@ class EngineClient:
         )
         r = await self._call(lambda: self.stub.ReadEvents(request, timeout=self.timeout))
         return r.version, [event_json(e) for e in r.events]
-
-    async def replay(
-        self, game_id: str, seat: int, version: int, reveal: bool = False
-    ) -> dict[str, Any]:
-        request = common_pb2.ReplayRequest(
-            game_id=game_id, seat=seat, version=version, reveal=reveal
-        )
-        r = await self._call(lambda: self.stub.Replay(request, timeout=self.timeout))
-        return dict(loads(r.view_json))

@@ -11,7 +11,7 @@ carries an id the engine deduplicates (a command that had gone through is answer
 duplicate). Lanes are replaced every ``lane_seconds`` (5 s) too, so new lanes reach
 replicas that came up since, and a lane on which a command timed out is replaced at
 once. When the target lists several replicas, lane i opens on replica i mod n through a
-channel of its own (services.core.replica_channels); otherwise the shared channel's
+channel of its own (services.core.transport.replicas); otherwise the shared channel's
 round robin places it. A command goes on the lane with the fewest commands
 unanswered: lanes land unevenly on replicas, and a replica under load answers slower
 (bench.scaleout: with plain round robin over 4 lanes, 2 replicas gave 1.2-1.4x).
@@ -35,7 +35,7 @@ from google.rpc import status_pb2
 
 from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.grpc_errors import EngineUnavailable, status_error
-from services.core.replica_channels import ReplicaChannels
+from services.core.transport.replicas import ReplicaChannels
 
 FIRST_BACKOFF_S, MAX_BACKOFF_S = 0.05, 1.0
 MAX_HOMES = 100_000  # games whose lane is remembered (forgotten all at once past this)
