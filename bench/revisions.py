@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -30,12 +29,28 @@ GAME = "giraffe-raffe"
 
 
 def checkout(revision: str, where: Path) -> Path:
-    """A worktree of ``revision`` with this tree's generated protobuf modules."""
+    """A worktree of ``revision`` with protobuf modules generated from its own protos
+    (a revision's code may use fields another's protos no longer have)."""
     subprocess.run(
         ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(where), revision],
         check=True,
     )
-    shutil.copytree(ROOT / "raffe", where / "raffe")
+    protos = sorted(str(p.relative_to(where)) for p in (where / "proto").rglob("*.proto"))
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grpc_tools.protoc",
+            "-Iproto",
+            "--python_out=.",
+            "--grpc_python_out=.",
+            *protos,
+        ],
+        cwd=where,
+        check=True,
+    )
+    for package in ("raffe", "raffe/v1"):
+        (where / package / "__init__.py").touch()
     return where
 
 
