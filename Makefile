@@ -18,7 +18,10 @@ $(BIN)/python:
 # Tests, linters and benchmarks need the dev tools; `make run` only what running needs.
 # The web client's tests use axe-core (accessibility) and openapi-typescript with tsc (the
 # API document as a TypeScript client sees it), from the npm registry when npm is there.
-NPM_TOOLS := axe-core@4.14.1 openapi-typescript@7.13.0 typescript@5.9.3
+# `make lint` formats-checks the web client's JavaScript with prettier.
+NPM_TOOLS := axe-core@4.14.1 openapi-typescript@7.13.0 typescript@5.9.3 prettier@3.10.1
+PRETTIER  := $(VENV)/npm/node_modules/.bin/prettier
+WEB_JS    := gateway/web/*.js gateway/web/games/*.js
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q --upgrade pip
@@ -55,6 +58,10 @@ lint: $(STAMP) proto
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy services gateway
+	@if [ -x $(PRETTIER) ]; then $(PRETTIER) --check $(WEB_JS); \
+	else echo "prettier not installed (needs npm): the web client's format is not checked"; fi
+	@awk 'length > 100 { print FILENAME ":" FNR ": longer than 100 characters"; bad = 1 } \
+	  END { exit bad }' $(WEB_JS)
 
 # The engines' Kubernetes manifests, one per game of services/games.py (a test checks them).
 manifests: $(STAMP) proto

@@ -52,9 +52,12 @@ def start(cmd: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
     )
 
 
-def start_system(state: str) -> tuple[subprocess.Popen[str], dict[str, str], dict[str, int]]:
-    """The launcher's process, the addresses it printed, and every service's pid."""
-    proc, text = launch("--state-dir", state)
+def start_system(
+    state: str, cwd: str | None = None
+) -> tuple[subprocess.Popen[str], dict[str, str], dict[str, int]]:
+    """The launcher's process, the addresses it printed, and every service's pid;
+    ``cwd``: another checkout's code."""
+    proc, text = launch("--state-dir", state, cwd=cwd)
     found = dict(re.findall(r"(gateway: http|redis \S+ \(embedded.*?\) at redis)://(\S+)", text))
     urls = {
         "gateway": "http://" + found["gateway: http"],

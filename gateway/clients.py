@@ -18,7 +18,7 @@ from gateway.tokens import SeatTokens
 from raffe.v1 import common_pb2, projection_pb2_grpc
 from services.core.codec import loads
 from services.core.errors import UnknownGame
-from services.core.eventstore import EventStore, open_store
+from services.core.eventstore import EventStore, check_game_id, open_store
 from services.core.transport import EngineClient, typed_error
 from services.projection.readmodels import ReadModels
 from services.projection.streams import STREAMS
@@ -38,8 +38,6 @@ class Clients:
     joins: JoinLimits
     recent_views: RecentViews = field(default_factory=RecentViews)
     _gen: tuple[float, int] = field(default=(0.0, 1))
-    # A game's type never changes: remember it instead of asking Redis on every request.
-    _types: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     async def open(cls, settings: GatewaySettings) -> Clients:
@@ -82,16 +80,12 @@ class Clients:
         await self.store.redis.aclose()
 
     async def game_type(self, game_id: str) -> str:
-        known = self._types.get(game_id)
-        if known is not None:
-            return known
-        meta = await self.store.meta(game_id)
-        if meta is None:
+        """The game's type (the event store remembers it, within a byte budget)."""
+        check_game_id(game_id)
+        game_type = await self.store.game_type(game_id)
+        if not game_type:
             raise UnknownGame(f"no game {game_id}")
-        if len(self._types) >= 100_000:
-            self._types.clear()
-        self._types[game_id] = meta.game_type
-        return meta.game_type
+        return game_type
 
     async def engine_for(self, game_id: str) -> EngineClient:
         game = await self.game_type(game_id)
@@ -108,11 +102,11 @@ class Clients:
         return gen
 
     async def projected_view(
-        self, game_id: str, seat: int, min_version: int
+        self, game_id: str, min_version: int
     ) -> tuple[int, dict[str, Any]] | None:
-        """The read model's view if it has ``min_version``, else None: the caller asks
-        the engine, once that version exists (``await_version``)."""
-        found = await self.read_models.view(await self.generation(), game_id, seat)
+        """The read model's public (spectators') view if it has ``min_version``, else
+        None: the caller asks the engine, once that version exists (``await_version``)."""
+        found = await self.read_models.public_view(await self.generation(), game_id)
         return found if found and found[0] >= min_version else None
 
     async def await_version(self, game_id: str, min_version: int) -> None:

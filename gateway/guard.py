@@ -5,8 +5,8 @@ RAFFE_REQUEST_TIMEOUT_S (Redis hung, an engine stuck) is cancelled and answered 
 longer than that (a live stream, once its answer has started, is not bound by it).
 
 A plain ASGI middleware rather than ``@app.middleware("http")``: Starlette's
-BaseHTTPMiddleware runs the app in a task of its own behind memory streams, which cost
-about a fifth of the gateway's CPU per command in the profile (docs/performance.md)."""
+BaseHTTPMiddleware runs the app in a task of its own behind memory streams, a large
+share of the gateway's CPU per command in the profile (docs/performance.md)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,9 @@ from services.core.lru import BytesLRU
 
 
 class RecentViews:
-    def __init__(self, max_bytes: int = 32 * 1024 * 1024) -> None:
+    # A view here answers a read that follows its command within moments: a few MiB hold
+    # the latest of thousands of seats (at 500 moves/s, the last ten seconds or so).
+    def __init__(self, max_bytes: int = 8 * 1024 * 1024) -> None:
         self._views: BytesLRU[tuple[str, int], tuple[int, bytes]] = BytesLRU(max_bytes)
 
     def remember(self, game_id: str, seat: int, version: int, view: bytes) -> None:

@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 
 from services.core.eventstore import EventStore
+from services.core.lru import BytesLRU
 
 SEAT_LIMIT = 1000  # seats of a game are below; a tournament's player tokens above
 
@@ -44,6 +45,8 @@ class Caller:
 
 
 TRUST_S = 5.0
+KNOWN_BYTES = 4 * 1024 * 1024  # some 10,000 tokens
+KNOWN_ENTRY_BYTES = 400  # the digest, a Caller, a tuple and the LRU's links
 TICKET_S = 60  # a stream ticket opens streams this long after it was issued
 
 
@@ -65,7 +68,9 @@ class SeatTokens:
         self.store = store
         self.ttl_s = ttl_s
         # token hash -> (caller, trusted until): tokens are never reassigned, only revoked.
-        self._known: dict[str, tuple[Caller, float]] = {}
+        # Bounded by bytes (an entry is trusted for TRUST_S only, so a small cache holds
+        # every token in use; a token of a finished game is simply pushed out).
+        self._known: BytesLRU[str, tuple[Caller, float]] = BytesLRU(KNOWN_BYTES)
         # Whether revocations reach this gateway (its live hub is subscribed): the cache
         # is used only then. The epoch counts revocations heard, so a resolve that raced
         # one does not cache what was revoked meanwhile.
@@ -158,7 +163,7 @@ class SeatTokens:
     def forget(self, digest: str) -> None:
         """A revocation was heard (or made here): the token is no longer trusted."""
         self._epoch += 1
-        self._known.pop(digest, None)
+        self._known.pop(digest)
 
     def set_listening(self, listening: bool) -> None:
         """The live hub's pub/sub connection is (re)subscribed, or lost: either way,
@@ -254,7 +259,7 @@ class SeatTokens:
         pipe.pttl(self.token_key(digest))
         raw, ttl_ms = await pipe.execute()
         if raw is None or raw == ROTATED:
-            self._known.pop(digest, None)
+            self._known.pop(digest)
             if raw is not None:
                 raise TokenRotated
             return None
@@ -262,9 +267,8 @@ class SeatTokens:
         left = ttl_ms / 1000 if ttl_ms and ttl_ms > 0 else 0.0
         caller = Caller(int(seat), game_id, digest, time.time() + left if left else 0.0)
         if epoch == self._epoch and self.listening:  # no revocation heard meanwhile
-            if len(self._known) >= 100_000:
-                self._known.clear()
-            self._known[digest] = (caller, time.monotonic() + min(TRUST_S, left or TRUST_S))
+            until = time.monotonic() + min(TRUST_S, left or TRUST_S)
+            self._known.put(digest, (caller, until), KNOWN_ENTRY_BYTES)
         return caller
 
 

@@ -28,7 +28,7 @@ from gateway.problems import Problem
 from gateway.tokens import TICKET_S, Caller, TokenRotated, creation_key
 from services.core.eventstore.keys import GAME_ID
 from services.games import GAMES
-from services.kernel.game import SeatSpec
+from services.kernel.game import SPECTATOR, SeatSpec
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 GameId = Annotated[str, Path(pattern=GAME_ID.pattern, description="the game's id")]
@@ -192,7 +192,9 @@ async def get_game(
     recent = c.recent_views.at_least(game_id, seat, min_version) if min_version else None
     if recent is not None:  # the view this gateway just answered a command of the seat with
         return view_response(game_id, seat, *recent)
-    found = await c.projected_view(game_id, seat, min_version)
+    # Spectators read the public view from the read models; a seat's own view comes from
+    # its command's answer (above) or the engine, which holds the game's state.
+    found = await c.projected_view(game_id, min_version) if seat == SPECTATOR else None
     if found is not None:
         response.headers["ETag"] = f'"{found[0]}"'
         return GameView(

@@ -215,7 +215,7 @@ async def _view(c: Clients, tournament_id: str, min_version: int) -> tuple[int, 
     """The public view from the read model when it has ``min_version``, else the engine's."""
     if await c.game_type(tournament_id) != "tournament":
         raise Problem(404, "unknown_tournament", f"no tournament {tournament_id}")
-    found = await c.projected_view(tournament_id, -1, min_version)
+    found = await c.projected_view(tournament_id, min_version)
     if found is not None:
         return found[0], found[1], "projection"
     await c.await_version(tournament_id, min_version)

@@ -16,7 +16,9 @@ export async function api(method, path, body, token) {
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers["Authorization"] = `Bearer ${token}`;
   const response = await fetch(path, {
-    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
   const json = text ? JSON.parse(text) : {};
@@ -27,7 +29,11 @@ export async function api(method, path, body, token) {
 // -- seats this browser holds, by game ---------------------------------------------------
 
 function all() {
-  try { return JSON.parse(localStorage.getItem(TOKENS) || "{}"); } catch { return {}; }
+  try {
+    return JSON.parse(localStorage.getItem(TOKENS) || "{}");
+  } catch {
+    return {};
+  }
 }
 
 export function seatOf(gameId) {
@@ -51,7 +57,15 @@ export function commandId() {
 // event; with ``onView`` the stream also carries, after each batch of events, the
 // follower's view and legal commands at the new version (``views=1``), so a table redraws
 // from the stream alone. Returns a function that stops following.
-export function follow(gameId, token, eventTypes, after, onEvent, base = "/v1/games", onView = null) {
+export function follow(
+  gameId,
+  token,
+  eventTypes,
+  after,
+  onEvent,
+  base = "/v1/games",
+  onView = null,
+) {
   let source = null;
   let stopped = false;
   let last = after;
@@ -62,7 +76,10 @@ export function follow(gameId, token, eventTypes, after, onEvent, base = "/v1/ga
       try {
         const ticket = await api("POST", `/v1/games/${gameId}/stream-tickets`, undefined, token);
         query += `&ticket=${encodeURIComponent(ticket.ticket)}`;
-      } catch (e) { setTimeout(open, 2000); return; }
+      } catch (e) {
+        setTimeout(open, 2000);
+        return;
+      }
     }
     source = new EventSource(`${base}/${gameId}/events/stream?${query}`);
     let ended = false;
@@ -80,12 +97,16 @@ export function follow(gameId, token, eventTypes, after, onEvent, base = "/v1/ga
         if (ended) stop(); // the view after the last event: nothing follows
       });
     }
-    source.onerror = () => { // tickets expire: reconnect with a fresh one
+    source.onerror = () => {
+      // tickets expire: reconnect with a fresh one
       if (source) source.close();
       if (!stopped && !ended) setTimeout(open, 1000);
     };
   }
-  function stop() { stopped = true; if (source) source.close(); }
+  function stop() {
+    stopped = true;
+    if (source) source.close();
+  }
   open();
   return stop;
 }

@@ -16,8 +16,11 @@ async function gameTypes() {
 }
 
 async function tableModule(game) {
-  try { return await import(`/static/games/${game}.js`); }
-  catch { return await import("/static/games/generic.js"); }
+  try {
+    return await import(`/static/games/${game}.js`);
+  } catch {
+    return await import("/static/games/generic.js");
+  }
 }
 
 function show(...nodes) {
@@ -37,7 +40,9 @@ const ROUTES = [
   [/^.*$/, () => lobbyPage()],
 ];
 
-function setLeave(stop) { leave = stop; }
+function setLeave(stop) {
+  leave = stop;
+}
 
 async function route() {
   leave();
@@ -46,8 +51,11 @@ async function route() {
   for (const [pattern, page] of ROUTES) {
     const found = hash.match(pattern);
     if (found) {
-      try { await page(...found.slice(1)); }
-      catch (e) { show(el("p", { class: "error" }, e.message)); }
+      try {
+        await page(...found.slice(1));
+      } catch (e) {
+        show(el("p", { class: "error" }, e.message));
+      }
       return;
     }
   }
@@ -72,21 +80,49 @@ function optionControl(name, prop, seatCount) {
   const id = `option-${name}`;
   let input;
   if (prop.enum) {
-    input = el("select", { id, "data-option": name }, prop.enum.map((v) =>
-      el("option", { value: v, selected: v === prop.default }, labelOf(prop, v))));
+    input = el(
+      "select",
+      { id, "data-option": name },
+      prop.enum.map((v) =>
+        el("option", { value: v, selected: v === prop.default }, labelOf(prop, v)),
+      ),
+    );
   } else if (prop.type === "boolean") {
-    input = el("input", { id, type: "checkbox", "data-option": name, "data-kind": "boolean", checked: prop.default === true });
+    input = el("input", {
+      id,
+      type: "checkbox",
+      "data-option": name,
+      "data-kind": "boolean",
+      checked: prop.default === true,
+    });
   } else if (prop["x-seat"]) {
-    input = el("select", { id, "data-option": name, "data-kind": "seat" },
+    input = el(
+      "select",
+      { id, "data-option": name, "data-kind": "seat" },
       el("option", { value: "" }, labelOf(prop, null)),
-      Array.from({ length: seatCount }, (_, i) => el("option", { value: i }, `seat ${i}`)));
+      Array.from({ length: seatCount }, (_, i) => el("option", { value: i }, `seat ${i}`)),
+    );
   } else if (prop.type === "array" || (Array.isArray(prop.type) && prop.type.includes("array"))) {
-    input = el("span", { id, "data-option": name, "data-kind": "list", role: "group", "aria-label": prop.title },
-      (prop.items.enum || []).map((v) => el("label", {}, el("input", { type: "checkbox", value: v }), ` ${v}`)));
+    input = el(
+      "span",
+      { id, "data-option": name, "data-kind": "list", role: "group", "aria-label": prop.title },
+      (prop.items.enum || []).map((v) =>
+        el("label", {}, el("input", { type: "checkbox", value: v }), ` ${v}`),
+      ),
+    );
   } else {
     const optional = Array.isArray(prop.type) && prop.type.includes("null");
-    input = el("input", { id, type: "number", "data-option": name, "data-kind": "number", min: prop.minimum, max: prop.maximum,
-      value: prop.default ?? "", placeholder: optional ? "none" : "", style: "width:6rem" });
+    input = el("input", {
+      id,
+      type: "number",
+      "data-option": name,
+      "data-kind": "number",
+      min: prop.minimum,
+      max: prop.maximum,
+      value: prop.default ?? "",
+      placeholder: optional ? "none" : "",
+      style: "width:6rem",
+    });
   }
   return el("label", { class: "option", for: id, "data-for": name }, `${prop.title} `, input);
 }
@@ -110,39 +146,88 @@ function optionValues(box) {
 function seatRule(schema, options) {
   const rules = (schema && schema["x-seats"]) || {};
   for (const [option, byValue] of Object.entries(rules)) {
-    if (option !== "default" && byValue[String(options[option])]) return byValue[String(options[option])];
+    if (option !== "default" && byValue[String(options[option])])
+      return byValue[String(options[option])];
   }
   const rule = { min: 1, max: 30, kinds: ["human", "open", "bot"], ...(rules.default || {}) };
-  if (rule.max_option && options[rule.max_option]) rule.max = Math.min(Number(options[rule.max_option]), 30);
+  if (rule.max_option && options[rule.max_option])
+    rule.max = Math.min(Number(options[rule.max_option]), 30);
   return rule;
 }
 
 async function lobbyPage() {
   const types = await gameTypes();
   const seats = el("div", { id: "seats" });
-  const gameSelect = el("select", { id: "game", "aria-label": "game" },
-    types.map((t) => el("option", { value: t.name }, t.title)));
+  const gameSelect = el(
+    "select",
+    { id: "game", "aria-label": "game" },
+    types.map((t) => el("option", { value: t.name }, t.title)),
+  );
   const optionsBox = el("div", { class: "row", id: "options" });
   const practice = el("input", { id: "practice", type: "checkbox" });
   // A practice game may take a seed of your own: the same seed deals the same game again.
-  const seed = el("input", { id: "seed", maxlength: 128, placeholder: "drawn", disabled: true, "aria-label": "seed" });
-  practice.addEventListener("change", () => { seed.disabled = !practice.checked; });
-  const addSeat = el("button", { type: "button", id: "add-seat", onclick: () => { seats.append(seatRow("bot")); fitSeats(); } }, "Add a seat");
+  const seed = el("input", {
+    id: "seed",
+    maxlength: 128,
+    placeholder: "drawn",
+    disabled: true,
+    "aria-label": "seed",
+  });
+  practice.addEventListener("change", () => {
+    seed.disabled = !practice.checked;
+  });
+  const addSeat = el(
+    "button",
+    {
+      type: "button",
+      id: "add-seat",
+      onclick: () => {
+        seats.append(seatRow("bot"));
+        fitSeats();
+      },
+    },
+    "Add a seat",
+  );
   const seatNote = el("span", { class: "muted", id: "seat-note" });
 
-  function typeOf() { return types.find((t) => t.name === gameSelect.value); }
-  function rule() { return seatRule(typeOf().options, optionValues(optionsBox)); }
+  function typeOf() {
+    return types.find((t) => t.name === gameSelect.value);
+  }
+  function rule() {
+    return seatRule(typeOf().options, optionValues(optionsBox));
+  }
   function seatRow(kind) {
     const t = typeOf();
-    const kindSelect = el("select", { class: "seat-kind", "aria-label": "seat" },
-      ["you", "open", "bot"].map((k) => el("option", { value: k, selected: k === kind }, KIND_LABELS[k])));
-    const level = el("select", { class: "bot-level", "aria-label": "bot level" }, t.bots.map((b) => el("option", { value: b }, b)));
-    const remove = el("button", { type: "button", class: "remove-seat", onclick: () => { row.remove(); fitSeats(); } }, "Remove");
+    const kindSelect = el(
+      "select",
+      { class: "seat-kind", "aria-label": "seat" },
+      ["you", "open", "bot"].map((k) =>
+        el("option", { value: k, selected: k === kind }, KIND_LABELS[k]),
+      ),
+    );
+    const level = el(
+      "select",
+      { class: "bot-level", "aria-label": "bot level" },
+      t.bots.map((b) => el("option", { value: b }, b)),
+    );
+    const remove = el(
+      "button",
+      {
+        type: "button",
+        class: "remove-seat",
+        onclick: () => {
+          row.remove();
+          fitSeats();
+        },
+      },
+      "Remove",
+    );
     const row = el("div", { class: "row seat" }, kindSelect, level, remove);
     kindSelect.addEventListener("change", () => {
       // One seat is yours: a second "you" would wait for ever for a player nobody is.
       if (kindSelect.value === "you") {
-        for (const other of seats.querySelectorAll(".seat-kind")) if (other !== kindSelect && other.value === "you") other.value = "open";
+        for (const other of seats.querySelectorAll(".seat-kind"))
+          if (other !== kindSelect && other.value === "you") other.value = "open";
       }
       fitSeats();
     });
@@ -155,7 +240,10 @@ async function lobbyPage() {
     const allowed = new Set(r.kinds.map((k) => (k === "human" ? "you" : k)));
     let rows = [...seats.querySelectorAll(".seat")];
     while (rows.length > r.max) rows.pop().remove();
-    while (rows.length < r.min) { seats.append(seatRow(rows.length ? "bot" : "you")); rows = [...seats.querySelectorAll(".seat")]; }
+    while (rows.length < r.min) {
+      seats.append(seatRow(rows.length ? "bot" : "you"));
+      rows = [...seats.querySelectorAll(".seat")];
+    }
     for (const row of rows) {
       const select = row.querySelector(".seat-kind");
       for (const option of select.options) option.disabled = !allowed.has(option.value);
@@ -164,10 +252,14 @@ async function lobbyPage() {
       row.querySelector(".remove-seat").disabled = rows.length <= r.min;
     }
     addSeat.disabled = rows.length >= r.max;
-    seatNote.textContent = r.min === r.max ? `${r.min} seat${r.min === 1 ? "" : "s"}` : `${r.min}-${r.max} seats`;
+    seatNote.textContent =
+      r.min === r.max ? `${r.min} seat${r.min === 1 ? "" : "s"}` : `${r.min}-${r.max} seats`;
     for (const select of optionsBox.querySelectorAll('[data-kind="seat"]')) {
       const keep = select.value;
-      select.replaceChildren(select.options[0], ...rows.map((_, i) => el("option", { value: i }, `seat ${i}`)));
+      select.replaceChildren(
+        select.options[0],
+        ...rows.map((_, i) => el("option", { value: i }, `seat ${i}`)),
+      );
       select.value = Number(keep) < rows.length ? keep : "";
     }
   }
@@ -178,17 +270,22 @@ async function lobbyPage() {
     for (const [name, prop] of Object.entries(schema.properties || {})) {
       const label = optionsBox.querySelector(`[data-for="${name}"]`);
       if (!label || !prop["x-when"]) continue;
-      label.hidden = !Object.entries(prop["x-when"]).every(([other, allowed]) => allowed.includes(values[other] ?? schema.properties[other].default));
+      label.hidden = !Object.entries(prop["x-when"]).every(([other, allowed]) =>
+        allowed.includes(values[other] ?? schema.properties[other].default),
+      );
     }
     fitSeats();
   }
   function resetGame() {
     const schema = typeOf().options || { properties: {} };
     seats.replaceChildren(seatRow("you"));
-    optionsBox.replaceChildren(...Object.entries(schema.properties || {})
-      .filter(([, prop]) => prop["x-form"] !== false)
-      .map(([name, prop]) => optionControl(name, prop, 2)));
-    for (const input of optionsBox.querySelectorAll("[data-option]")) input.addEventListener("change", fitOptions);
+    optionsBox.replaceChildren(
+      ...Object.entries(schema.properties || {})
+        .filter(([, prop]) => prop["x-form"] !== false)
+        .map(([name, prop]) => optionControl(name, prop, 2)),
+    );
+    for (const input of optionsBox.querySelectorAll("[data-option]"))
+      input.addEventListener("change", fitOptions);
     fitOptions();
   }
   const howTo = el("span", { id: "how-to" });
@@ -206,7 +303,9 @@ async function lobbyPage() {
       game: t.name,
       seats: rows.map((row) => {
         const kind = row.querySelector(".seat-kind").value;
-        return kind === "bot" ? { kind, bot_level: row.querySelector(".bot-level").value } : { kind: kind === "you" ? "human" : kind };
+        return kind === "bot"
+          ? { kind, bot_level: row.querySelector(".bot-level").value }
+          : { kind: kind === "you" ? "human" : kind };
       }),
       options: optionValues(optionsBox),
       practice: practice.checked || undefined,
@@ -215,38 +314,98 @@ async function lobbyPage() {
     };
     try {
       const created = await api("POST", "/v1/games", body);
-      const mine = Object.keys(created.tokens).map(Number).sort((a, b) => a - b);
+      const mine = Object.keys(created.tokens)
+        .map(Number)
+        .sort((a, b) => a - b);
       if (mine.length) remember(created.game_id, mine[0], created.tokens[mine[0]]);
       location.hash = `#/games/${created.game_id}`;
-    } catch (e) { toast(e.message); }
+    } catch (e) {
+      toast(e.message);
+    }
   }
 
-  const form = el("form", { onsubmit: create },
+  const form = el(
+    "form",
+    { onsubmit: create },
     el("h2", {}, "New game"),
     el("div", { class: "row" }, el("label", { for: "game" }, "Game"), gameSelect, howTo),
-    el("h3", {}, "Options"), optionsBox,
-    el("h3", {}, "Seats ", seatNote), seats,
+    el("h3", {}, "Options"),
+    optionsBox,
+    el("h3", {}, "Seats ", seatNote),
+    seats,
     el("div", { class: "row" }, addSeat),
-    el("div", { class: "row" }, el("label", {}, practice, " practice"), el("label", { for: "seed" }, "seed"), seed),
-    el("button", { class: "primary", type: "submit", id: "create" }, "Create and play"));
+    el(
+      "div",
+      { class: "row" },
+      el("label", {}, practice, " practice"),
+      el("label", { for: "seed" }, "seed"),
+      seed,
+    ),
+    el("button", { class: "primary", type: "submit", id: "create" }, "Create and play"),
+  );
 
   const list = el("tbody");
-  const games = el("section", {}, el("h2", {}, "Games"),
-    el("table", { id: "lobby" }, el("thead", {}, el("tr", {}, ["game", "players", "waiting for", "started", ""].map((h) => el("th", {}, h)))), list));
+  const games = el(
+    "section",
+    {},
+    el("h2", {}, "Games"),
+    el(
+      "table",
+      { id: "lobby" },
+      el(
+        "thead",
+        {},
+        el(
+          "tr",
+          {},
+          ["game", "players", "waiting for", "started", ""].map((h) => el("th", {}, h)),
+        ),
+      ),
+      list,
+    ),
+  );
   show(el("section", {}, form), games);
   const { games: found } = await api("GET", "/v1/games?limit=30");
   const titles = Object.fromEntries(types.map((t) => [t.name, t.title]));
   for (const g of found) {
-    const actions = [el("a", { href: `#/games/${g.game_id}` }, seatOf(g.game_id) ? "Play" : "Watch")];
-    for (const s of g.open_seats) actions.push(" ", el("a", { href: `#/join/${g.game_id}/${s}` }, `Join seat ${s}`));
-    if (g.status.over) actions.push(" ", el("a", { href: `#/games/${g.game_id}/replay` }, "Replay"));
-    list.append(el("tr", {}, el("td", {}, titles[g.game] || g.game, g.practice ? el("span", { class: "muted" }, " (practice)") : ""),
-      el("td", {}, playersOf(g)), el("td", {}, waitingFor(g)), el("td", {}, ago(g.created_ms)), el("td", {}, actions)));
+    const actions = [
+      el("a", { href: `#/games/${g.game_id}` }, seatOf(g.game_id) ? "Play" : "Watch"),
+    ];
+    for (const s of g.open_seats)
+      actions.push(" ", el("a", { href: `#/join/${g.game_id}/${s}` }, `Join seat ${s}`));
+    if (g.status.over)
+      actions.push(" ", el("a", { href: `#/games/${g.game_id}/replay` }, "Replay"));
+    list.append(
+      el(
+        "tr",
+        {},
+        el(
+          "td",
+          {},
+          titles[g.game] || g.game,
+          g.practice ? el("span", { class: "muted" }, " (practice)") : "",
+        ),
+        el("td", {}, playersOf(g)),
+        el("td", {}, waitingFor(g)),
+        el("td", {}, ago(g.created_ms)),
+        el("td", {}, actions),
+      ),
+    );
   }
 }
 
 function playersOf(g) {
-  return (g.seats || []).map((s, i) => s.name || (s.kind === "bot" ? `bot${s.bot_level ? ` (${s.bot_level})` : ""}` : g.open_seats.includes(i) ? "open seat" : "player")).join(", ");
+  return (g.seats || [])
+    .map(
+      (s, i) =>
+        s.name ||
+        (s.kind === "bot"
+          ? `bot${s.bot_level ? ` (${s.bot_level})` : ""}`
+          : g.open_seats.includes(i)
+            ? "open seat"
+            : "player"),
+    )
+    .join(", ");
 }
 
 function waitingFor(g) {
@@ -271,7 +430,9 @@ async function joinSeat(gameId, seat) {
     try {
       const claimed = await api("POST", `/v1/games/${gameId}/seats/${seat}`, {});
       remember(gameId, claimed.seat, claimed.token);
-    } catch (e) { toast(`Could not join: ${e.message}`); }
+    } catch (e) {
+      toast(`Could not join: ${e.message}`);
+    }
   }
   location.hash = `#/games/${gameId}`;
 }
@@ -282,13 +443,20 @@ function statusLine(view, seat, why) {
   const st = view.status || {};
   if (st.over) {
     const won = (st.winners || []).map((w) => (w === seat ? "you" : `seat ${w}`));
-    return el("div", { class: "status", id: "status" },
+    return el(
+      "div",
+      { class: "status", id: "status" },
       el("p", {}, `Game over. Winner${won.length === 1 ? "" : "s"}: ${won.join(", ") || "none"}`),
-      why ? el("p", { id: "why" }, why) : null);
+      why ? el("p", { id: "why" }, why) : null,
+    );
   }
   const yours = (st.to_act || []).includes(seat);
   const who = (st.to_act || []).map((s) => (s === seat ? "you" : `seat ${s}`)).join(", ");
-  return el("p", { class: `status${yours ? " yours" : ""}`, id: "status" }, yours ? "Your move" : `Waiting for ${who || "…"}`);
+  return el(
+    "p",
+    { class: `status${yours ? " yours" : ""}`, id: "status" },
+    yours ? "Your move" : `Waiting for ${who || "…"}`,
+  );
 }
 
 // The clock of the current turn or round: a countdown, a warning in its last seconds
@@ -301,13 +469,23 @@ function timerLine(view, send) {
   const line = el("span", { class: "timer", id: "timer-left", role: "timer" });
   const warning = el("span", { class: "visually-hidden", "aria-live": "assertive" });
   const onDeadline = view.status.on_deadline;
-  const moveOn = onDeadline && send ? el("button", { type: "button", id: "move-on", hidden: true, onclick: () => send(onDeadline) }, "Time is up: move on") : null;
+  const moveOn =
+    onDeadline && send
+      ? el(
+          "button",
+          { type: "button", id: "move-on", hidden: true, onclick: () => send(onDeadline) },
+          "Time is up: move on",
+        )
+      : null;
   let warned = false;
   const tick = () => {
     const left = Math.ceil((deadline - Date.now()) / 1000);
     line.textContent = left > 0 ? `${left} s left` : "time is up";
     line.classList.toggle("warn", left > 0 && left <= WARN_S);
-    if (left > 0 && left <= WARN_S && !warned) { warned = true; warning.textContent = `${left} seconds left`; }
+    if (left > 0 && left <= WARN_S && !warned) {
+      warned = true;
+      warning.textContent = `${left} seconds left`;
+    }
     if (moveOn) moveOn.hidden = left > 0;
   };
   tick();
@@ -320,7 +498,10 @@ async function tablePage(gameId) {
   const held = seatOf(gameId);
   const token = held ? held.token : null;
   const summary = await api("GET", `/v1/games/${gameId}`, undefined, token);
-  const type = (await gameTypes()).find((t) => t.name === summary.view.game) || { events: [], name: summary.view.game };
+  const type = (await gameTypes()).find((t) => t.name === summary.view.game) || {
+    events: [],
+    name: summary.view.game,
+  };
   const module = await tableModule(type.name);
   const describe = module.describe || ((e) => e.type);
   const board = el("div", { id: "board", tabindex: -1, "aria-label": "the table" });
@@ -329,14 +510,34 @@ async function tablePage(gameId) {
   // The move log: every move as a sentence, newest first; the newest is announced.
   const events = await allEvents(gameId, token).catch(() => []);
   const who = namer(events, held ? held.seat : -1);
-  const log = el("section", { id: "log", "aria-label": "what happened" }, el("h2", {}, "What happened"));
+  const log = el(
+    "section",
+    { id: "log", "aria-label": "what happened" },
+    el("h2", {}, "What happened"),
+  );
   const announce = el("p", { class: "visually-hidden", id: "announce", "aria-live": "polite" });
-  show(el("section", {},
-    el("h1", {}, type.title || type.name), header, invite,
-    el("p", {}, el("a", { href: `#/games/${gameId}/replay` }, "Replay"), held ? ` · you are seat ${held.seat}` : " · watching",
-      rulesLink(type.name) ? " · " : "", rulesLink(type.name))),
-  board, log, announce);
-  function heard(event) { // an event of the stream, in order, once
+  show(
+    el(
+      "section",
+      {},
+      el("h1", {}, type.title || type.name),
+      header,
+      invite,
+      el(
+        "p",
+        {},
+        el("a", { href: `#/games/${gameId}/replay` }, "Replay"),
+        held ? ` · you are seat ${held.seat}` : " · watching",
+        rulesLink(type.name) ? " · " : "",
+        rulesLink(type.name),
+      ),
+    ),
+    board,
+    log,
+    announce,
+  );
+  function heard(event) {
+    // an event of the stream, in order, once
     if (!events.length || event.version > events[events.length - 1].version) events.push(event);
   }
 
@@ -347,11 +548,20 @@ async function tablePage(gameId) {
     if (busy) return;
     busy = true;
     try {
-      const answer = await api("POST", `/v1/games/${gameId}/commands`, { command, command_id: commandId() }, token);
+      const answer = await api(
+        "POST",
+        `/v1/games/${gameId}/commands`,
+        { command, command_id: commandId() },
+        token,
+      );
       for (const event of answer.events) heard(event);
       draw(answer.view, answer.commands, answer.version);
-    } catch (e) { toast(e.message); await refresh(); }
-    finally { busy = false; }
+    } catch (e) {
+      toast(e.message);
+      await refresh();
+    } finally {
+      busy = false;
+    }
   }
   let drawn = false;
   function draw(view, legal, at) {
@@ -366,16 +576,32 @@ async function tablePage(gameId) {
     const moves = movesOf(events.filter((e) => e.version <= at));
     const why = view.status.over && module.explainEnd ? module.explainEnd(view, events, who) : null;
     const help = module.hint ? module.hint({ view, legal, seat }) : null;
-    header.replaceChildren(statusLine(view, seat, why), help ? el("p", { class: "hint", id: "hint" }, help) : "",
-      el("p", { class: "muted" }, `version ${at}`, clock ? " · " : "", clock || ""));
+    header.replaceChildren(
+      statusLine(view, seat, why),
+      help ? el("p", { class: "hint", id: "hint" }, help) : "",
+      el("p", { class: "muted" }, `version ${at}`, clock ? " · " : "", clock || ""),
+    );
     const last = latestMove(moves);
-    const lastTold = last ? { seat: last.actor, events: last.events, text: tell(last, describe, who).join("; ") } : null;
+    const lastTold = last
+      ? { seat: last.actor, events: last.events, text: tell(last, describe, who).join("; ") }
+      : null;
     // A redraw replaces the table's controls: keep the focus on the table (the same
     // control if it is still there, else the board), not on the page's body.
     const focused = document.activeElement;
     const hadFocus = focused && focused !== document.body && board.contains(focused);
     const focusId = hadFocus ? focused.id : "";
-    board.replaceChildren(module.render({ view, legal, seat, send: held ? send : null, gameId, version: at, last: lastTold, who }));
+    board.replaceChildren(
+      module.render({
+        view,
+        legal,
+        seat,
+        send: held ? send : null,
+        gameId,
+        version: at,
+        last: lastTold,
+        who,
+      }),
+    );
     if (hadFocus) {
       const again = focusId && document.getElementById(focusId);
       (again && !again.disabled ? again : board).focus({ preventScroll: true });
@@ -392,7 +618,8 @@ async function tablePage(gameId) {
       api("GET", `/v1/games/${gameId}?min_version=${latest}`, undefined, token),
       token ? api("GET", `/v1/games/${gameId}/commands`, undefined, token) : Promise.resolve(null),
     ]);
-    if (legal && legal.version !== seen.version) { // a move in between: read that version
+    if (legal && legal.version !== seen.version) {
+      // a move in between: read that version
       latest = Math.max(latest, legal.version, seen.version);
       return refresh();
     }
@@ -402,18 +629,30 @@ async function tablePage(gameId) {
   // another player's move is drawn from it at once. Reading them again is the fallback
   // for a view frame that does not come (a gateway of before them).
   let pending = null;
-  const stop = follow(gameId, token, type.events || [], version, (event) => {
-    heard(event);
-    latest = Math.max(latest, event.version);
-    if (event.version <= version) return;
+  const stop = follow(
+    gameId,
+    token,
+    type.events || [],
+    version,
+    (event) => {
+      heard(event);
+      latest = Math.max(latest, event.version);
+      if (event.version <= version) return;
+      clearTimeout(pending);
+      pending = setTimeout(() => refresh().catch(() => {}), 1000);
+    },
+    "/v1/games",
+    (frame) => {
+      if (frame.version < latest) return; // more events are on their way, with their view
+      clearTimeout(pending);
+      draw(frame.view, frame.commands, frame.version);
+    },
+  );
+  setLeave(() => {
+    stop();
+    if (timer) timer.stop?.();
     clearTimeout(pending);
-    pending = setTimeout(() => refresh().catch(() => {}), 1000);
-  }, "/v1/games", (frame) => {
-    if (frame.version < latest) return; // more events are on their way, with their view
-    clearTimeout(pending);
-    draw(frame.view, frame.commands, frame.version);
   });
-  setLeave(() => { stop(); if (timer) timer.stop?.(); clearTimeout(pending); });
   await showInvites(gameId, invite);
   await refresh();
 }
@@ -426,10 +665,23 @@ async function showInvites(gameId, box) {
     box.append("Invite a friend: ");
     for (const s of mine.open_seats) {
       const link = `${location.origin}${location.pathname}#/join/${gameId}/${s}`;
-      box.append(el("a", { href: link, class: "invite-link" }, `seat ${s}`), " ",
-        el("button", { type: "button", onclick: () => navigator.clipboard?.writeText(link).then(() => toast("Link copied")) }, "Copy link"), " ");
+      box.append(
+        el("a", { href: link, class: "invite-link" }, `seat ${s}`),
+        " ",
+        el(
+          "button",
+          {
+            type: "button",
+            onclick: () => navigator.clipboard?.writeText(link).then(() => toast("Link copied")),
+          },
+          "Copy link",
+        ),
+        " ",
+      );
     }
-  } catch { /* the lobby is a read model; a table works without it */ }
+  } catch {
+    /* the lobby is a read model; a table works without it */
+  }
 }
 
 // -- replay ---------------------------------------------------------------------------------
@@ -448,8 +700,17 @@ async function replayPage(gameId) {
   const events = await allEvents(gameId, token);
   const who = namer(events, held ? held.seat : -1);
   const moves = movesOf(events);
-  const rounds = moves.map((m, i) => (m.events.some((e) => ROUND_STARTS.has(e.type)) ? i : -1)).filter((i) => i >= 0);
-  const slider = el("input", { type: "range", min: 1, max: moves.length, value: moves.length, id: "replay-move", "aria-label": "move" });
+  const rounds = moves
+    .map((m, i) => (m.events.some((e) => ROUND_STARTS.has(e.type)) ? i : -1))
+    .filter((i) => i >= 0);
+  const slider = el("input", {
+    type: "range",
+    min: 1,
+    max: moves.length,
+    value: moves.length,
+    id: "replay-move",
+    "aria-label": "move",
+  });
   const label = el("span", { id: "replay-label" });
   const caption = el("p", { id: "replay-caption", "aria-live": "polite" });
   const reveal = el("input", { type: "checkbox", id: "reveal", disabled: !now.view.status.over });
@@ -464,31 +725,62 @@ async function replayPage(gameId) {
     const query = `version=${move.version}${reveal.checked ? "&reveal=true" : ""}`;
     const shown = await api("GET", `/v1/games/${gameId}/replay?${query}`, undefined, token);
     const last = { seat: move.actor, events: move.events, text: caption.textContent };
-    board.replaceChildren(module.render({ view: shown.view, legal: null, seat: shown.seat, send: null, gameId, version: move.version, last, who }));
+    board.replaceChildren(
+      module.render({
+        view: shown.view,
+        legal: null,
+        seat: shown.seat,
+        send: null,
+        gameId,
+        version: move.version,
+        last,
+        who,
+      }),
+    );
   }
   const round = (direction) => {
-    const found = direction > 0 ? rounds.find((r) => r > index) : [...rounds].reverse().find((r) => r < index);
+    const found =
+      direction > 0 ? rounds.find((r) => r > index) : [...rounds].reverse().find((r) => r < index);
     return at(found === undefined ? (direction > 0 ? moves.length - 1 : 0) : found);
   };
   const button = (id, text, onclick) => el("button", { type: "button", id, onclick }, text);
   slider.addEventListener("change", () => at(Number(slider.value) - 1));
   reveal.addEventListener("change", () => at(index));
-  const controls = el("div", { class: "row", id: "replay-controls" },
+  const controls = el(
+    "div",
+    { class: "row", id: "replay-controls" },
     button("replay-first", "First", () => at(0)),
     button("replay-prev-round", "Previous round", () => round(-1)),
     button("replay-back", "Previous move", () => at(index - 1)),
     slider,
     button("replay-next", "Next move", () => at(index + 1)),
     button("replay-next-round", "Next round", () => round(1)),
-    button("replay-last", "Last", () => at(moves.length - 1)), label);
+    button("replay-last", "Last", () => at(moves.length - 1)),
+    label,
+  );
   // The arrow keys step too, while focus is not in a field.
   controls.addEventListener("keydown", (e) => {
     if (e.target === slider) return;
-    if (e.key === "ArrowRight") { e.preventDefault(); at(index + 1); }
-    if (e.key === "ArrowLeft") { e.preventDefault(); at(index - 1); }
+    if (e.key === "ArrowRight") {
+      e.preventDefault();
+      at(index + 1);
+    }
+    if (e.key === "ArrowLeft") {
+      e.preventDefault();
+      at(index - 1);
+    }
   });
-  show(el("section", {}, el("h1", {}, "Replay"), controls, caption,
-    el("label", {}, reveal, " show every hand (finished games)"),
-    el("p", {}, el("a", { href: `#/games/${gameId}` }, "Back to the table"))), board);
+  show(
+    el(
+      "section",
+      {},
+      el("h1", {}, "Replay"),
+      controls,
+      caption,
+      el("label", {}, reveal, " show every hand (finished games)"),
+      el("p", {}, el("a", { href: `#/games/${gameId}` }, "Back to the table")),
+    ),
+    board,
+  );
   await at(moves.length - 1);
 }

@@ -8,7 +8,12 @@ import { api, el } from "/static/api.js";
 export async function allEvents(gameId, token) {
   const events = [];
   for (;;) {
-    const page = await api("GET", `/v1/games/${gameId}/events?after=${events.length}&limit=500`, undefined, token);
+    const page = await api(
+      "GET",
+      `/v1/games/${gameId}/events?after=${events.length}&limit=500`,
+      undefined,
+      token,
+    );
     events.push(...page.events);
     if (page.events.length < 500) return events;
   }
@@ -23,7 +28,13 @@ export function movesOf(events) {
       last.events.push(event);
       last.version = event.version;
     } else {
-      moves.push({ command_id: event.command_id, actor: event.actor, events: [event], version: event.version, first: event.version });
+      moves.push({
+        command_id: event.command_id,
+        actor: event.actor,
+        events: [event],
+        version: event.version,
+        first: event.version,
+      });
     }
   }
   return moves;
@@ -56,12 +67,24 @@ export function tell(move, describe, who) {
 
 // The move log: newest first, the newest marked; its newest sentence is announced.
 export function moveLog(moves, describe, who) {
-  const told = moves.map((m) => ({ move: m, text: tell(m, describe, who) })).filter((t) => t.text.length);
+  const told = moves
+    .map((m) => ({ move: m, text: tell(m, describe, who) }))
+    .filter((t) => t.text.length);
   const list = el("ol", { id: "move-log", reversed: true });
-  told.slice(-40).reverse().forEach((t, i) => {
-    list.append(el("li", { class: i === 0 ? "latest" : "", "data-version": t.move.version },
-      i === 0 ? el("span", { class: "tag" }, "latest ") : "", t.text.join("; "), "."));
-  });
+  told
+    .slice(-40)
+    .reverse()
+    .forEach((t, i) => {
+      list.append(
+        el(
+          "li",
+          { class: i === 0 ? "latest" : "", "data-version": t.move.version },
+          i === 0 ? el("span", { class: "tag" }, "latest ") : "",
+          t.text.join("; "),
+          ".",
+        ),
+      );
+    });
   const newest = told.length ? `${told[told.length - 1].text.join("; ")}.` : "";
   return { list, newest };
 }

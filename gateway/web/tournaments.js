@@ -7,55 +7,160 @@ import { api, el, follow, remember, toast } from "/static/api.js";
 const PLAYERS = "raffe.players";
 const ORGANISERS = "raffe.organisers"; // open tournaments this browser created, to start
 
-function kept(key) { try { return JSON.parse(localStorage.getItem(key) || "{}"); } catch { return {}; } }
-function keep(key, id, value) { const all = kept(key); all[id] = value; localStorage.setItem(key, JSON.stringify(all)); }
+function kept(key) {
+  try {
+    return JSON.parse(localStorage.getItem(key) || "{}");
+  } catch {
+    return {};
+  }
+}
+function keep(key, id, value) {
+  const all = kept(key);
+  all[id] = value;
+  localStorage.setItem(key, JSON.stringify(all));
+}
 
 export async function renderTournaments(show, gameTypes) {
   const types = (await gameTypes()).filter((t) => t.players[1] >= 2);
-  const games = el("div", { class: "row" }, types.map((t, i) =>
-    el("label", {}, el("input", { type: "checkbox", name: "games", value: t.name, checked: i === 0 }), ` ${t.title}`)));
+  const games = el(
+    "div",
+    { class: "row" },
+    types.map((t, i) =>
+      el(
+        "label",
+        {},
+        el("input", { type: "checkbox", name: "games", value: t.name, checked: i === 0 }),
+        ` ${t.title}`,
+      ),
+    ),
+  );
   const name = el("input", { id: "t-name", value: "Friday cup", "aria-label": "name" });
-  const format = el("select", { id: "t-format", "aria-label": "format" }, ["swiss", "round_robin", "elimination", "duplicate"].map((f) => el("option", { value: f }, f)));
-  const bots = el("input", { id: "t-bots", type: "number", min: 1, max: 64, value: 5, "aria-label": "bots" });
+  const format = el(
+    "select",
+    { id: "t-format", "aria-label": "format" },
+    ["swiss", "round_robin", "elimination", "duplicate"].map((f) => el("option", { value: f }, f)),
+  );
+  const bots = el("input", {
+    id: "t-bots",
+    type: "number",
+    min: 1,
+    max: 64,
+    value: 5,
+    "aria-label": "bots",
+  });
   const me = el("input", { id: "t-me", type: "checkbox" });
   const open = el("input", { id: "t-open", type: "checkbox" });
   async function create(event) {
     event.preventDefault();
     const chosen = [...games.querySelectorAll("input:checked")].map((i) => i.value);
     try {
-      const options = { name: name.value, games: chosen, format: format.value, table_size: format.value === "round_robin" ? 2 : 3, rounds: 2 };
-      const t = await api("POST", "/v1/tournaments", open.checked ? { ...options, open_registration: true } : options);
+      const options = {
+        name: name.value,
+        games: chosen,
+        format: format.value,
+        table_size: format.value === "round_robin" ? 2 : 3,
+        rounds: 2,
+      };
+      const t = await api(
+        "POST",
+        "/v1/tournaments",
+        open.checked ? { ...options, open_registration: true } : options,
+      );
       const organiser = t.organiser_token;
       if (me.checked) {
-        const player = await api("POST", `/v1/tournaments/${t.tournament_id}/players`, { name: "me", kind: "human" }, organiser);
+        const player = await api(
+          "POST",
+          `/v1/tournaments/${t.tournament_id}/players`,
+          { name: "me", kind: "human" },
+          organiser,
+        );
         keep(PLAYERS, t.tournament_id, player.token);
       }
       for (let i = 0; i < Number(bots.value); i++) {
-        await api("POST", `/v1/tournaments/${t.tournament_id}/players`, { name: `bot ${i + 1}`, kind: "bot" }, organiser);
+        await api(
+          "POST",
+          `/v1/tournaments/${t.tournament_id}/players`,
+          { name: `bot ${i + 1}`, kind: "bot" },
+          organiser,
+        );
       }
-      if (open.checked) keep(ORGANISERS, t.tournament_id, organiser); // started from its page
+      if (open.checked)
+        keep(ORGANISERS, t.tournament_id, organiser); // started from its page
       else await api("POST", `/v1/tournaments/${t.tournament_id}/start`, undefined, organiser);
       location.hash = `#/tournaments/${t.tournament_id}`;
-    } catch (e) { toast(e.message); }
+    } catch (e) {
+      toast(e.message);
+    }
   }
   const list = el("tbody");
-  show(el("section", {}, el("form", { onsubmit: create }, el("h2", {}, "New tournament"),
-    el("div", { class: "row" }, el("label", { for: "t-name" }, "Name"), name, el("label", { for: "t-format" }, "Format"), format),
-    games,
-    el("div", { class: "row" }, el("label", { for: "t-bots" }, "Bots"), bots, el("label", {}, me, " I play too")),
-    el("div", { class: "row" }, el("label", {}, open, " Open: anyone with its link may join; I start it when all are in")),
-    el("button", { type: "submit", class: "primary", id: "t-create" }, "Create"))),
-  el("section", {}, el("h2", {}, "Tournaments"), el("table", {}, list)));
+  show(
+    el(
+      "section",
+      {},
+      el(
+        "form",
+        { onsubmit: create },
+        el("h2", {}, "New tournament"),
+        el(
+          "div",
+          { class: "row" },
+          el("label", { for: "t-name" }, "Name"),
+          name,
+          el("label", { for: "t-format" }, "Format"),
+          format,
+        ),
+        games,
+        el(
+          "div",
+          { class: "row" },
+          el("label", { for: "t-bots" }, "Bots"),
+          bots,
+          el("label", {}, me, " I play too"),
+        ),
+        el(
+          "div",
+          { class: "row" },
+          el("label", {}, open, " Open: anyone with its link may join; I start it when all are in"),
+        ),
+        el("button", { type: "submit", class: "primary", id: "t-create" }, "Create"),
+      ),
+    ),
+    el("section", {}, el("h2", {}, "Tournaments"), el("table", {}, list)),
+  );
   const { tournaments } = await api("GET", "/v1/tournaments?limit=30");
   for (const t of tournaments) {
-    list.append(el("tr", {}, el("td", {}, el("a", { href: `#/tournaments/${t.tournament_id}` }, t.name || t.options?.name || t.tournament_id)), el("td", {}, t.state)));
+    list.append(
+      el(
+        "tr",
+        {},
+        el(
+          "td",
+          {},
+          el(
+            "a",
+            { href: `#/tournaments/${t.tournament_id}` },
+            t.name || t.options?.name || t.tournament_id,
+          ),
+        ),
+        el("td", {}, t.state),
+      ),
+    );
   }
 }
 
 function ratingsChart(history, names) {
   const SVG = "http://www.w3.org/2000/svg";
-  const node = (tag, attrs) => { const n = document.createElementNS(SVG, tag); for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v); return n; };
-  const chart = node("svg", { viewBox: "0 0 100 50", role: "img", "aria-label": "ratings after each round", id: "ratings-chart" });
+  const node = (tag, attrs) => {
+    const n = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
+    return n;
+  };
+  const chart = node("svg", {
+    viewBox: "0 0 100 50",
+    role: "img",
+    "aria-label": "ratings after each round",
+    id: "ratings-chart",
+  });
   if (!history.length) return chart;
   const values = history.flat();
   const [lo, hi] = [Math.min(...values), Math.max(...values)];
@@ -63,7 +168,12 @@ function ratingsChart(history, names) {
   const y = (v) => 45 - (40 * (v - lo)) / (hi - lo || 1);
   names.forEach((who, p) => {
     const points = history.map((after, i) => `${x(i)},${y(after[p])}`).join(" ");
-    const line = node("polyline", { points, fill: "none", stroke: `hsl(${(p * 67) % 360} 60% 45%)`, "stroke-width": 0.6 });
+    const line = node("polyline", {
+      points,
+      fill: "none",
+      stroke: `hsl(${(p * 67) % 360} 60% 45%)`,
+      "stroke-width": 0.6,
+    });
     line.append(Object.assign(document.createElementNS(SVG, "title"), { textContent: who }));
     chart.append(line);
   });
@@ -75,34 +185,121 @@ export async function renderTournament(id, show, setLeave) {
   show(box);
   let playerToken = kept(PLAYERS)[id];
   const organiserToken = kept(ORGANISERS)[id];
+  let drawn = 0; // the version on the page: the live stream follows on from it
+  let typedName = ""; // what the join form holds, kept across redraws
   async function draw() {
     const t = await api("GET", `/v1/tournaments/${id}`);
+    drawn = Math.max(drawn, t.version);
     const names = t.players.map((p) => p.name);
-    const standings = el("table", { id: "standings" }, el("thead", {}, el("tr", {}, ["#", "player", "points", "rating"].map((h) => el("th", {}, h)))),
-      el("tbody", {}, t.standings.map((s) => el("tr", {}, el("td", {}, s.rank), el("td", {}, s.name), el("td", {}, s.points), el("td", {}, s.rating.ordinal.toFixed(1))))));
-    const rounds = t.rounds.map((r) => el("div", {}, el("h3", {}, `Round ${r.round}: ${r.game}`),
-      el("ul", {}, r.tables.map((table) => el("li", {},
-        el("a", { href: `#/games/${table.game_id || ""}` }, `table ${table.table}`), ": ",
-        table.players.map((p) => names[p]).join(", "), table.keys ? " (finished)" : "")))));
+    const standings = el(
+      "table",
+      { id: "standings" },
+      el(
+        "thead",
+        {},
+        el(
+          "tr",
+          {},
+          ["#", "player", "points", "rating"].map((h) => el("th", {}, h)),
+        ),
+      ),
+      el(
+        "tbody",
+        {},
+        t.standings.map((s) =>
+          el(
+            "tr",
+            {},
+            el("td", {}, s.rank),
+            el("td", {}, s.name),
+            el("td", {}, s.points),
+            el("td", {}, s.rating.ordinal.toFixed(1)),
+          ),
+        ),
+      ),
+    );
+    const rounds = t.rounds.map((r) =>
+      el(
+        "div",
+        {},
+        el("h3", {}, `Round ${r.round}: ${r.game}`),
+        el(
+          "ul",
+          {},
+          r.tables.map((table) =>
+            el(
+              "li",
+              {},
+              el("a", { href: `#/games/${table.game_id || ""}` }, `table ${table.table}`),
+              ": ",
+              table.players.map((p) => names[p]).join(", "),
+              table.keys ? " (finished)" : "",
+            ),
+          ),
+        ),
+      ),
+    );
     const mine = el("div", { id: "my-tables" });
     if (playerToken) {
       const me = await api("GET", `/v1/tournaments/${id}/me`, undefined, playerToken);
       for (const table of me.tables.filter((x) => x.ready && !x.finished)) {
         remember(table.game_id, table.seat, table.token);
-        mine.append(el("p", {}, el("a", { href: `#/games/${table.game_id}`, class: "my-table" }, `Your table in round ${table.round} (${table.game})`)));
+        mine.append(
+          el(
+            "p",
+            {},
+            el(
+              "a",
+              { href: `#/games/${table.game_id}`, class: "my-table" },
+              `Your table in round ${table.round} (${table.game})`,
+            ),
+          ),
+        );
       }
     }
     const st = t.status;
-    const said = st.over ? `Over. Champion: ${(st.champions || []).map((c) => names[c]).join(", ")}`
-      : t.started ? `${t.progress.finished}/${t.progress.games} games played`
-        : `Registering: ${t.players.filter((p) => !p.removed).map((p) => p.name).join(", ") || "nobody yet"}`;
-    box.replaceChildren(el("section", {}, el("h1", {}, t.options?.name || id),
-      el("p", { class: "status", id: "t-status" }, said),
-      t.started ? "" : registering(t),
-      mine, standings),
-    el("section", {}, el("h2", {}, "Ratings after each round"), el("div", { class: "chart" }, ratingsChart(t.rating_history, names)),
-      el("div", { class: "row" }, names.map((who, p) => el("span", {}, el("span", { style: `color:hsl(${(p * 67) % 360} 60% 45%)` }, "━━ "), who)))),
-    el("section", {}, el("h2", {}, "Rounds"), rounds));
+    const said = st.over
+      ? `Over. Champion: ${(st.champions || []).map((c) => names[c]).join(", ")}`
+      : t.started
+        ? `${t.progress.finished}/${t.progress.games} games played`
+        : `Registering: ${
+            t.players
+              .filter((p) => !p.removed)
+              .map((p) => p.name)
+              .join(", ") || "nobody yet"
+          }`;
+    const typing = document.activeElement?.id === "t-join-name"; // keep the focus there
+    box.replaceChildren(
+      el(
+        "section",
+        {},
+        el("h1", {}, t.options?.name || id),
+        el("p", { class: "status", id: "t-status" }, said),
+        t.started ? "" : registering(t),
+        mine,
+        standings,
+      ),
+      el(
+        "section",
+        {},
+        el("h2", {}, "Ratings after each round"),
+        el("div", { class: "chart" }, ratingsChart(t.rating_history, names)),
+        el(
+          "div",
+          { class: "row" },
+          names.map((who, p) =>
+            el(
+              "span",
+              {},
+              el("span", { style: `color:hsl(${(p * 67) % 360} 60% 45%)` }, "━━ "),
+              who,
+            ),
+          ),
+        ),
+      ),
+      el("section", {}, el("h2", {}, "Rounds"), rounds),
+    );
+    if (typing) document.getElementById("t-join-name")?.focus();
     return st.over;
   }
   // Before the start: a join form (open tournaments, for whoever is not in yet), the
@@ -110,32 +307,89 @@ export async function renderTournament(id, show, setLeave) {
   function registering(t) {
     const part = el("div", { id: "t-registering" });
     if (t.options?.open_registration) {
-      part.append(el("p", {}, "Send this page's link to invite players: ", el("code", { id: "t-invite" }, location.href)));
+      part.append(
+        el(
+          "p",
+          {},
+          "Send this page's link to invite players: ",
+          el("code", { id: "t-invite" }, location.href),
+        ),
+      );
       if (!playerToken) {
-        const who = el("input", { id: "t-join-name", maxlength: 64, "aria-label": "your name", placeholder: "your name" });
+        const who = el("input", {
+          id: "t-join-name",
+          maxlength: 64,
+          "aria-label": "your name",
+          placeholder: "your name",
+          value: typedName,
+          oninput: () => (typedName = who.value),
+        });
         async function join(event) {
           event.preventDefault();
           try {
             const joined = await api("POST", `/v1/tournaments/${id}/join`, { name: who.value });
             keep(PLAYERS, id, joined.token);
             playerToken = joined.token;
+            typedName = "";
             await draw();
-          } catch (e) { toast(e.message); }
+          } catch (e) {
+            toast(e.message);
+          }
         }
-        part.append(el("form", { class: "row", onsubmit: join }, who, el("button", { type: "submit", class: "primary", id: "t-join" }, "Join")));
+        part.append(
+          el(
+            "form",
+            { class: "row", onsubmit: join },
+            who,
+            el("button", { type: "submit", class: "primary", id: "t-join" }, "Join"),
+          ),
+        );
       }
     }
     if (organiserToken) {
       async function start() {
-        try { await api("POST", `/v1/tournaments/${id}/start`, undefined, organiserToken); await draw(); } catch (e) { toast(e.message); }
+        try {
+          await api("POST", `/v1/tournaments/${id}/start`, undefined, organiserToken);
+          await draw();
+        } catch (e) {
+          toast(e.message);
+        }
       }
       // The organiser may take out an entrant before the start (a name they do not want).
       async function remove(player) {
-        try { await api("DELETE", `/v1/tournaments/${id}/players/${player}`, undefined, organiserToken); await draw(); } catch (e) { toast(e.message); }
+        try {
+          await api("DELETE", `/v1/tournaments/${id}/players/${player}`, undefined, organiserToken);
+          await draw();
+        } catch (e) {
+          toast(e.message);
+        }
       }
       const entrants = t.players.filter((p) => !p.removed);
-      part.append(el("ul", { id: "t-entrants" }, entrants.map((p) => el("li", {}, p.name, " ",
-        el("button", { type: "button", class: "t-remove", "data-player": p.player, "aria-label": `remove ${p.name}`, onclick: () => remove(p.player) }, "Remove")))));
+      part.append(
+        el(
+          "ul",
+          { id: "t-entrants" },
+          entrants.map((p) =>
+            el(
+              "li",
+              {},
+              p.name,
+              " ",
+              el(
+                "button",
+                {
+                  type: "button",
+                  class: "t-remove",
+                  "data-player": p.player,
+                  "aria-label": `remove ${p.name}`,
+                  onclick: () => remove(p.player),
+                },
+                "Remove",
+              ),
+            ),
+          ),
+        ),
+      );
       part.append(el("button", { class: "primary", id: "t-start", onclick: start }, "Start"));
     }
     return part;
@@ -144,10 +398,28 @@ export async function renderTournament(id, show, setLeave) {
   if (over) return;
   // A tournament's stream is public: every result, pairing and rating as it happens.
   let pending = null;
-  const types = ["PlayerRegistered", "PlayerRemoved", "TournamentStarted", "RoundStarted", "TableFinished", "RoundEnded", "GameEnded"];
-  const stop = follow(id, null, types, 0, () => {
+  const types = [
+    "PlayerRegistered",
+    "PlayerRemoved",
+    "TournamentStarted",
+    "RoundStarted",
+    "TableFinished",
+    "RoundEnded",
+    "GameEnded",
+  ];
+  const stop = follow(
+    id,
+    null,
+    types,
+    drawn,
+    () => {
+      clearTimeout(pending);
+      pending = setTimeout(() => draw().catch(() => {}), 200);
+    },
+    "/v1/tournaments",
+  );
+  setLeave(() => {
+    stop();
     clearTimeout(pending);
-    pending = setTimeout(() => draw().catch(() => {}), 200);
-  }, "/v1/tournaments");
-  setLeave(() => { stop(); clearTimeout(pending); });
+  });
 }

@@ -74,3 +74,6 @@ class GameStates(Generic[S]):
         current = self._lru.peek(game_id)
         if current is None or current.version <= at.version:
             self._lru.put(game_id, at, at.size)
+
+    def drop(self, game_id: str) -> None:
+        self._lru.pop(game_id)

@@ -24,7 +24,8 @@ def run(main: Coroutine[Any, Any, T]) -> T:
 def tune_gc() -> None:
     """Fewer cyclic collections: every request allocates thousands of short-lived
     objects (protobuf, JSON, dicts) that reference counting frees; the default
-    threshold of 700 ran a generation-0 collection every few requests (2-3% of an
-    engine's CPU in the profile). Objects alive at startup are frozen out of scans."""
+    threshold of 700 ran a generation-0 collection every few requests (a visible share of
+    an engine's profile: docs/performance.md). Objects alive at startup are frozen out
+    of scans."""
     gc.freeze()
     gc.set_threshold(20_000, 20, 20)

@@ -55,6 +55,10 @@ class BytesLRU(Generic[K, V]):
         self.bytes -= found[1]
         return found[0]
 
+    def clear(self) -> None:
+        self._items.clear()
+        self.bytes = 0
+
     def size_of(self, key: K) -> int:
         found = self._items.get(key)
         return 0 if found is None else found[1]

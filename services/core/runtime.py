@@ -202,7 +202,7 @@ class GameRuntime(Generic[S]):
         if result.duplicate:  # the same command id was appended before
             return await self._duplicate(game_id, result, seat, digest)
         after = loaded.decided(decision, events)
-        self._cache.keep(game_id, after)
+        self._keep(game_id, after)
         stored = self._as_stored(game_id, events, result, command_id, time_ms)
         seen = redact_stored(self.game, after.state, stored, seat, decision.events)
         return Outcome(game_id, result, seen, after.state)
@@ -307,8 +307,17 @@ class GameRuntime(Generic[S]):
             seed = str(to_domain(newer[0]).data.get("seed", ""))
             cached = GameAt(self.game.initial(), 0, seed)
         loaded = cached.advanced(self.game, newer)
-        self._cache.keep(game_id, loaded)
+        self._keep(game_id, loaded)
         return loaded
+
+    def _keep(self, game_id: str, at: GameAt[S]) -> None:
+        """Cache a game's state while it is played; a finished game leaves the cache (no
+        command changes it again, and a read of it folds it afresh: finished games held
+        most of an engine's memory, docs/performance.md)."""
+        if self.game.status(at.state).over:
+            self._cache.drop(game_id)
+        else:
+            self._cache.keep(game_id, at)
 
     async def view(self, game_id: str, seat: int) -> tuple[int, dict[str, Any], dict[str, Any]]:
         loaded = await self.load(game_id)

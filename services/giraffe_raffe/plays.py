@@ -85,7 +85,10 @@ class HandIndex:
     colours: dict[str, list[str]]
 
 
-@lru_cache(maxsize=8192)
+# Cache sizes: enough for the hands of the games a process has in play (each game asks
+# about a few hands and trees at a time, many times a move); a larger cache mostly holds
+# finished games' hands (at 65,536 entries these took ~50 MiB in every process).
+@lru_cache(maxsize=2048)
 def index(hand: tuple[str, ...]) -> HandIndex:
     numbered = tuple(sorted((c for c in hand if c in FACE), key=sort_key))
     copies = tuple(sorted(c for c in hand if c not in FACE))
@@ -171,13 +174,13 @@ def by_colour(cards: Sequence[str]) -> dict[str, list[str]]:
     return groups
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4096)
 def value_options(n: Need, hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
     """Every play on a Single/Pair/Three/Four tree (few: listed in legal commands)."""
     return tuple(plays(n, hand))
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)
 def can_play(n: Need, hand: tuple[str, ...]) -> bool:
     """Whether any play exists, without enumerating them (fast, cached: asked for every
     tree on every turn)."""

@@ -31,7 +31,7 @@ def _play_json(p: Play) -> dict[str, Any]:
     return {"seat": p.seat, "cards": list(p.cards), "copies": dict(p.copies)}
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=2048)
 def _tree_json(t: Tree, count_rule: str) -> dict[str, Any]:
     """Cached per (immutable) tree: every seat's view and every view of an unchanged tree
     share one dict, so the projection, which writes every seat's view after each event,

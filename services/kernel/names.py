@@ -9,15 +9,15 @@ unassigned or line-separator characters and no space but U+0020; a name that mix
 scripts with letters that imitate another script's ("\u0410lice" with a Cyrillic A) is
 refused. ``look_alike_key`` is what names are compared by: every letter of another
 script that imitates a Latin one (Unicode's confusables, via confusable-homoglyphs)
-replaced by it, then case-folded, so "Alice", "alice" and "\u0410lice" share a key."""
+replaced by it, then case-folded, so "Alice", "alice" and "\u0410lice" share a key. The
+table is services/kernel/lookalikes.json (generated from Unicode's data)."""
 
 from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
 
-from confusable_homoglyphs import categories, confusables
-
+from services.kernel import lookalikes
 from services.kernel.errors import InvalidArgument
 
 MAX_NAME = 64
@@ -39,7 +39,7 @@ def clean_name(raw: object, max_length: int = MAX_NAME) -> str:
         if category in REFUSED_CATEGORIES or (category == "Zs" and char != " "):
             code = f"U+{ord(char):04X}"
             raise InvalidArgument(f"a name may not hold {code} ({category})", "bad_name")
-    if confusables.is_dangerous(name):
+    if lookalikes.is_mixed_script(name) and any(lookalikes.imitates(c) for c in name):
         raise InvalidArgument(
             "a name may not mix letters of one script that imitate another's", "bad_name"
         )
@@ -54,11 +54,4 @@ def look_alike_key(name: str) -> str:
 @lru_cache(maxsize=4096)
 def _latin(char: str) -> str:
     """The ASCII Latin letter ``char`` imitates, if it is of another script and does."""
-    if char.isascii() or categories.alias(char) in ("LATIN", "COMMON"):
-        return char
-    found = confusables.is_confusable(char, preferred_aliases=["latin"], greedy=True) or []
-    for entry in found:
-        for glyph in entry["homoglyphs"]:
-            if glyph["c"].isascii() and glyph["n"].startswith("LATIN"):
-                return str(glyph["c"])
-    return char
+    return lookalikes.latin_of(char) or char

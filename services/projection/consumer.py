@@ -20,10 +20,10 @@ LAG = Gauge("raffe_projection_lag_events", "Partition-log events not yet project
 
 
 class Projector(PartitionWorker):
-    # Under load, read models lag up to 100 ms more, for about half the projection's CPU
-    # (one model built per game per batch instead of per move; measured in
-    # docs/performance.md). An event after a quiet spell is folded at once; readers that
-    # ask for a newer version (min_version) wait or fall back to the engine.
+    # Under load, read models lag up to this much more, for much less of the projection's
+    # CPU (one model built per game per batch instead of per move: docs/performance.md).
+    # An event after a quiet spell is folded at once; readers that ask for a newer
+    # version (min_version) wait or fall back to the engine.
     coalesce_s = 0.1
 
     archive_every_s = 30.0

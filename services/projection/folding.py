@@ -78,7 +78,10 @@ class Folder:
 def model(game_id: str, f: Folded) -> GameModel:
     status = f.game.status(f.state)
     seats = f.created.get("seats", [])
-    views = {seat: f.game.view(f.state, seat) for seat in range(SPECTATOR, len(seats))}
+    # The public view only: a seat's own view is read by its one player, who has it from
+    # the command's answer, the live stream's view frames or the engine; drawing every
+    # seat's on every batch was most of the projection's work per game (DESIGN §4).
+    views = {SPECTATOR: f.game.view(f.state, SPECTATOR)}
     summary = {
         "game_id": game_id,
         "game": f.game.name,

@@ -1,5 +1,5 @@
-"""Storing and reading the read models: per game a hash with its summary, the view of
-every seat and of spectators, and its version; per partition a lobby index and the
+"""Storing and reading the read models: per game a hash with its summary, the public
+(spectators') view, and its version; per partition a lobby index and the
 checkpoint. A batch is stored with its checkpoint in one fenced script, so a change and
 its checkpoint land together or not at all, and a redelivered event changes nothing."""
 
@@ -11,6 +11,7 @@ from typing import Any, cast
 from services.core.codec import dumps, loads
 from services.core.eventstore import EventStore
 from services.core.eventstore.pipelined import Call, run_script_many
+from services.kernel.game import SPECTATOR
 from services.projection.keys import ReadModelKeys
 
 NO_FENCE = "-"  # rebuilds write a generation nobody else writes
@@ -57,7 +58,7 @@ class GameModel:
     game_id: str
     version: int
     summary: dict[str, Any]
-    views: dict[int, dict[str, Any]]  # seat (-1 spectator) -> view
+    views: dict[int, dict[str, Any]]  # seat -> view: the spectators' (-1) only
 
     def fields(self) -> list[str | bytes]:
         out: list[str | bytes] = ["summary", dumps(self.summary)]
@@ -122,18 +123,13 @@ class ReadModels:
 
     # -- reads (the gateway) ----------------------------------------------------------
 
-    async def view(self, gen: int, game_id: str, seat: int) -> tuple[int, dict[str, Any]] | None:
-        raw = cast(
-            list[bytes | None],
-            await self.store.redis.hmget(self.keys.game(gen, game_id), ["v", f"view:{seat}"]),
-        )
+    async def public_view(self, gen: int, game_id: str) -> tuple[int, dict[str, Any]] | None:
+        """The version and the spectators' view of a game, if the projection has it."""
+        key, field = self.keys.game(gen, game_id), f"view:{SPECTATOR}"
+        raw = cast(list[bytes | None], await self.store.redis.hmget(key, ["v", field]))
         if raw[0] is None or raw[1] is None:
             return None
         return int(raw[0]), loads(raw[1])
-
-    async def summary(self, gen: int, game_id: str) -> dict[str, Any] | None:
-        raw = await self.store.redis.hget(self.keys.game(gen, game_id), "summary")
-        return loads(raw) if raw else None
 
     async def lobby(self, gen: int, limit: int, kind: str = "") -> list[dict[str, Any]]:
         """The most recently updated games (``kind="tournament"``: tournaments) of every

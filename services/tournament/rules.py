@@ -282,8 +282,8 @@ def buchholz(state: State) -> list[float]:
 
 def ranked(state: State) -> list[int]:
     """Entrants in standings order: points, then Buchholz, then rating, then seniority.
-    Buchholz is computed once for everyone (it used to be once per player and sort key,
-    which made a 240-player view take 46 ms)."""
+    Buchholz is computed once for everyone (once per player and sort key made large
+    tournaments' views slow: docs/performance.md, "Tournaments")."""
     tiebreak = buchholz(state)
     return sorted(
         entrants(state),

@@ -68,14 +68,20 @@ def find(driver: WebDriver, css: str) -> WebElement:
 
 
 def click(driver: WebDriver, css: str) -> None:
-    element = wait_for(
-        lambda: next(
-            (e for e in driver.find_elements(By.CSS_SELECTOR, css) if e.is_enabled()), None
-        ),
-        message=f"nothing enabled at {css}",
-    )
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-    element.click()
+    """Click the first enabled element at ``css``; pages redraw from their live streams,
+    so an element found a moment ago may be gone: find it again then (a person would
+    click the button they see)."""
+
+    def clicked() -> bool:
+        found = (e for e in driver.find_elements(By.CSS_SELECTOR, css) if e.is_enabled())
+        element = next(found, None)
+        if element is None:
+            return False
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+        element.click()  # a stale element raises: wait_for looks again
+        return True
+
+    wait_for(clicked, message=f"nothing enabled at {css}")
 
 
 def held_seat(driver: WebDriver, game_id: str) -> dict[str, Any]:

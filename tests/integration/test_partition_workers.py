@@ -70,7 +70,7 @@ async def test_a_fenced_out_worker_cannot_store_and_redelivery_changes_nothing(
     assert p in new.owned and str(new.owned[p]) != stale_fence
     newer = GameModel("g1", 4, {"game_id": "g1", "updated_ms": 2}, {-1: {"seen": 4}})
     assert await models.save(1, p, stale_fence, 11, [newer]) == "fenced"
-    assert await models.view(1, "g1", -1) == (3, {"seen": 3})
+    assert await models.public_view(1, "g1") == (3, {"seen": 3})
     assert await models.checkpoint(1, p) == 10
 
 
@@ -94,8 +94,8 @@ async def test_batches_of_several_partitions_are_fenced_each_on_its_own(
         ],
     )
     assert results == ["ok", "fenced"]
-    assert await models.view(1, "a", -1) == (1, {"at": "a"})
-    assert await models.view(1, "b", -1) is None
+    assert await models.public_view(1, "a") == (1, {"at": "a"})
+    assert await models.public_view(1, "b") is None
     assert (await models.checkpoint(1, mine), await models.checkpoint(1, lost)) == (5, 0)
 
 

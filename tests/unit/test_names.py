@@ -3,6 +3,8 @@ CLI never prints markup or control characters."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import unicodedata
 
 import pytest
@@ -10,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from services.cli import shown
+from services.kernel import lookalikes
 from services.kernel.errors import InvalidArgument
 from services.kernel.names import clean_name, look_alike_key
 
@@ -62,3 +65,41 @@ def test_the_cli_shows_names_without_markup_or_control_characters() -> None:
     text = shown("[bold]Eve\x1b[2J")
     assert text.plain == "[bold]Eve\N{REPLACEMENT CHARACTER}[2J"  # literal, not markup
     assert not text.spans
+
+
+def test_the_look_alike_table_is_current_and_reads_as_unicodes_data() -> None:
+    """services/kernel/lookalikes.json is what `python -m services.kernel.lookalikes`
+    generates from the pinned confusable-homoglyphs, and answers as the package does for
+    every code point (script, the Latin letter imitated) and for mixed-script names."""
+    from confusable_homoglyphs import categories, confusables
+
+    assert lookalikes.main(["--check"]) == 0, "run python -m services.kernel.lookalikes"
+    for point in range(0x20, 0x30000):
+        char = chr(point)
+        assert lookalikes.script(char) == categories.alias(char), hex(point)
+        assert lookalikes.imitates(char) == (char in confusables.confusables_data), hex(point)
+    for name in [
+        "Alice",
+        "\u0410lice",
+        "\u0391\u03b2\u03b3",
+        "pa\u03c1a",
+        "Bob-7",
+        "\u0430\u0431\u0432",
+    ]:
+        expected = bool(confusables.is_dangerous(name))
+        assert (
+            lookalikes.is_mixed_script(name) and any(map(lookalikes.imitates, name))
+        ) == expected
+
+
+def test_no_process_loads_the_confusables_package_or_jsonschema_to_check_a_name() -> None:
+    """The look-alike table replaces the package at run time (its tables took ~20 MiB in
+    each process); jsonschema loads only with a custom Giraffometer deck."""
+    code = (
+        "import sys; from services.kernel.names import clean_name, look_alike_key; "
+        "import services.games; clean_name('Alice ok'); "
+        "look_alike_key('\\u0410lice'); "
+        "assert 'confusable_homoglyphs' not in sys.modules, 'confusables'; "
+        "assert 'jsonschema' not in sys.modules, 'jsonschema'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

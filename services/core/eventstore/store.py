@@ -238,7 +238,7 @@ class EventStore:
         )
         if not entries:
             return await self._from_archive(game_id, after_version, to_version, limit)
-        game_type = await self._game_type(game_id)
+        game_type = await self.game_type(game_id)
         return [parse_game_entry(game_id, game_type, eid, fields) for eid, fields in entries]
 
     async def _from_archive(
@@ -359,10 +359,10 @@ class EventStore:
         raw = await self.redis.hget(self.keys.meta(game_id), "version")
         return int(raw) if raw else 0
 
-    async def _game_type(self, game_id: str) -> str:
-        """A game's type never changes once its first events exist, so it is read from
-        Redis once per game, not on every read (it was half the round trips of a live
-        stream's reads)."""
+    async def game_type(self, game_id: str) -> str:
+        """A game's type ("" for no game). It never changes once the game exists, so it
+        is read from Redis once per game (bounded by bytes), not on every read (it was
+        half the round trips of a live stream's reads; the gateway asks on every request)."""
         known = self._types.get(game_id)
         if known is not None:
             return known

@@ -1,7 +1,7 @@
 """Executes multiplexed over a few long-lived ExecuteMany calls: the gateway's command
-path. A message on an open stream costs the client and the engine about a third of the
-CPU of a unary call (docs/performance.md), and commands are most of what a busy gateway
-sends.
+path. A message on an open stream costs the client and the engine much less CPU than a
+unary call (docs/performance.md, "One path per command?"), and commands are most of what
+a busy gateway sends.
 
 Each lane is one call; commands go round robin over the lanes and answers are matched
 by call number. A lane whose call ends (an engine restarting, the network) is replaced,
@@ -14,12 +14,12 @@ once. When the target lists several replicas, lane i opens on replica i mod n th
 channel of its own (services.core.transport.replicas); otherwise the shared channel's
 round robin places it. A command goes on the lane with the fewest commands
 unanswered: lanes land unevenly on replicas, and a replica under load answers slower
-(bench.scaleout: with plain round robin over 4 lanes, 2 replicas gave 1.2-1.4x).
+(plain round robin scaled worse: docs/performance.md, "Scale-out under CPU quotas").
 
 A game's commands keep to the lane (slot) its last command took while that lane is not
 much busier than the least busy one: each replica caches the games it serves, and a
 command landing on a replica whose copy of the game is behind costs it a read and a fold
-first (with 4 replicas and no affinity, 1.2x the engine CPU per move, bench.scaleout).
+first (measured in docs/performance.md, "Scale-out under CPU quotas").
 """
 
 from __future__ import annotations

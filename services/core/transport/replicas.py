@@ -5,9 +5,8 @@ replica where it opened. Opened through the shared round-robin channel, lanes la
 where the balancer's turn falls (a turn shared with every unary call), and there were 4
 of them: a fifth replica and beyond never got a command, and a lane replaced alone (its
 call ended) could join another on the same replica. With a channel per replica, lane
-``i`` opens on replica ``i mod n``, and there are at least as many lanes as replicas.
-(At 2 and 4 replicas bench.scaleout measured the same either way: lanes renewed
-together took consecutive turns, one replica each.)
+``i`` opens on replica ``i mod n``, and there are at least as many lanes as replicas
+(what bench.scaleout measured either way: docs/performance.md).
 
 The replicas are the addresses of an ``ipv4:a,b`` target, or those a ``dns:///host:port``
 target resolves to (a Kubernetes headless Service), resolved again every ``refresh_s``.

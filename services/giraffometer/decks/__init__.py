@@ -9,8 +9,6 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from services.kernel.errors import InvalidArgument
 
 MAX_CUSTOM_FACTS = 100  # keeps a custom deck, stored as one event, under 64 KiB
@@ -78,6 +76,10 @@ def known_facts() -> dict[str, Fact]:
 
 def validate(deck: Any, max_facts: int | None = MAX_CUSTOM_FACTS) -> list[Fact]:
     """A deck's facts, or InvalidArgument naming the first offending fact."""
+    # Imported on the first custom deck: jsonschema takes ~8 MiB in every process that
+    # loads it, and only the processes that check a custom deck need it.
+    from jsonschema import Draft202012Validator
+
     errors = sorted(Draft202012Validator(schema()).iter_errors(deck), key=lambda e: list(e.path))
     if errors:
         first = errors[0]
