@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Annotated, get_args, get_origin
+from typing import Annotated, Any, get_args, get_origin
 
 from services.kernel.spec import GameSpec
 
@@ -26,17 +26,17 @@ def packages() -> list[str]:
     return PACKAGES + [p.strip() for p in extra.split(",") if p.strip()]
 
 
-def _load(package: str) -> GameSpec:
+def _load(package: str) -> GameSpec[Any]:
     game = importlib.import_module(package + ".game").GAME
     if not isinstance(game, GameSpec):
         raise TypeError(f"{package}.game.GAME is not a GameSpec")
     return game
 
 
-GAMES: dict[str, GameSpec] = {g.name: g for g in map(_load, packages())}
+GAMES: dict[str, GameSpec[Any]] = {g.name: g for g in map(_load, packages())}
 
 
-def command_models(games: list[GameSpec] | None = None) -> list[type]:
+def command_models(games: list[GameSpec[Any]] | None = None) -> list[type]:
     """Every game's command models, each once (the gateway's request schema)."""
     models: list[type] = []
     for game in GAMES.values() if games is None else games:

@@ -11,20 +11,44 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
 from services.kernel.errors import InvalidArgument
 from services.kernel.events import EventTypes
+from services.kernel.game import Decision, Event, Status
 from services.kernel.playthrough import Bot
+from services.kernel.rng import SeededRng
+
+S = TypeVar("S")
+S_in = TypeVar("S_in", contravariant=True)
+JSON = dict[str, Any]
+
+
+# The shapes of a game's functions that take defaults (a plain Callable cannot say so);
+# positional-only, so a game may name its parameters as it likes.
+class Setup(Protocol[S_in]):
+    def __call__(
+        self, state: S_in, options: Mapping[str, Any], rng: SeededRng, now_ms: int = 0, /
+    ) -> list[Event]: ...
+
+
+class Decide(Protocol[S]):
+    def __call__(
+        self, state: S, seat: int, command: Any, rng: SeededRng, now_ms: int = 0, /
+    ) -> Decision[S]: ...
+
+
+class View(Protocol[S_in]):
+    def __call__(self, state: S_in, seat: int, reveal: bool = False, /) -> JSON: ...
 
 
 def unchanged(options: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
-def unsealed(state: Any, event: Any) -> Any:
+def unsealed(state: Any, event: Event) -> Event:
     return event
 
 
@@ -33,21 +57,23 @@ def no_scoring(final_view: Mapping[str, Any]) -> list[float]:
 
 
 @dataclass(frozen=True)
-class GameSpec:
+class GameSpec(Generic[S]):
     """Satisfies services.kernel.game.Game from plain functions, and says what the
-    machinery around the engine needs: its port, table sizes, bots, commands, scoring."""
+    machinery around the engine needs: its port, table sizes, bots, commands, scoring.
+    Generic in the game's state: mypy checks each function a game hands in against the
+    state its ``initial`` makes (an ``evolve`` of another game's state is an error)."""
 
     name: str  # the game type in the event store and the API, e.g. "giraffe-raffe"
     engine_version: str
-    options: Callable[..., dict[str, Any]]
-    initial: Callable[[], Any]
-    setup: Callable[..., Any]
-    decide: Callable[..., Any]
-    evolve: Callable[..., Any]
-    status: Callable[..., Any]
-    view: Callable[..., dict[str, Any]]
-    redact: Callable[..., Any]
-    legal_commands: Callable[..., dict[str, Any]]
+    options: Callable[..., dict[str, Any]]  # (raw options, seats) -> options
+    initial: Callable[[], S]
+    setup: Setup[S]
+    decide: Decide[S]
+    evolve: Callable[[S, Event], S]
+    status: Callable[[S], Status]
+    view: View[S]
+    redact: Callable[[S, Event, int], Event]
+    legal_commands: Callable[[S, int], JSON]
     events: EventTypes | None = None  # the game's event types (events.py)
     title: str = ""
     default_port: int = 0  # its engine's gRPC port when run locally; metrics on +1000
@@ -67,7 +93,7 @@ class GameSpec:
     options_schema: dict[str, Any] | Callable[[], dict[str, Any]] = field(default_factory=dict)
     # What a finished game still hides from everyone (its log is otherwise public then):
     # ``seal(state, event) -> event``, e.g. a deck other tables are still playing.
-    seal: Callable[[Any, Any], Any] = unsealed
+    seal: Callable[[S, Event], Event] = unsealed
 
     @cached_property
     def _command_schema(self) -> TypeAdapter[Any]:

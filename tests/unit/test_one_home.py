@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import importlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -126,3 +128,34 @@ def test_every_view_a_game_shows_has_its_declared_shape(name: str) -> None:
             game.view_model.model_validate(game.view(state, 0, reveal=True))
             checked += 1
         assert checked == len(played.events) > 10
+
+
+MIXED_SPEC = """
+from services.giraffe_raffe import rules, view
+from services.giraffe_raffe.state import State
+from services.kernel.spec import GameSpec
+from services.riff_raff.evolve import evolve
+
+MIXED = GameSpec(
+    name="mixed", engine_version="mixed/1", options=lambda raw, seats: {}, initial=State,
+    setup=rules.setup, decide=rules.decide, evolve=evolve, status=rules.status,
+    view=view.view, redact=view.redact, legal_commands=view.legal_commands,
+)
+"""
+
+
+def test_mypy_refuses_a_game_whose_functions_take_another_games_state(
+    tmp_path: Path,
+) -> None:
+    """GameSpec is generic in the game's state: a spec that hands in another game's
+    evolve is a type error (make lint runs mypy over every game's spec)."""
+    module = tmp_path / "mixed_spec.py"
+    module.write_text(MIXED_SPEC)
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-error-summary", str(module)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert checked.returncode == 1, checked.stdout
+    assert 'Argument "evolve" to "GameSpec" has incompatible type' in checked.stdout
