@@ -124,7 +124,8 @@ class GameView(BaseModel):
     seat: int
     view: dict[str, Any]
     source: Literal["projection", "engine", "command"] = Field(
-        description="where the view came from: the read models, the engine, or the answer "
+        description="where the view came from: the read models (a spectator's public "
+        "view), the engine (a seat's own view, or when the read models lag), or the answer "
         "to your own latest command"
     )
 
