@@ -34,4 +34,5 @@ GAME = GameSpec(
     bots=BOTS,
     default_bot="heuristic",
     result_keys=rules.result_keys,
+    variants=({"mode": "solo"},),
 )

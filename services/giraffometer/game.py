@@ -36,4 +36,5 @@ GAME = GameSpec(
     bots=BOTS,
     default_bot="normal",
     result_keys=rules.result_keys,
+    variants=({"round_timer": 30},),
 )

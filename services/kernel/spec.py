@@ -94,6 +94,9 @@ class GameSpec(Generic[S]):
     # What a finished game still hides from everyone (its log is otherwise public then):
     # ``seal(state, event) -> event``, e.g. a deck other tables are still playing.
     seal: Callable[[S, Event], Event] = unsealed
+    # Other ways to play it than the defaults (a mode, a clock): the tests that walk every
+    # game play each of these too, so a new game says here what else it can be.
+    variants: tuple[dict[str, Any], ...] = ()
 
     @cached_property
     def _command_schema(self) -> TypeAdapter[Any]:

@@ -34,4 +34,5 @@ GAME = GameSpec(
     bots=BOTS,
     default_bot="careful",
     result_keys=rules.result_keys,
+    variants=({"turn_timer": 30},),
 )

@@ -18,7 +18,7 @@ from services.games import GAMES
 from services.kernel.game import Game, SeatSpec
 from services.kernel.playthrough import Playthrough
 from services.kernel.rng import SeededRng
-from tests.unit.test_one_home import SECOND_OPTIONS
+from tests.unit.test_one_home import played_ways
 
 MAX_MOVES = 400
 
@@ -59,5 +59,5 @@ def check_game(game: Game[Any], options: dict[str, Any], seed: str) -> int:
 @given(seed=st.text(alphabet="abcdefghij0123456789", min_size=1, max_size=12))
 def test_the_decided_state_is_the_replayed_state(name: str, seed: str) -> None:
     game = GAMES[name]
-    for options in ({}, SECOND_OPTIONS[name]):
+    for options in played_ways(game):
         assert check_game(game, options, seed) > 0

@@ -18,7 +18,7 @@ from services.core.redaction import redact_event
 from services.games import GAMES
 from services.kernel.game import SPECTATOR, Event
 from services.kernel.playthrough import play_bots
-from tests.unit.test_one_home import SECOND_OPTIONS
+from tests.unit.test_one_home import played_ways
 
 
 def strict_document() -> dict[str, Any]:
@@ -60,7 +60,7 @@ def test_every_event_a_seat_sees_has_its_published_shape(name: str) -> None:
     validator = Draft202012Validator(schema)
     seen_types: set[str] = set()
     played_types: set[str] = set()
-    for options in ({}, SECOND_OPTIONS[name]):
+    for options in played_ways(game):
         seats = 1 if options.get("mode") == "solo" else game.players[0] + 1
         played = play_bots(game, [game.bot("random")] * seats, f"events-{name}", options)
         state = game.initial()

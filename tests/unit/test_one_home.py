@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,16 +18,18 @@ from services.games import GAMES, PACKAGES
 from services.kernel.events import UnknownEvent
 from services.kernel.game import SPECTATOR, Event
 from services.kernel.playthrough import play_bots
+from services.kernel.spec import GameSpec
 from services.kernel.views import LegalShape
 
 ROOT = Path(__file__).resolve().parents[2]
 EVERY_GAME = [*PACKAGES, "tests.games.pebbles"]
-# A second way to play each game in the shape test: solo, or with a clock.
-SECOND_OPTIONS = {
-    "giraffe-raffe": {"mode": "solo"},
-    "giraffometer": {"round_timer": 30},
-    "riff-raff": {"turn_timer": 30},
-}
+
+
+def played_ways(game: GameSpec[Any]) -> list[dict[str, Any]]:
+    """The defaults, then each other way the game says it can be played (GameSpec.variants)."""
+    return [{}, *game.variants]
+
+
 MODULES = {"game", "state", "events", "commands", "options", "rules", "evolve", "view", "bots"}
 
 
@@ -114,7 +117,7 @@ def test_every_view_a_game_shows_has_its_declared_shape(name: str) -> None:
     seat's, a spectator's and a revealed one, after every move of whole games."""
     game = GAMES[name]
     assert game.view_model is not None and game.legal_model is not None
-    for options in ({}, SECOND_OPTIONS[name]):
+    for options in played_ways(GAMES[name]):
         seats = 1 if options.get("mode") == "solo" else game.players[0] + 1
         checked = 0
         played = play_bots(game, [game.bot("random")] * seats, f"shape-{name}", options)

@@ -28,4 +28,5 @@ GAME = GameSpec(
     bots=BOTS,
     default_bot="perfect",
     result_keys=rules.result_keys,
+    variants=({"pile": 7},),
 )
