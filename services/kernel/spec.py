@@ -112,6 +112,17 @@ class GameSpec(Generic[S]):
         except ValidationError as error:
             raise command_error(error) from None
 
+    def seat_rule(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The seats a table of these options takes (the options schema's x-seats rule
+        that applies: "min", "max", "kinds"); a game without one: its ``players``."""
+        schema = self.options_schema() if callable(self.options_schema) else self.options_schema
+        rules: dict[str, Any] = schema.get("x-seats", {})
+        for option, by_value in rules.items():
+            if option != "default" and str(options.get(option)) in by_value:
+                return dict(by_value[str(options.get(option))])
+        least, most = self.players
+        return dict(rules.get("default", {"min": least, "max": most}))
+
     def bot(self, level: str) -> Bot:
         """The bot of ``level``, or the default one for an empty or unknown level."""
         return self.bots.get(level or self.default_bot, self.bots[self.default_bot])

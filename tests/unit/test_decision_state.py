@@ -18,7 +18,7 @@ from services.games import GAMES
 from services.kernel.game import Game, SeatSpec
 from services.kernel.playthrough import Playthrough
 from services.kernel.rng import SeededRng
-from tests.unit.test_one_home import played_ways
+from tests.unit.test_one_home import played_ways, table_of
 
 MAX_MOVES = 400
 
@@ -35,7 +35,7 @@ def stored(events: list[Any], first_version: int) -> list[StoredEvent]:
 
 def check_game(game: Game[Any], options: dict[str, Any], seed: str) -> int:
     """Every command's decided state equals the replayed one; the commands checked."""
-    seats = 1 if options.get("mode") == "solo" else game.players[0] + 1
+    seats = table_of(game, options)
     p = Playthrough.start(game, options, [SeatSpec("human")] * seats, seed)
     bots, rng, checked = [game.bot("random")] * seats, SeededRng(seed, "bots"), 0
     replayed = fold(game, stored(p.events, 1))

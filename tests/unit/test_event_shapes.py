@@ -18,7 +18,7 @@ from services.core.redaction import redact_event
 from services.games import GAMES
 from services.kernel.game import SPECTATOR, Event
 from services.kernel.playthrough import play_bots
-from tests.unit.test_one_home import played_ways
+from tests.unit.test_one_home import played_ways, table_of
 
 
 def strict_document() -> dict[str, Any]:
@@ -61,7 +61,7 @@ def test_every_event_a_seat_sees_has_its_published_shape(name: str) -> None:
     seen_types: set[str] = set()
     played_types: set[str] = set()
     for options in played_ways(game):
-        seats = 1 if options.get("mode") == "solo" else game.players[0] + 1
+        seats = table_of(game, options)
         played = play_bots(game, [game.bot("random")] * seats, f"events-{name}", options)
         state = game.initial()
         for version, event in enumerate(played.events, start=1):

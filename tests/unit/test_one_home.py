@@ -25,6 +25,13 @@ ROOT = Path(__file__).resolve().parents[2]
 EVERY_GAME = [*PACKAGES, "tests.games.pebbles"]
 
 
+def table_of(game: GameSpec[Any], options: dict[str, Any]) -> int:
+    """The seats the walking tests play these options with: one more than the least
+    (as many as the table takes at most, if fewer: a solo game is one)."""
+    rule = game.seat_rule(options)
+    return int(min(rule["min"] + 1, rule["max"]))
+
+
 def played_ways(game: GameSpec[Any]) -> list[dict[str, Any]]:
     """The defaults, then each other way the game says it can be played (GameSpec.variants)."""
     return [{}, *game.variants]
@@ -118,7 +125,7 @@ def test_every_view_a_game_shows_has_its_declared_shape(name: str) -> None:
     game = GAMES[name]
     assert game.view_model is not None and game.legal_model is not None
     for options in played_ways(GAMES[name]):
-        seats = 1 if options.get("mode") == "solo" else game.players[0] + 1
+        seats = table_of(game, options)
         checked = 0
         played = play_bots(game, [game.bot("random")] * seats, f"shape-{name}", options)
         state = game.initial()
