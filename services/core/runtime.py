@@ -35,6 +35,7 @@ from services.kernel.rng import SeededRng
 
 S = TypeVar("S")
 RETRIES = 3
+GAME_ENDED = "GameEnded"  # every game's last event: the projection and runners read it too
 ANY_VERSION = 0  # an Execute that pins no version: the engine retries on conflicts
 
 
@@ -202,7 +203,7 @@ class GameRuntime(Generic[S]):
         if result.duplicate:  # the same command id was appended before
             return await self._duplicate(game_id, result, seat, digest)
         after = loaded.decided(decision, events)
-        self._keep(game_id, after)
+        self._keep(game_id, after, ended=events[-1].type == GAME_ENDED)
         stored = self._as_stored(game_id, events, result, command_id, time_ms)
         seen = redact_stored(self.game, after.state, stored, seat, decision.events)
         return Outcome(game_id, result, seen, after.state)
@@ -307,14 +308,15 @@ class GameRuntime(Generic[S]):
             seed = str(to_domain(newer[0]).data.get("seed", ""))
             cached = GameAt(self.game.initial(), 0, seed)
         loaded = cached.advanced(self.game, newer)
-        self._keep(game_id, loaded)
+        self._keep(game_id, loaded, ended=newer[-1].type == GAME_ENDED)
         return loaded
 
-    def _keep(self, game_id: str, at: GameAt[S]) -> None:
-        """Cache a game's state while it is played; a finished game leaves the cache (no
-        command changes it again, and a read of it folds it afresh: finished games held
-        most of an engine's memory, docs/performance.md)."""
-        if self.game.status(at.state).over:
+    def _keep(self, game_id: str, at: GameAt[S], ended: bool) -> None:
+        """Cache a game's state while it is played; a finished game (its last event is
+        GameEnded, as every game's is) leaves the cache: no command changes it again, a
+        read of it folds it afresh, and finished games held most of an engine's memory
+        (docs/performance.md)."""
+        if ended:
             self._cache.drop(game_id)
         else:
             self._cache.keep(game_id, at)

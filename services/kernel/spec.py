@@ -17,13 +17,12 @@ from pydantic import TypeAdapter, ValidationError
 
 from services.kernel.errors import InvalidArgument
 from services.kernel.events import EventTypes
-from services.kernel.game import Decision, Event, Status
+from services.kernel.game import JSON, Decision, Event, Status
 from services.kernel.playthrough import Bot
 from services.kernel.rng import SeededRng
 
 S = TypeVar("S")
 S_in = TypeVar("S_in", contravariant=True)
-JSON = dict[str, Any]
 
 
 # The shapes of a game's functions that take defaults (a plain Callable cannot say so);
