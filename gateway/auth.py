@@ -1,4 +1,6 @@
-"""Who is calling: a bearer seat token, or nobody (a spectator)."""
+"""Who is calling: a bearer seat token, a player's token (a sign-in session or a personal
+API token: gateway.accounts), or nobody (a spectator). A player's token acts at the
+seat that player holds in the game the path names."""
 
 from __future__ import annotations
 
@@ -16,11 +18,15 @@ async def clients(request: Request) -> Clients:
 
 
 async def caller(request: Request) -> Caller:
-    return await bearer(request.app.state.clients, request.headers.get("authorization", ""))
+    game_id = request.path_params.get("game_id", "")
+    return await bearer(
+        request.app.state.clients, request.headers.get("authorization", ""), game_id=game_id
+    )
 
 
-async def bearer(c: Clients, header: str, rotating: bool = False) -> Caller:
-    """The caller an Authorization header names: a seat, or a spectator without one."""
+async def bearer(c: Clients, header: str, rotating: bool = False, game_id: str = "") -> Caller:
+    """The caller an Authorization header names: a seat, a player (seated at their seat
+    of ``game_id``, if they hold one), or a spectator without one."""
     if not header:
         return Caller()
     scheme, _, token = header.partition(" ")
@@ -35,8 +41,8 @@ async def bearer(c: Clients, header: str, rotating: bool = False) -> Caller:
             ) from None
         raise Problem(401, "token_rotated", "this token was rotated: use the new one") from None
     if found is None:
-        raise Problem(401, "bad_token", "unknown seat token")
-    return found
+        raise Problem(401, "bad_token", "unknown, expired or revoked token")
+    return await c.tokens.in_game(found, game_id)
 
 
 async def rotating_caller(request: Request) -> Caller:
@@ -54,6 +60,24 @@ def seat_in(game_id: str, who: Caller) -> int:
 
 
 def acting_seat(game_id: str, who: Caller) -> int:
+    if who.player_id and not who.game_id:
+        raise Problem(403, "not_seated", "you hold no seat in this game")
     if not who.game_id:
         raise Problem(401, "token_required", "acting needs the seat's bearer token")
+    if who.player_id:
+        need(who, "play")
     return seat_in(game_id, who)
+
+
+def need(who: Caller, scope: str) -> None:
+    """A player's token must carry ``scope`` (a seat token acts for its seat alone)."""
+    if who.player_id and scope not in who.scopes:
+        raise Problem(403, "insufficient_scope", f"this token lacks the '{scope}' scope")
+
+
+def player(who: Caller, scope: str) -> Caller:
+    """The caller as a player (a sign-in or API token) with ``scope``, else 401/403."""
+    if not who.player_id:
+        raise Problem(401, "sign_in_required", "send a player's token: sign in first")
+    need(who, scope)
+    return who

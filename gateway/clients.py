@@ -10,12 +10,14 @@ from typing import Any
 import grpc
 from redis.asyncio import Redis
 
+from gateway.accounts import AccountLimits, Accounts
 from gateway.live import LiveHub
 from gateway.quota import CreateQuota, JoinLimits
 from gateway.recent import RecentViews
 from gateway.settings import GatewaySettings
 from gateway.tokens import SeatTokens
 from raffe.v1 import common_pb2, projection_pb2_grpc
+from services.accounts.passwords import Passwords
 from services.core.codec import loads
 from services.core.errors import UnknownGame
 from services.core.eventstore import EventStore, check_game_id, open_store
@@ -36,6 +38,7 @@ class Clients:
     live: LiveHub
     quota: CreateQuota
     joins: JoinLimits
+    accounts: Accounts
     recent_views: RecentViews = field(default_factory=RecentViews)
     _gen: tuple[float, int] = field(default=(0.0, 1))
 
@@ -70,7 +73,17 @@ class Clients:
             live,
             CreateQuota(store, settings.creates_per_hour),
             JoinLimits(store, settings.joins_per_address, settings.joins_per_minute),
+            accounts(store, tokens, settings),
         )
+
+    async def names(self, game_ids: list[str]) -> dict[str, dict[int, str]]:
+        """Each game's seats held by players (seat -> the player's name now)."""
+        seated = await self.tokens.players(game_ids)
+        names = await self.accounts.names(sorted({p for s in seated.values() for p in s.values()}))
+        return {
+            g: {seat: names.get(p, "") for seat, p in players.items()}
+            for g, players in seated.items()
+        }
 
     async def close(self) -> None:
         await self.live.close()
@@ -126,3 +139,17 @@ class Clients:
         except grpc.aio.AioRpcError as error:
             raise typed_error(error) from None
         return dict(loads(reply.view_json))
+
+
+def accounts(store: EventStore, tokens: SeatTokens, settings: GatewaySettings) -> Accounts:
+    limits = AccountLimits(
+        store,
+        {
+            "register": settings.registrations_per_window,
+            "sign_in": settings.sign_ins_per_window,
+            "sign_in_account": settings.sign_ins_per_account,
+        },
+        settings.account_window_s,
+    )
+    passwords = Passwords(settings.argon2_time_cost, settings.argon2_memory_kib)
+    return Accounts(store, tokens, passwords, settings.session_ttl_s, limits)

@@ -40,7 +40,7 @@ async def run_command(
 ) -> Response:
     """The caller's seat acts: the engine validates the command with its game's own model
     and answers with the events, view and legal commands the caller may see."""
-    seat = acting_seat(game_id, await bearer(c, authorization))
+    seat = acting_seat(game_id, await bearer(c, authorization, game_id=game_id))
     engine = await c.engine_for(game_id)
     # A null field counts as left out (as the gateway's models used to read it).
     command = {k: v for k, v in body.command.items() if v is not None}

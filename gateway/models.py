@@ -26,6 +26,12 @@ class SeatIn(Strict):
     kind: Literal["human", "open", "bot"]
     name: str = Field("", max_length=64, description="shown to everyone: plain text")
     bot_level: str = Field("", max_length=32, description="bots: e.g. heuristic, random, expert")
+    player: str | None = Field(
+        None,
+        pattern=r"^(me|pl[0-9a-f]{24})$",
+        description='human seats: the player who holds it, "me" for yourself (send your '
+        "sign-in or API token); their token acts at it from any device",
+    )
 
     @field_validator("name")
     @classmethod

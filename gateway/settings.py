@@ -35,6 +35,16 @@ class GatewaySettings(Env):
     joins_per_minute: int = Field(60, ge=1)  # joins of one tournament a minute, in all
     streams_per_address: int = Field(20, ge=1)  # live (SSE) streams at once per address
     max_streams: int = Field(10_000, ge=1)  # live streams at once on this gateway
+    session_ttl_s: int = Field(30 * 24 * 3600, ge=60)  # a sign-in lasts this long
+    # Per RAFFE_ACCOUNT_WINDOW_S: registrations and sign-in attempts from one address,
+    # and sign-in attempts for one account (gateway.accounts.AccountLimits).
+    account_window_s: int = Field(600, ge=1)
+    registrations_per_window: int = Field(10, ge=1)
+    sign_ins_per_window: int = Field(30, ge=1)
+    sign_ins_per_account: int = Field(10, ge=1)
+    # argon2id's cost (services.accounts.passwords): argon2-cffi's defaults
+    argon2_time_cost: int = Field(3, ge=1)
+    argon2_memory_kib: int = Field(65536, ge=8)
 
     @model_validator(mode="after")
     def _waits_fit(self) -> GatewaySettings:

@@ -17,6 +17,7 @@ for at most TRUST_S, and never past the token's expiry."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import hmac
 import secrets
@@ -35,19 +36,27 @@ def token_hash(token: str) -> str:
 
 @dataclass(frozen=True)
 class Caller:
-    """Who is asking: a seat of one game, or a spectator (seat -1, no game).
-    ``expires_at``: when the token stops working (time.time() seconds; 0: no token)."""
+    """Who is asking: a seat of one game, a player (an account's token: ``player_id``,
+    its ``session_id`` and ``scopes``; seated in a game once resolved for it), or a
+    spectator (seat -1, no game). ``expires_at``: when the token stops working
+    (time.time() seconds; 0: no token, or one that never expires)."""
 
     seat: int = -1
     game_id: str = ""
     token_hash: str = ""
     expires_at: float = 0.0
+    player_id: str = ""
+    session_id: str = ""
+    scopes: frozenset[str] = frozenset()
 
 
 TRUST_S = 5.0
 KNOWN_BYTES = 4 * 1024 * 1024  # some 10,000 tokens
 KNOWN_ENTRY_BYTES = 400  # the digest, a Caller, a tuple and the LRU's links
 TICKET_S = 60  # a stream ticket opens streams this long after it was issued
+ACCOUNT_MARK = "@"  # a token binding of an account's session (not "<game> <seat>")
+SEATED_BYTES = 1024 * 1024  # (game, player) -> seat, for players acting at their seats
+SEATED_ENTRY_BYTES = 300
 
 
 class TokenRotated(Exception):
@@ -76,6 +85,7 @@ class SeatTokens:
         # one does not cache what was revoked meanwhile.
         self.listening = False
         self._epoch = 0
+        self._seated: BytesLRU[tuple[str, str], int] = BytesLRU(SEATED_BYTES)
 
     def _seats_key(self, game_id: str) -> str:
         return self.store.keys.game(game_id) + ":seats"
@@ -83,8 +93,11 @@ class SeatTokens:
     def token_key(self, digest: str) -> str:
         return f"{self.store.settings.key_prefix}:token:{digest}"
 
-    async def register(self, game_id: str, kinds: list[str], key: str = "") -> dict[int, str]:
-        """Record the seat kinds of a new game; returns tokens for its human seats.
+    async def register(
+        self, game_id: str, kinds: list[str], key: str = "", others: frozenset[int] = frozenset()
+    ) -> dict[int, str]:
+        """Record the seat kinds of a new game; returns tokens for its human seats but
+        ``others`` (seats held by other players, whose own tokens act there).
 
         With ``key`` (a secret only the creator holds: see ``creation_key``) the tokens are
         derived from it, so registering again (a retried create) gives the same tokens
@@ -92,7 +105,7 @@ class SeatTokens:
         tokens = {
             i: _derived(key, game_id, i) if key else secrets.token_urlsafe(32)
             for i, k in enumerate(kinds)
-            if k == "human"
+            if k == "human" and i not in others
         }
         seats = self._seats_key(game_id)
         pipe = self.store.redis.pipeline(transaction=False)
@@ -126,6 +139,65 @@ class SeatTokens:
         for token, game_id, seat in bindings:
             pipe.set(self.token_key(token_hash(token)), f"{game_id} {seat}", ex=self.ttl_s)
         await pipe.execute()
+
+    async def bind_account(
+        self, token: str, player_id: str, session_id: str, scopes: list[str], ttl_s: int | None
+    ) -> None:
+        """Make ``token`` resolve to a player's session (no TTL: until revoked)."""
+        value = f"{ACCOUNT_MARK} {player_id} {session_id} {','.join(scopes)}"
+        await self.store.redis.set(self.token_key(token_hash(token)), value, ex=ttl_s)
+
+    async def revoke_digests(self, digests: list[str]) -> None:
+        """Tokens (by hash) that stop working now, on every gateway: their bindings are
+        deleted (an account's closed session is unknown from then on)."""
+        pipe = self.store.redis.pipeline(transaction=False)
+        for digest in digests:
+            pipe.delete(self.token_key(digest))
+            pipe.publish(revoked_channel(self.store.settings.key_prefix), digest)
+        await pipe.execute()
+        for digest in digests:
+            self.forget(digest)
+
+    async def bind_players(self, game_id: str, players: dict[int, str]) -> dict[int, bool]:
+        """Seat players (seat -> player id) in a game: each player holds at most one seat
+        of a game and each seat one player; per seat, whether it is now that player's."""
+        seats = self._seats_key(game_id)
+        pipe = self.store.redis.pipeline(transaction=False)
+        for seat, player in players.items():
+            pipe.hsetnx(seats, f"seat-of:{player}", seat)
+            pipe.hsetnx(seats, f"player:{seat}", player)
+        pipe.hgetall(seats)
+        current = (await pipe.execute())[-1]
+        return {
+            seat: current.get(f"player:{seat}".encode()) == player.encode()
+            and current.get(f"seat-of:{player}".encode()) == str(seat).encode()
+            for seat, player in players.items()
+        }
+
+    async def seat_of(self, game_id: str, player_id: str) -> int:
+        """The seat a player holds in a game, or -1 (seats are never given back, so a
+        found one is kept)."""
+        known = self._seated.get((game_id, player_id))
+        if known is not None:
+            return known
+        raw = await self.store.redis.hget(self._seats_key(game_id), f"seat-of:{player_id}")
+        if raw is None:
+            return -1
+        seat = int(raw)
+        self._seated.put((game_id, player_id), seat, SEATED_ENTRY_BYTES)
+        return seat
+
+    async def players(self, game_ids: list[str]) -> dict[str, dict[int, str]]:
+        """Each game's seated players (seat -> player id), in one round trip."""
+        pipe = self.store.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hgetall(self._seats_key(game_id))
+        out: dict[str, dict[int, str]] = {}
+        for game_id, raw in zip(game_ids, await pipe.execute(), strict=True):
+            out[game_id] = {
+                int(k.decode()[7:]): v.decode() for k, v in raw.items() if k.startswith(b"player:")
+            }
+        return out
 
     async def rotate(self, caller: Caller) -> str:
         """A new token for the caller's seat; the caller's token is revoked at once, on
@@ -235,9 +307,20 @@ class SeatTokens:
             found = await self._lookup(parts[2])
         except TokenRotated:
             return None
-        if found is None or (found.game_id, str(found.seat)) != (parts[0], parts[1]):
+        if found is None:
+            return None
+        found = await self.in_game(found, parts[0])
+        if (found.game_id, str(found.seat)) != (parts[0], parts[1]):
             return None
         return found
+
+    async def in_game(self, caller: Caller, game_id: str) -> Caller:
+        """A player's caller seated at their seat of ``game_id`` (if they hold one); any
+        other caller as it is."""
+        if not caller.player_id or caller.game_id or not game_id:
+            return caller
+        seat = await self.seat_of(game_id, caller.player_id)
+        return dataclasses.replace(caller, seat=seat, game_id=game_id) if seat >= 0 else caller
 
     def _ticket_key(self, digest: str) -> str:
         return f"{self.store.settings.key_prefix}:ticket:{digest}"
@@ -263,13 +346,22 @@ class SeatTokens:
             if raw is not None:
                 raise TokenRotated
             return None
-        game_id, seat = (raw.decode() if isinstance(raw, bytes) else raw).split(" ")
         left = ttl_ms / 1000 if ttl_ms and ttl_ms > 0 else 0.0
-        caller = Caller(int(seat), game_id, digest, time.time() + left if left else 0.0)
+        caller = _caller(_decoded(raw), digest, time.time() + left if left else 0.0)
         if epoch == self._epoch and self.listening:  # no revocation heard meanwhile
             until = time.monotonic() + min(TRUST_S, left or TRUST_S)
             self._known.put(digest, (caller, until), KNOWN_ENTRY_BYTES)
         return caller
+
+
+def _caller(binding: str, digest: str, expires_at: float) -> Caller:
+    """The caller a token's binding names: ``<game> <seat>`` or an account's
+    ``@ <player> <session> <scopes>``."""
+    parts = binding.split(" ")
+    if parts[0] == ACCOUNT_MARK:
+        scopes = frozenset(s for s in parts[3].split(",") if s)
+        return Caller(-1, "", digest, expires_at, parts[1], parts[2], scopes)
+    return Caller(int(parts[1]), parts[0], digest, expires_at)
 
 
 def creation_key(caller: str, command_id: str) -> str:

@@ -7,7 +7,8 @@ from typing import Annotated, Any
 import orjson
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 
-from gateway.auth import acting_seat, caller, clients, rotating_caller, seat_in
+from gateway.account_models import Seats
+from gateway.auth import acting_seat, caller, clients, player, rotating_caller, seat_in
 from gateway.clients import Clients
 from gateway.commands import MAX_VERSION, run_command, version_number
 from gateway.live import event_stream
@@ -72,8 +73,11 @@ async def create_game(
             "whoever chooses the seed knows every hand and secret vote: a seed is for "
             'practice games ("practice": true) or tables of bots only',
         )
+    players = await seat_players(c, body, request)
     engine = c.engines[body.game]
-    seats = [SeatSpec(s.kind, s.name, s.bot_level) for s in body.seats]
+    seats = [
+        SeatSpec(s.kind, s.name, s.bot_level, players.get(i, "")) for i, s in enumerate(body.seats)
+    ]
     await c.quota.take(request.state.client_address)
     key = creation_key(request.state.client_address, body.command_id) if body.command_id else ""
     created = await engine.create(
@@ -84,7 +88,13 @@ async def create_game(
         command_id="create" if key else "",
         practice=body.practice or bool(body.seed),
     )
-    tokens = await c.tokens.register(created.game_id, [s.kind for s in body.seats], key)
+    others = frozenset(i for i, s in enumerate(body.seats) if s.player not in (None, "me"))
+    kinds: list[str] = [s.kind for s in body.seats]
+    tokens = await c.tokens.register(created.game_id, kinds, key, others)
+    if players:
+        await c.tokens.bind_players(created.game_id, players)
+        for player_id in players.values():
+            await c.accounts.record_game(player_id, created.game_id)
     response.headers["Location"] = f"/v1/games/{created.game_id}"
     return Created(
         game_id=created.game_id,
@@ -93,6 +103,28 @@ async def create_game(
         seed_hash=created.seed_hash,
         tokens=tokens,
     )
+
+
+async def seat_players(c: Clients, body: CreateGame, request: Request) -> dict[int, str]:
+    """Seat -> player id for the seats a player holds ("me": the caller, whose token is
+    read only then: a create without players reads no Authorization, as before)."""
+    players: dict[int, str] = {}
+    for i, seat in enumerate(body.seats):
+        if seat.player is None:
+            continue
+        if seat.kind != "human":
+            raise Problem(422, "bad_seat", f"seat {i}: only a human seat has a player")
+        if seat.player == "me":
+            players[i] = player(await caller(request), "play").player_id
+        else:
+            players[i] = seat.player
+    if len(set(players.values())) < len(players):
+        raise Problem(422, "player_twice", "a player holds at most one seat of a game")
+    names = await c.accounts.names(list(players.values()))
+    missing = sorted(p for p in players.values() if p not in names)
+    if missing:
+        raise Problem(422, "no_player", f"no player {', '.join(missing)}")
+    return players
 
 
 @router.get("", response_model=Lobby, responses=PROBLEMS)
@@ -106,9 +138,11 @@ async def lobby(
     """Games, newest first. ``status=open``: games with a seat anyone may claim."""
     games = await c.read_models.lobby(await c.generation(), limit * 4)
     unclaimed = await c.tokens.open_seats([g["game_id"] for g in games])
+    names = await c.names([g["game_id"] for g in games])
     out = []
     for summary in games:
         summary["open_seats"] = unclaimed[summary["game_id"]]
+        with_names(summary.get("seats", []), names[summary["game_id"]])
         over = summary["status"]["over"]
         wanted = (
             (game is None or summary["game"] == game)
@@ -121,16 +155,64 @@ async def lobby(
     return {"games": out[:limit]}
 
 
-@router.post("/{game_id}/seats/{seat}", status_code=201, response_model=Claimed, responses=PROBLEMS)
+def with_names(seats: list[dict[str, Any]], names: dict[int, str]) -> None:
+    """Seats held by players show the player's name now (erased: none)."""
+    for i, seat in enumerate(seats):
+        if i in names:
+            seat["name"] = names[i]
+
+
+@router.post(
+    "/{game_id}/seats/{seat}",
+    status_code=201,
+    response_model=Claimed,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_OPTIONAL,
+)
 async def claim_seat(
-    game_id: GameId, seat: Annotated[int, Path(ge=0, le=29)], c: ClientsDep
+    game_id: GameId, seat: Annotated[int, Path(ge=0, le=29)], c: ClientsDep, who: CallerDep
 ) -> Claimed:
-    """Claim an open seat: the answer holds its bearer token, shown once."""
+    """Claim an open seat: the answer holds its bearer token, shown once. Signed in
+    (a player's token with ``play``), the seat is yours: your token acts at it too,
+    from any device, and the game is in your games."""
     await c.game_type(game_id)
+    if who.player_id:
+        player(who, "play")
+        if who.game_id == game_id:
+            raise Problem(409, "already_seated", f"you hold seat {who.seat} of this game")
     token = await c.tokens.claim(game_id, seat)
     if token is None:
         raise Problem(409, "seat_taken", f"seat {seat} is not open or is already taken")
+    if who.player_id:
+        await c.tokens.bind_players(game_id, {seat: who.player_id})
+        await c.accounts.take_seat(who, game_id, seat)
     return Claimed(game_id=game_id, seat=seat, token=token)
+
+
+@router.get("/{game_id}/seats", response_model=Seats, responses=PROBLEMS)
+async def seats(game_id: GameId, c: ClientsDep) -> dict[str, Any]:
+    """Who sits where: each seat's kind, name (a player's name now), the player holding
+    it and whether it is still open."""
+    await c.game_type(game_id)
+    summary = (await c.read_models.summaries(await c.generation(), [game_id])).get(game_id)
+    if summary is None:
+        raise Problem(503, "not_projected", "the game is a moment old: ask again", retry_after=1)
+    seated = (await c.tokens.players([game_id]))[game_id]
+    names = (await c.names([game_id]))[game_id]
+    unclaimed = set((await c.tokens.open_seats([game_id]))[game_id])
+    out = []
+    for i, s in enumerate(summary.get("seats", [])):
+        out.append(
+            {
+                "seat": i,
+                "kind": s["kind"],
+                "name": names.get(i, s.get("name", "")),
+                "bot_level": s.get("bot_level", ""),
+                "player_id": seated.get(i),
+                "open": i in unclaimed,
+            }
+        )
+    return {"game_id": game_id, "seats": out}
 
 
 @router.post(
@@ -148,6 +230,10 @@ async def rotate_token(
     Do it when a token may have leaked, or before it expires (RAFFE_TOKEN_TTL_S after it
     was issued). Only one rotation of a token wins: the others answer 409
     ``token_rotated``."""
+    if who.player_id:
+        raise Problem(
+            403, "seat_token_required", "rotate a seat token; sign out to end a player's token"
+        )
     if acting_seat(game_id, who) != seat:
         raise Problem(403, "wrong_seat", "this token belongs to another seat")
     return Claimed(game_id=game_id, seat=seat, token=await rotated(c, who))

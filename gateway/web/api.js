@@ -46,6 +46,51 @@ export function remember(gameId, seat, token) {
   localStorage.setItem(TOKENS, JSON.stringify(tokens));
 }
 
+// -- the signed-in player (docs/accounts.md) ---------------------------------------------
+
+const ACCOUNT = "raffe.account";
+
+// {player_id, name, guest, token, session_id}, or null when signed out
+export function account() {
+  try {
+    return JSON.parse(localStorage.getItem(ACCOUNT) || "null");
+  } catch {
+    return null;
+  }
+}
+
+export function setAccount(signed) {
+  if (signed) localStorage.setItem(ACCOUNT, JSON.stringify(signed));
+  else localStorage.removeItem(ACCOUNT);
+  window.dispatchEvent(new Event("raffe-account"));
+}
+
+// The seat this browser acts at in a game: its own seat token, else the signed-in
+// player's seat there (their token acts at it from any device), else null.
+export async function heldSeat(gameId) {
+  const held = seatOf(gameId);
+  if (held) return held;
+  const me = account();
+  if (!me) return null;
+  try {
+    const view = await api("GET", `/v1/games/${gameId}`, undefined, me.token);
+    return view.seat >= 0 ? { seat: view.seat, token: me.token } : null;
+  } catch (e) {
+    if (e.status === 401) setAccount(null); // signed out elsewhere
+    return null;
+  }
+}
+
+// Each seat's name as it is now (a player's current name), by seat.
+export async function seatNames(gameId) {
+  try {
+    const found = await api("GET", `/v1/games/${gameId}/seats`);
+    return Object.fromEntries(found.seats.filter((s) => s.name).map((s) => [s.seat, s.name]));
+  } catch {
+    return {};
+  }
+}
+
 export function commandId() {
   return crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random();
 }

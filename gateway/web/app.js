@@ -1,7 +1,19 @@
 // Raffe's web client: the lobby, a table for each game, replays and tournaments, over the
 // same REST API any client uses (/docs). No build step, no third-party code.
 
-import { api, commandId, el, follow, remember, seatOf, toast } from "/static/api.js";
+import { renderAccount } from "/static/account.js";
+import {
+  account,
+  api,
+  commandId,
+  el,
+  follow,
+  heldSeat,
+  remember,
+  seatNames,
+  seatOf,
+  toast,
+} from "/static/api.js";
 import { allEvents, latestMove, moveLog, movesOf, namer, tell } from "/static/moves.js";
 import { renderRules, rulesLink } from "/static/rules.js";
 import { renderTournament, renderTournaments } from "/static/tournaments.js";
@@ -37,6 +49,7 @@ const ROUTES = [
   [/^#\/tournaments\/([\w-]+)$/, (id) => renderTournament(id, show, setLeave)],
   [/^#\/tournaments$/, () => renderTournaments(show, gameTypes)],
   [/^#\/rules(?:\/([\w-]+))?$/, (game) => renderRules(game, show)],
+  [/^#\/account$/, () => renderAccount(show)],
   [/^.*$/, () => lobbyPage()],
 ];
 
@@ -61,7 +74,16 @@ async function route() {
   }
 }
 
+// The header names the signed-in player (or offers to sign in) on every page.
+function showAccount() {
+  const me = account();
+  const link = document.getElementById("account-link");
+  if (link) link.textContent = me ? me.name : "Sign in";
+}
+
 window.addEventListener("hashchange", route);
+window.addEventListener("raffe-account", showAccount);
+showAccount();
 route();
 
 // -- lobby ---------------------------------------------------------------------------------
@@ -299,13 +321,15 @@ async function lobbyPage() {
     event.preventDefault();
     const t = typeOf();
     const rows = [...seats.querySelectorAll(".seat")];
+    const me = account();
     const body = {
       game: t.name,
       seats: rows.map((row) => {
         const kind = row.querySelector(".seat-kind").value;
-        return kind === "bot"
-          ? { kind, bot_level: row.querySelector(".bot-level").value }
-          : { kind: kind === "you" ? "human" : kind };
+        if (kind === "bot") return { kind, bot_level: row.querySelector(".bot-level").value };
+        // Signed in, your seat is your player's: it follows you to any device.
+        if (kind === "you") return me ? { kind: "human", player: "me" } : { kind: "human" };
+        return { kind };
       }),
       options: optionValues(optionsBox),
       practice: practice.checked || undefined,
@@ -313,7 +337,7 @@ async function lobbyPage() {
       command_id: commandId(),
     };
     try {
-      const created = await api("POST", "/v1/games", body);
+      const created = await api("POST", "/v1/games", body, me ? me.token : undefined);
       const mine = Object.keys(created.tokens)
         .map(Number)
         .sort((a, b) => a - b);
@@ -368,9 +392,7 @@ async function lobbyPage() {
   const { games: found } = await api("GET", "/v1/games?limit=30");
   const titles = Object.fromEntries(types.map((t) => [t.name, t.title]));
   for (const g of found) {
-    const actions = [
-      el("a", { href: `#/games/${g.game_id}` }, seatOf(g.game_id) ? "Play" : "Watch"),
-    ];
+    const actions = [el("a", { href: `#/games/${g.game_id}` }, mineIn(g) ? "Play" : "Watch")];
     for (const s of g.open_seats)
       actions.push(" ", el("a", { href: `#/join/${g.game_id}/${s}` }, `Join seat ${s}`));
     if (g.status.over)
@@ -392,6 +414,11 @@ async function lobbyPage() {
       ),
     );
   }
+}
+
+function mineIn(g) {
+  const me = account();
+  return seatOf(g.game_id) || (me && (g.seats || []).some((s) => s.player === me.player_id));
 }
 
 function playersOf(g) {
@@ -425,10 +452,12 @@ function ago(ms) {
 }
 
 async function joinSeat(gameId, seat) {
-  const held = seatOf(gameId);
+  const held = await heldSeat(gameId);
   if (!held) {
+    const me = account();
     try {
-      const claimed = await api("POST", `/v1/games/${gameId}/seats/${seat}`, {});
+      const path = `/v1/games/${gameId}/seats/${seat}`;
+      const claimed = await api("POST", path, {}, me ? me.token : undefined);
       remember(gameId, claimed.seat, claimed.token);
     } catch (e) {
       toast(`Could not join: ${e.message}`);
@@ -495,7 +524,7 @@ function timerLine(view, send) {
 }
 
 async function tablePage(gameId) {
-  const held = seatOf(gameId);
+  const held = await heldSeat(gameId);
   const token = held ? held.token : null;
   const summary = await api("GET", `/v1/games/${gameId}`, undefined, token);
   const type = (await gameTypes()).find((t) => t.name === summary.view.game) || {
@@ -509,7 +538,7 @@ async function tablePage(gameId) {
   const invite = el("div", { class: "row muted", id: "invite" });
   // The move log: every move as a sentence, newest first; the newest is announced.
   const events = await allEvents(gameId, token).catch(() => []);
-  const who = namer(events, held ? held.seat : -1);
+  const who = namer(events, held ? held.seat : -1, await seatNames(gameId));
   const log = el(
     "section",
     { id: "log", "aria-label": "what happened" },
@@ -692,7 +721,7 @@ async function showInvites(gameId, box) {
 const ROUND_STARTS = new Set(["CardsDealt", "RoundStarted"]);
 
 async function replayPage(gameId) {
-  const held = seatOf(gameId);
+  const held = await heldSeat(gameId);
   const token = held ? held.token : null;
   const now = await api("GET", `/v1/games/${gameId}`, undefined, token);
   const module = await tableModule(now.view.game);

@@ -41,12 +41,14 @@ export function movesOf(events) {
 }
 
 // Who a seat is, for sentences: "You" for the reader's own seat, else the seat's name
-// (from GameCreated) or "Seat N"; the engine's own actor is "the table".
-export function namer(events, seat) {
+// (a player's name now, from GET /seats: ``names``; else GameCreated's) or "Seat N"; the
+// engine's own actor is "the table".
+export function namer(events, seat, names = {}) {
   const created = events.find((e) => e.type === "GameCreated");
   const seats = (created && created.data.seats) || [];
   return (s) => {
     if (s === seat && seat >= 0) return "You";
+    if (names[s]) return names[s];
     const spec = seats[s];
     if (spec && spec.name) return spec.name;
     if (spec && spec.kind === "bot") return `Bot ${s}`;

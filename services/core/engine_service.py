@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -57,12 +58,17 @@ def event_pb(e: StoredEvent) -> common_pb2.Event:
     )
 
 
+PLAYER_ID = re.compile(r"^pl[0-9a-f]{24}$")  # gateway.accounts.PLAYER_ID_PATTERN
+
+
 def _seats(seats: Any) -> list[SeatSpec]:
     out = []
     for i, s in enumerate(seats):
         if s.index not in (0, i) or s.kind not in SEAT_KINDS:
             raise InvalidArgument(f"seat {i}: kind must be one of {SEAT_KINDS}", "bad_seat")
-        out.append(SeatSpec(s.kind, s.name[:64], s.bot_level[:32]))
+        if s.player and not PLAYER_ID.match(s.player):
+            raise InvalidArgument(f"seat {i}: not a player id", "bad_seat")
+        out.append(SeatSpec(s.kind, s.name[:64], s.bot_level[:32], s.player))
     return out
 
 

@@ -12,7 +12,7 @@ import secrets
 import time
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from prometheus_client import Counter
@@ -125,7 +125,7 @@ class GameRuntime(Generic[S]):
         new = [to_new(e) for e in events]
         followed = is_attended(events[0].data, always=self.game.always_attended, asked=attended)
         command_id = command_id or uuid.uuid4().hex
-        digest = digest_of(self.game.name, [asdict(s) for s in seats], options)
+        digest = digest_of(self.game.name, [s.record() for s in seats], options)
         result = await self._append(
             game_id, 0, command_id, new, time_ms, f"create:{command_id}", digest, followed
         )

@@ -42,6 +42,12 @@ class SeatSpec:
     kind: str  # "human" | "bot" | "open"
     name: str = ""
     bot_level: str = ""
+    player: str = ""  # the player (account id) holding the seat; their name is not here
+
+    def record(self) -> dict[str, str]:
+        """The seat as GameCreated records it (no empty player: older logs have none)."""
+        out = {"kind": self.kind, "name": self.name, "bot_level": self.bot_level}
+        return {**out, "player": self.player} if self.player else out
 
 
 @dataclass(frozen=True)

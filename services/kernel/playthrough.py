@@ -4,7 +4,7 @@ bots, tests, benchmarks and evaluation scripts (no I/O)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from services.kernel.game import Event, Game, SeatSpec
@@ -23,7 +23,7 @@ def created_event(
     the seed (AL-2 allows it only where nothing is hidden from them)."""
     data: dict[str, Any] = {
         "options": dict(options),
-        "seats": [asdict(s) for s in seats],
+        "seats": [s.record() for s in seats],
         "seed_hash": seed_hash(seed),
         "seed": seed,
     }

@@ -131,6 +131,14 @@ class ReadModels:
             return None
         return int(raw[0]), loads(raw[1])
 
+    async def summaries(self, gen: int, game_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """The summaries of these games the projection has, in one round trip."""
+        pipe = self.store.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hget(self.keys.game(gen, game_id), "summary")
+        replies = await pipe.execute()
+        return {g: loads(r) for g, r in zip(game_ids, replies, strict=True) if r}
+
     async def lobby(self, gen: int, limit: int, kind: str = "") -> list[dict[str, Any]]:
         """The most recently updated games (``kind="tournament"``: tournaments) of every
         partition, newest first."""

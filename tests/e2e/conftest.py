@@ -21,6 +21,8 @@ def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
         RAFFE_SSE_HEARTBEAT_S="1",
         RAFFE_CREATES_PER_HOUR="100000",
         RAFFE_JOINS_PER_ADDRESS="1000",
+        RAFFE_REGISTRATIONS_PER_WINDOW="1000",
+        RAFFE_SIGN_INS_PER_WINDOW="1000",
     ) as s:
         yield s
 

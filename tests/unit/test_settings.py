@@ -41,7 +41,9 @@ def test_empty_means_the_default_and_lists_are_comma_separated(
 
 def test_every_setting_is_in_the_readmes_table() -> None:
     rows = [line for line in README.read_text().splitlines() if line.startswith("| `RAFFE_")]
-    table = {name for row in rows for name in re.findall(r"`(RAFFE_[A-Z_]+)`", row.split("|")[1])}
+    table = {
+        name for row in rows for name in re.findall(r"`(RAFFE_[A-Z0-9_]+)`", row.split("|")[1])
+    }
     missing = (
         env_names(ServiceSettings) | env_names(GatewaySettings) | env_names(BotSettings)
     ) - table

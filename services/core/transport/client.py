@@ -145,7 +145,9 @@ class EngineClient:
         request = common_pb2.CreateGameRequest(
             game_id=game_id,
             seats=[
-                common_pb2.Seat(index=i, kind=s.kind, name=s.name, bot_level=s.bot_level)
+                common_pb2.Seat(
+                    index=i, kind=s.kind, name=s.name, bot_level=s.bot_level, player=s.player
+                )
                 for i, s in enumerate(seats)
             ],
             options_json=dumps(dict(options)),

@@ -1,0 +1,108 @@
+"""Request and response bodies of accounts, sessions and players (gateway.routes.accounts)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from services.kernel.commands import Strict
+
+Scope = Literal["read", "play", "account"]
+TokenScope = Literal["read", "play"]
+
+
+class Register(Strict):
+    """No password: a guest account (a generated name unless you give one), which may
+    claim a name and a password later."""
+
+    name: str | None = Field(None, min_length=1, max_length=32, description="plain text")
+    password: str | None = Field(None, min_length=8, max_length=256)
+
+
+class SignIn(Strict):
+    name: str = Field(min_length=1, max_length=64)
+    password: str = Field(min_length=1, max_length=256)
+    label: str = Field("", max_length=64, description="names this device in your sessions")
+
+
+class ClaimName(Strict):
+    name: str = Field(min_length=1, max_length=32)
+    password: str = Field(min_length=8, max_length=256)
+
+
+class NewToken(Strict):
+    label: str = Field(min_length=1, max_length=64)
+    scopes: list[TokenScope] = Field(min_length=1, max_length=2)
+
+
+class EraseAccount(Strict):
+    password: str | None = Field(None, max_length=256, description="not for a guest")
+
+
+class Session(BaseModel):
+    id: str
+    label: str
+    scopes: list[Scope]
+    opened_ms: int
+    expires_ms: int = Field(description="0: until revoked")
+
+
+class Account(BaseModel):
+    player_id: str
+    name: str
+    guest: bool
+    created_ms: int
+    sessions: list[Session] = Field(description="sign-ins still open")
+    tokens: list[Session] = Field(description="personal API tokens")
+
+
+class SignedIn(BaseModel):
+    player_id: str
+    name: str
+    guest: bool
+    token: str = Field(description="the bearer token of this session, shown once")
+    session_id: str
+    expires_ms: int
+
+
+class TokenIssued(BaseModel):
+    id: str
+    label: str
+    scopes: list[TokenScope]
+    token: str = Field(description="shown once")
+
+
+class Player(BaseModel):
+    player_id: str
+    name: str
+    guest: bool
+
+
+class SeatOut(BaseModel):
+    seat: int
+    kind: Literal["human", "open", "bot"]
+    name: str = Field(description="the player's name now, else the seat's own")
+    bot_level: str = ""
+    player_id: str | None = Field(None, description="the player holding the seat, if any")
+    open: bool = Field(description="an open seat nobody has claimed yet")
+
+
+class Seats(BaseModel):
+    game_id: str
+    seats: list[SeatOut]
+
+
+class MyGame(BaseModel):
+    game_id: str
+    game: str
+    seat: int
+    over: bool
+    to_act: list[int]
+    your_turn: bool
+    created_ms: int
+    updated_ms: int
+
+
+class MyGames(BaseModel):
+    games: list[MyGame]

@@ -1,0 +1,378 @@
+"""The account service: registers players, signs them in and out, issues personal API
+tokens and erases accounts (docs/accounts.md). Each decision is services.accounts.rules
+over the account's own stream, appended at its expected version, so any gateway replica
+may take any request; a conflict (two requests of one account at once) is decided
+again on the newer state.
+
+Beside the stream, a few keys the rules cannot hold:
+- the name reservation (``name:<digest of the look-alike key>`` -> account id), set
+  before the account's first event so two people cannot take one name (or two names
+  that look alike); the digest keeps the name itself out of the key;
+- the account's sealing key (``pii:<id>``), deleted by erasure;
+- the players directory (``players``: id -> public name), what views show for a seat
+  a player holds, read at answer time, so an erased name disappears from every view;
+- each player's games (``player:<id>:games``), newest first;
+- token bindings, shared with seat tokens (gateway.tokens): ``@ <id> <session> <scopes>``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, cast
+
+from gateway.problems import Problem
+from gateway.quota import counted
+from gateway.tokens import Caller, SeatTokens, token_hash
+from services.accounts import rules, sealing
+from services.accounts.events import TYPES, SessionOpened
+from services.accounts.passwords import Passwords, check_password
+from services.accounts.rules import Account
+from services.core.codec import dumps, loads, to_domain
+from services.core.errors import VersionConflict
+from services.core.eventstore import EventStore, NewEvent
+from services.kernel.errors import InvalidArgument
+from services.kernel.events import payload
+from services.kernel.names import clean_name, look_alike_key
+
+ACCOUNT = "account"  # the aggregate type of account streams
+ENGINE_VERSION = "accounts/1"
+PLAYER_ID_PREFIX = "pl"
+PLAYER_ID_PATTERN = r"^pl[0-9a-f]{24}$"
+STALE_RESERVATION_MS = 10_000  # a reservation whose account never appeared (a crash)
+ATTEMPTS = 4  # decisions retried on a version conflict
+TAKE_OVER_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end
+return 0
+"""
+
+
+@dataclass(frozen=True)
+class Signed:
+    """A sign-in's answer: the account and its new bearer token (shown once)."""
+
+    account: Account
+    player_id: str
+    name: str
+    token: str
+    session: SessionOpened
+
+
+def new_player_id() -> str:
+    return PLAYER_ID_PREFIX + secrets.token_hex(12)
+
+
+class Accounts:
+    def __init__(
+        self,
+        store: EventStore,
+        tokens: SeatTokens,
+        passwords: Passwords,
+        session_ttl_s: int,
+        limits: AccountLimits,
+    ) -> None:
+        self.store, self.tokens, self.passwords = store, tokens, passwords
+        self.session_ttl_s = session_ttl_s
+        self.limits = limits
+        prefix = store.settings.key_prefix
+        self._prefix = prefix
+        self.directory_key = f"{prefix}:players"
+        self._take_over = store.redis.register_script(TAKE_OVER_LUA)
+
+    # -- keys -------------------------------------------------------------------------
+
+    def _name_key(self, name: str) -> str:
+        digest = hashlib.sha256(look_alike_key(name).encode()).hexdigest()
+        return f"{self._prefix}:name:{digest}"
+
+    def _key_key(self, player_id: str) -> str:
+        return f"{self._prefix}:pii:{player_id}"
+
+    def games_key(self, player_id: str) -> str:
+        return f"{self._prefix}:player:{player_id}:games"
+
+    # -- reading ----------------------------------------------------------------------
+
+    async def load(self, player_id: str) -> Account:
+        stored = await self.store.read_game(player_id)
+        if stored and stored[0].game_type != ACCOUNT:
+            return Account()
+        return rules.fold([(to_domain(e), e.time_ms) for e in stored])
+
+    async def opened(self, player_id: str, sealed: str) -> str | None:
+        return sealing.open_sealed(await self._sealing_key(player_id), player_id, sealed)
+
+    async def _sealing_key(self, player_id: str) -> bytes | None:
+        raw = await self.store.redis.get(self._key_key(player_id))
+        return raw.encode("latin-1") if isinstance(raw, str) else raw
+
+    async def names(self, player_ids: list[str]) -> dict[str, str]:
+        """Public names of players (absent: no such player, or erased)."""
+        if not player_ids:
+            return {}
+        raw = await self.store.redis.hmget(self.directory_key, player_ids)
+        return {p: loads(r)["name"] for p, r in zip(player_ids, raw, strict=True) if r}
+
+    async def directory_entry(self, player_id: str) -> dict[str, Any] | None:
+        raw = await self.store.redis.hget(self.directory_key, player_id)
+        return dict(loads(raw)) if raw else None
+
+    # -- deciding ---------------------------------------------------------------------
+
+    async def _append(self, player_id: str, state: Account, events: list[Any]) -> Account:
+        now = _now_ms()
+        new = [NewEvent(str(uuid.uuid4()), type(e).__name__, dumps(payload(e))) for e in events]
+        await self.store.append(
+            player_id,
+            ACCOUNT,
+            state.version,
+            uuid.uuid4().hex,
+            new,
+            time_ms=now,
+            engine_version=ENGINE_VERSION,
+        )
+        ended = rules.closed_by(state, events)
+        for e in events:
+            state = rules.evolve(state, e, now)
+        if ended:  # their tokens stop working now, on every gateway
+            await self.tokens.revoke_digests([s.token_hash for s in ended])
+        return state
+
+    async def _decide(self, player_id: str, decide: Any) -> Account:
+        """``decide(state)`` -> events, appended; decided again after a conflict."""
+        for attempt in range(ATTEMPTS):
+            state = await self.load(player_id)
+            events = decide(state)
+            try:
+                return await self._append(player_id, state, events)
+            except VersionConflict:
+                if attempt == ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _session(self, kind: str, scopes: list[str], label: str) -> tuple[str, SessionOpened]:
+        token = secrets.token_urlsafe(32)
+        expires = _now_ms() + self.session_ttl_s * 1000 if kind == "session" else 0
+        opened = SessionOpened(
+            session_id=secrets.token_hex(8),
+            kind=kind,
+            token_hash=token_hash(token),
+            scopes=scopes,
+            label=label,
+            expires_ms=expires,
+        )
+        return token, opened
+
+    async def _bind(self, player_id: str, token: str, session: SessionOpened) -> None:
+        ttl = self.session_ttl_s if session.kind == "session" else None
+        await self.tokens.bind_account(token, player_id, session.session_id, session.scopes, ttl)
+
+    async def _reserve(self, name: str, player_id: str) -> None:
+        """Take ``name`` (and every name that looks like it) for ``player_id``."""
+        key = self._name_key(name)
+        mine = f"{player_id} {_now_ms()}"
+        if await self.store.redis.set(key, mine, nx=True):
+            return
+        held = await self.store.redis.get(key)
+        if held is not None:
+            holder, _, since = _text(held).partition(" ")
+            stale = _now_ms() - int(since or 0) > STALE_RESERVATION_MS
+            if (
+                stale
+                and not (await self.load(holder)).exists
+                and await self._take_over(keys=[key], args=[held, mine])
+            ):
+                return
+        raise Problem(409, "name_taken", "that name, or one that looks like it, is taken")
+
+    async def _publish(self, player_id: str, name: str, guest: bool) -> None:
+        entry = dumps({"name": name, "guest": guest})
+        await self.store.redis.hset(self.directory_key, player_id, entry)
+
+    async def register(self, name: str | None, password: str | None, address: str) -> Signed:
+        """A new account with its first sign-in; no password: a guest, named for now."""
+        await self.limits.take("register", address, "")
+        guest = password is None
+        hashed = "" if password is None else await self._hash(check_password(password))
+        chosen = clean_name(name, 32) if name else ""
+        player_id = new_player_id()
+        shown = chosen or _guest_name()
+        await self._reserve(shown, player_id)
+        key = sealing.new_key()
+        await self.store.redis.set(self._key_key(player_id), key, nx=True)
+        token, session = self._session("session", list(rules.SCOPES), "sign-up")
+        sealed_name = sealing.seal(key, player_id, shown)
+        sealed_password = sealing.seal(key, player_id, hashed)
+        events = rules.register(Account(), guest, sealed_name, sealed_password)
+        events += rules.open_session(Account(exists=True), session, _now_ms())
+        state = await self._append(player_id, Account(), events)
+        await self._publish(player_id, shown, guest)
+        await self._bind(player_id, token, session)
+        return Signed(state, player_id, shown, token, session)
+
+    async def sign_in(self, name: str, password: str, address: str, label: str) -> Signed:
+        """A new session for a name and its password; a wrong one of either answers the
+        same, in the same time (services.accounts.passwords)."""
+        await self.limits.take("sign_in", address, "")
+        try:
+            key = self._name_key(clean_name(name))
+        except InvalidArgument:  # no such name can exist: the same answer, the same time
+            key = ""
+        held = await self.store.redis.get(key) if key else None
+        player_id = _text(held).partition(" ")[0] if held else ""
+        if player_id:
+            await self.limits.take("sign_in_account", "", player_id)
+        state = await self.load(player_id) if player_id else Account()
+        hashed = await self.opened(player_id, state.password) if state.password else None
+        ok = await asyncio.to_thread(self.passwords.verify, hashed or None, password)
+        if not ok or state.erased or not state.exists:
+            raise Problem(401, "bad_credentials", "that name and password do not match")
+        token, session = self._session("session", list(rules.SCOPES), label)
+        state = await self._decide(player_id, lambda s: rules.open_session(s, session, _now_ms()))
+        await self._bind(player_id, token, session)
+        shown = await self.opened(player_id, state.name) or ""
+        return Signed(state, player_id, shown, token, session)
+
+    async def claim(self, who: Caller, name: str, password: str) -> Account:
+        """A guest takes a name and a password of their own."""
+        chosen = clean_name(name, 32)
+        hashed = await self._hash(check_password(password))
+        before = await self.load(who.player_id)
+        old = await self.opened(who.player_id, before.name)
+        await self._reserve(chosen, who.player_id)
+        key = await self._sealing_key(who.player_id)
+        sealed_name = sealing.seal(key, who.player_id, chosen) if key else ""
+        sealed_password = sealing.seal(key, who.player_id, hashed) if key else ""
+        try:
+            state = await self._decide(
+                who.player_id, lambda s: rules.claim(s, sealed_name, sealed_password)
+            )
+        except Exception:
+            await self.store.redis.delete(self._name_key(chosen))
+            raise
+        if old and look_alike_key(old) != look_alike_key(chosen):
+            await self.store.redis.delete(self._name_key(old))
+        await self._publish(who.player_id, chosen, False)
+        return state
+
+    async def new_token(self, who: Caller, label: str, scopes: list[str]) -> tuple[str, Account]:
+        token, session = self._session("token", scopes, label)
+        state = await self._decide(
+            who.player_id, lambda s: rules.open_session(s, session, _now_ms())
+        )
+        await self._bind(who.player_id, token, session)
+        return token, state
+
+    async def close(self, who: Caller, session_id: str, kind: str) -> None:
+        await self._decide(who.player_id, lambda s: rules.close_session(s, session_id, kind))
+
+    async def sign_out_everywhere(self, who: Caller) -> None:
+        await self._decide(who.player_id, rules.sign_out_everywhere)
+
+    async def take_seat(self, who: Caller, game_id: str, seat: int) -> None:
+        await self._decide(who.player_id, lambda s: rules.take_seat(s, game_id, seat))
+        await self.record_game(who.player_id, game_id)
+
+    async def record_game(self, player_id: str, game_id: str) -> None:
+        await self.store.redis.zadd(self.games_key(player_id), {game_id: _now_ms()})
+
+    async def games(self, player_id: str, limit: int) -> list[tuple[str, int]]:
+        """The player's games, newest first, with when each was added (ms)."""
+        key = self.games_key(player_id)
+        found = await self.store.redis.zrevrange(key, 0, limit - 1, withscores=True)
+        return [(_text(g), int(score)) for g, score in cast(list[tuple[bytes, float]], found)]
+
+    async def erase(self, who: Caller, password: str | None) -> None:
+        """The account and its personal data: its sealing key (so every copy of its name
+        and password hash in the logs reads as nothing), its name, its directory entry,
+        its list of games; every token of it stops working on every gateway."""
+        state = await self.load(who.player_id)
+        if not state.guest:
+            hashed = await self.opened(who.player_id, state.password)
+            ok = await asyncio.to_thread(self.passwords.verify, hashed, password or "")
+            if not ok:
+                raise Problem(401, "bad_credentials", "erasing an account needs its password")
+        name = await self.opened(who.player_id, state.name)
+        await self._decide(who.player_id, rules.erase)
+        pipe = self.store.redis.pipeline(transaction=False)
+        pipe.delete(self._key_key(who.player_id))
+        pipe.hdel(self.directory_key, who.player_id)
+        pipe.delete(self.games_key(who.player_id))
+        if name:
+            pipe.delete(self._name_key(name))
+        await pipe.execute()
+
+    async def _hash(self, password: str) -> str:
+        return await asyncio.to_thread(self.passwords.hash, password)
+
+
+class AccountLimits:
+    """Registrations and sign-in attempts, counted in Redis (shared by every gateway)
+    per address and, for sign-ins, per account: a 429 with Retry-After past the limit."""
+
+    def __init__(self, store: EventStore, per_window: dict[str, int], window_s: int) -> None:
+        self.store, self.per_window, self.window_s = store, per_window, window_s
+
+    async def take(self, what: str, address: str, account: str) -> None:
+        limit = self.per_window[what]
+        now = int(time.time())
+        who = hashlib.sha256(f"{address}\0{account}".encode()).hexdigest()[:24]
+        slot = now // self.window_s
+        key = f"{self.store.settings.key_prefix}:quota:{what}:{slot}:{who}"
+        if await counted(self.store, key, self.window_s + 60) > limit:
+            code, what_of = LIMITED[what]
+            raise Problem(
+                429,
+                code,
+                f"at most {limit} {what_of} per {self.window_s} s: try again later",
+                retry_after=self.window_s - now % self.window_s,
+            )
+
+
+LIMITED = {  # limit -> (problem code, what it counts)
+    "register": ("too_many_registrations", "registrations from one address"),
+    "sign_in": ("too_many_sign_ins", "sign-in attempts from one address"),
+    "sign_in_account": ("too_many_sign_ins", "sign-in attempts for one account"),
+}
+
+
+def _text(raw: Any) -> str:
+    return raw.decode() if isinstance(raw, bytes) else str(raw)
+
+
+def _guest_name() -> str:
+    return f"Guest {secrets.randbelow(900_000) + 100_000}"
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def account_json(state: Account, player_id: str, name: str, now_ms: int) -> dict[str, Any]:
+    return {
+        "player_id": player_id,
+        "name": name,
+        "guest": state.guest,
+        "created_ms": state.created_ms,
+        "sessions": [
+            _session_json(s) for s in state.sessions if s.kind == "session" and s.live(now_ms)
+        ],
+        "tokens": [_session_json(s) for s in state.sessions if s.kind == "token"],
+    }
+
+
+def _session_json(s: rules.Session) -> dict[str, Any]:
+    return {
+        "id": s.session_id,
+        "label": s.label,
+        "scopes": list(s.scopes),
+        "opened_ms": s.opened_ms,
+        "expires_ms": s.expires_ms,
+    }
+
+
+__all__ = ["TYPES", "AccountLimits", "Accounts", "Signed", "account_json"]

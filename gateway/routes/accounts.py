@@ -1,0 +1,246 @@
+"""Accounts, sessions and players (docs/accounts.md)."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
+
+from gateway.account_models import (
+    Account,
+    ClaimName,
+    EraseAccount,
+    MyGames,
+    NewToken,
+    Player,
+    Register,
+    SignedIn,
+    SignIn,
+    TokenIssued,
+)
+from gateway.accounts import PLAYER_ID_PATTERN, Signed, account_json
+from gateway.auth import caller, clients, player
+from gateway.clients import Clients
+from gateway.openapi import TOKEN_REQUIRED
+from gateway.problems import Problem
+from gateway.tokens import Caller
+from services.kernel.errors import RuleViolation
+from services.kernel.game import SPECTATOR
+
+router = APIRouter(tags=["accounts"])
+ClientsDep = Annotated[Clients, Depends(clients)]
+CallerDep = Annotated[Caller, Depends(caller)]
+PlayerId = Annotated[str, Path(pattern=PLAYER_ID_PATTERN, description="a player's id")]
+PROBLEMS: dict[int | str, dict[str, Any]] = {
+    code: {"description": text, "content": {"application/problem+json": {}}}
+    for code, text in [
+        (401, "no, a wrong or a revoked token; or a name and password that do not match"),
+        (403, "the token lacks the scope this needs"),
+        (404, "no such player"),
+        (409, "the name (or one that looks like it) is taken"),
+        (422, "invalid request (code in the body)"),
+        (429, "too many registrations or sign-in attempts (Retry-After)"),
+    ]
+}
+
+
+def signed_in(s: Signed) -> SignedIn:
+    return SignedIn(
+        player_id=s.player_id,
+        name=s.name,
+        guest=s.account.guest,
+        token=s.token,
+        session_id=s.session.session_id,
+        expires_ms=s.session.expires_ms,
+    )
+
+
+@router.post("/v1/accounts", status_code=201, response_model=SignedIn, responses=PROBLEMS)
+async def register(body: Register, c: ClientsDep, request: Request) -> SignedIn:
+    """A new account, signed in: with a name and a password, or as a guest (no
+    password) who may claim a name later. The answer's token is this session's bearer
+    token (shown once)."""
+    address = request.state.client_address
+    return signed_in(await c.accounts.register(body.name, body.password, address))
+
+
+@router.post("/v1/sessions", status_code=201, response_model=SignedIn, responses=PROBLEMS)
+async def sign_in(body: SignIn, c: ClientsDep, request: Request) -> SignedIn:
+    """Sign in: a new session (its bearer token acts for every seat you hold, from any
+    device). A wrong name or password answers 401 ``bad_credentials`` either way."""
+    address = request.state.client_address
+    label = body.label or request.headers.get("user-agent", "")[:64]
+    return signed_in(await c.accounts.sign_in(body.name, body.password, address, label))
+
+
+@router.delete(
+    "/v1/sessions/current",
+    status_code=204,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def sign_out(c: ClientsDep, who: CallerDep) -> Response:
+    """Sign out: the token you send stops working at once, on every gateway (an API
+    token sent here is revoked)."""
+    me = player(who, "read")
+    session = (await c.accounts.load(me.player_id)).session(me.session_id)
+    if session is not None:
+        await c.accounts.close(me, me.session_id, session.kind)
+    return Response(status_code=204)
+
+
+@router.delete("/v1/sessions", status_code=204, responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED)
+async def sign_out_everywhere(c: ClientsDep, who: CallerDep) -> Response:
+    """Close every sign-in session of your account, this one too (personal API tokens
+    stay: revoke each on its own)."""
+    await c.accounts.sign_out_everywhere(player(who, "account"))
+    return Response(status_code=204)
+
+
+@router.delete(
+    "/v1/accounts/me/sessions/{session_id}",
+    status_code=204,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def close_session(
+    session_id: Annotated[str, Path(pattern="^[0-9a-f]{16}$")], c: ClientsDep, who: CallerDep
+) -> Response:
+    """Sign out one of your sessions (another device, say)."""
+    try:
+        await c.accounts.close(player(who, "account"), session_id, "session")
+    except RuleViolation as error:  # the rules' no_session reads as a 404 here
+        if error.code == "no_session":
+            raise Problem(404, "no_session", "no such session on your account") from None
+        raise
+    return Response(status_code=204)
+
+
+@router.get(
+    "/v1/accounts/me", response_model=Account, responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED
+)
+async def me(c: ClientsDep, who: CallerDep) -> dict[str, Any]:
+    """Your account: name, open sessions and personal API tokens."""
+    me = player(who, "read")
+    state = await c.accounts.load(me.player_id)
+    name = await c.accounts.opened(me.player_id, state.name) or ""
+    return account_json(state, me.player_id, name, int(time.time() * 1000))
+
+
+@router.post(
+    "/v1/accounts/me/claim",
+    response_model=Account,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def claim_name(body: ClaimName, c: ClientsDep, who: CallerDep) -> dict[str, Any]:
+    """A guest takes a name and a password: the same account (its games, its seats),
+    now one you can sign in to from anywhere."""
+    me = player(who, "account")
+    state = await c.accounts.claim(me, body.name, body.password)
+    name = await c.accounts.opened(me.player_id, state.name) or ""
+    return account_json(state, me.player_id, name, int(time.time() * 1000))
+
+
+@router.post(
+    "/v1/accounts/me/tokens",
+    status_code=201,
+    response_model=TokenIssued,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def new_token(body: NewToken, c: ClientsDep, who: CallerDep) -> TokenIssued:
+    """A personal API token for a script or an external bot: ``play`` acts at your
+    seats and creates and joins games; ``read`` reads your account and games. It lives
+    until you revoke it; it never manages the account."""
+    scopes = sorted(set(body.scopes))
+    token, state = await c.accounts.new_token(player(who, "account"), body.label, list(scopes))
+    issued = state.sessions[-1]
+    return TokenIssued(id=issued.session_id, label=issued.label, scopes=scopes, token=token)
+
+
+@router.delete(
+    "/v1/accounts/me/tokens/{token_id}",
+    status_code=204,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def revoke_token(
+    token_id: Annotated[str, Path(pattern="^[0-9a-f]{16}$")], c: ClientsDep, who: CallerDep
+) -> Response:
+    """Revoke a personal API token: it stops working at once, on every gateway."""
+    try:
+        await c.accounts.close(player(who, "account"), token_id, "token")
+    except RuleViolation as error:
+        if error.code == "no_session":
+            raise Problem(404, "no_token", "no such token on your account") from None
+        raise
+    return Response(status_code=204)
+
+
+@router.post(
+    "/v1/accounts/me/erase", status_code=204, responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED
+)
+async def erase(body: EraseAccount, c: ClientsDep, who: CallerDep) -> Response:
+    """Erase your account (send its password; a guest sends none): your name leaves
+    every view, lobby and replay, your tokens stop working, and the name is free
+    again. Games you played keep an anonymous player in your seat (docs/accounts.md)."""
+    await c.accounts.erase(player(who, "account"), body.password)
+    return Response(status_code=204)
+
+
+@router.get(
+    "/v1/accounts/me/games",
+    response_model=MyGames,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def my_games(
+    c: ClientsDep, who: CallerDep, limit: Annotated[int, Query(ge=1, le=200)] = 50
+) -> dict[str, Any]:
+    """The games you hold a seat in, newest first, live and finished, with whether it
+    is your turn."""
+    me = player(who, "read")
+    added = dict(await c.accounts.games(me.player_id, limit))
+    ids = list(added)
+    summaries = await c.read_models.summaries(await c.generation(), ids)
+    seats = await c.tokens.players(ids)
+    out = []
+    for game_id in ids:
+        seat = next((s for s, p in seats[game_id].items() if p == me.player_id), -1)
+        if seat < 0:
+            continue
+        summary = summaries.get(game_id) or await unprojected(c, game_id, added[game_id])
+        status = summary["status"]
+        out.append(
+            {
+                "game_id": game_id,
+                "game": summary["game"],
+                "seat": seat,
+                "over": status["over"],
+                "to_act": status["to_act"],
+                "your_turn": not status["over"] and seat in status["to_act"],
+                "created_ms": summary["created_ms"],
+                "updated_ms": summary["updated_ms"],
+            }
+        )
+    return {"games": out}
+
+
+async def unprojected(c: Clients, game_id: str, added_ms: int) -> dict[str, Any]:
+    """A game the projection has not stored yet (a moment after its creation): its
+    status from the engine."""
+    engine = await c.engine_for(game_id)
+    _, view, _ = await engine.view(game_id, SPECTATOR)
+    game = await c.game_type(game_id)
+    return {"game": game, "status": view["status"], "created_ms": added_ms, "updated_ms": added_ms}
+
+
+@router.get("/v1/players/{player_id}", response_model=Player, responses=PROBLEMS)
+async def player_page(player_id: PlayerId, c: ClientsDep) -> dict[str, Any]:
+    """A player's public profile."""
+    entry = await c.accounts.directory_entry(player_id)
+    if entry is None:
+        raise Problem(404, "no_player", f"no player {player_id}")
+    return {"player_id": player_id, **entry}

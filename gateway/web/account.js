@@ -1,0 +1,186 @@
+// The account page (#/account): sign in, create an account or play as a guest; once
+// signed in, your games, your sessions and API tokens, claiming a name, signing out.
+// docs/accounts.md describes the API.
+
+import { account, api, el, setAccount, toast } from "/static/api.js";
+
+export async function renderAccount(show) {
+  const me = account();
+  if (!me) return show(...signedOut(show));
+  let mine;
+  try {
+    mine = await api("GET", "/v1/accounts/me", undefined, me.token);
+  } catch (e) {
+    if (e.status === 401) {
+      setAccount(null);
+      return show(...signedOut(show));
+    }
+    throw e;
+  }
+  const games = await api("GET", "/v1/accounts/me/games", undefined, me.token);
+  show(
+    el("h1", {}, mine.name),
+    mine.guest ? claimForm(me, show) : null,
+    el("h2", {}, "Your games"),
+    gameList(games.games),
+    el("h2", {}, "Signed in on"),
+    sessionList(mine.sessions, me, show),
+    el(
+      "div",
+      { class: "row" },
+      button("Sign out", "sign-out", async () => {
+        await api("DELETE", "/v1/sessions/current", undefined, me.token);
+        setAccount(null);
+        renderAccount(show);
+      }),
+      button("Sign out everywhere", "sign-out-everywhere", async () => {
+        await api("DELETE", "/v1/sessions", undefined, me.token);
+        setAccount(null);
+        renderAccount(show);
+      }),
+    ),
+    el(
+      "p",
+      { class: "muted" },
+      "Personal API tokens for scripts and bots: POST /v1/accounts/me/tokens (see ",
+      el("a", { href: "/docs" }, "the API"),
+      ").",
+    ),
+  );
+}
+
+function button(text, id, action) {
+  return el(
+    "button",
+    {
+      type: "button",
+      id,
+      onclick: async () => {
+        try {
+          await action();
+        } catch (e) {
+          toast(e.message);
+        }
+      },
+    },
+    text,
+  );
+}
+
+function field(id, label, attrs) {
+  return el(
+    "div",
+    { class: "row" },
+    el("label", { for: id }, label),
+    el("input", { id, name: id, required: true, ...attrs }),
+  );
+}
+
+function signedOut(show) {
+  const signIn = el(
+    "form",
+    { id: "sign-in", onsubmit: (e) => submit(e, "/v1/sessions", show) },
+    el("h2", {}, "Sign in"),
+    field("sign-in-name", "Name", { autocomplete: "username", maxlength: 64 }),
+    field("sign-in-password", "Password", {
+      type: "password",
+      autocomplete: "current-password",
+    }),
+    el("button", { class: "primary", type: "submit" }, "Sign in"),
+  );
+  const register = el(
+    "form",
+    { id: "register", onsubmit: (e) => submit(e, "/v1/accounts", show) },
+    el("h2", {}, "Create an account"),
+    field("register-name", "Name", { autocomplete: "username", maxlength: 32 }),
+    field("register-password", "Password (8 or more characters)", {
+      type: "password",
+      autocomplete: "new-password",
+      minlength: 8,
+    }),
+    el("button", { class: "primary", type: "submit" }, "Create account"),
+  );
+  const guest = el(
+    "p",
+    {},
+    button("Play as a guest", "guest", async () => {
+      setAccount(await api("POST", "/v1/accounts", {}));
+      location.hash = "#/";
+    }),
+    el("span", { class: "muted" }, " (you can claim a name later)"),
+  );
+  return [el("h1", {}, "Your account"), signIn, register, guest];
+}
+
+async function submit(event, path, show) {
+  event.preventDefault();
+  const form = event.target;
+  const [name, password] = [...form.querySelectorAll("input")].map((i) => i.value);
+  try {
+    setAccount(await api("POST", path, { name, password }));
+    renderAccount(show);
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+function claimForm(me, show) {
+  return el(
+    "form",
+    {
+      id: "claim",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const [name, password] = [...event.target.querySelectorAll("input")].map((i) => i.value);
+        try {
+          const claimed = await api("POST", "/v1/accounts/me/claim", { name, password }, me.token);
+          setAccount({ ...me, name: claimed.name, guest: false });
+          renderAccount(show);
+        } catch (e) {
+          toast(e.message);
+        }
+      },
+    },
+    el("p", {}, "You play as a guest. Choose a name and a password to keep this account."),
+    field("claim-name", "Name", { maxlength: 32 }),
+    field("claim-password", "Password", { type: "password", minlength: 8 }),
+    el("button", { class: "primary", type: "submit" }, "Keep this account"),
+  );
+}
+
+function gameList(games) {
+  if (!games.length) return el("p", { class: "muted" }, "No games yet.");
+  return el(
+    "ul",
+    { id: "my-games" },
+    games.map((g) =>
+      el(
+        "li",
+        {},
+        el("a", { href: `#/games/${g.game_id}` }, `${g.game} (seat ${g.seat})`),
+        " ",
+        g.over ? "finished" : g.your_turn ? el("strong", {}, "your turn") : "waiting",
+      ),
+    ),
+  );
+}
+
+function sessionList(sessions, me, show) {
+  return el(
+    "ul",
+    { id: "sessions" },
+    sessions.map((s) =>
+      el(
+        "li",
+        {},
+        `${s.label || "a browser"}, since ${new Date(s.opened_ms).toLocaleString()} `,
+        s.id === me.session_id
+          ? el("span", { class: "muted" }, "(this one)")
+          : button("Sign out", undefined, async () => {
+              await api("DELETE", `/v1/accounts/me/sessions/${s.id}`, undefined, me.token);
+              renderAccount(show);
+            }),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,196 @@
+"""An account's rules: state + command -> events, state + event -> state. Pure: the
+service seals names, hashes passwords, draws ids and tokens, and passes the time in.
+
+Bounded by design: an account holds at most MAX_SESSIONS sign-ins (the oldest closes
+when one more opens) and MAX_TOKENS personal API tokens, and a fold forgets sessions
+that expired before the event it folds."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from services.accounts.events import (
+    TYPES,
+    Erased,
+    NameClaimed,
+    Registered,
+    SeatTaken,
+    SessionClosed,
+    SessionOpened,
+    SignedOutEverywhere,
+)
+from services.kernel.errors import InvalidArgument, RuleViolation
+from services.kernel.game import Event
+
+# read: my games, my account; play: act at my seats, create and join games;
+# account: manage the account itself (tokens, sign-out everywhere, erasure).
+SCOPES = ("read", "play", "account")
+TOKEN_SCOPES = ("read", "play")  # a personal API token never manages the account
+MAX_SESSIONS = 50
+MAX_TOKENS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    session_id: str
+    kind: str  # "session" | "token"
+    token_hash: str
+    scopes: tuple[str, ...]
+    label: str
+    expires_ms: int  # 0: never
+    opened_ms: int
+
+    def live(self, now_ms: int) -> bool:
+        return self.expires_ms == 0 or self.expires_ms > now_ms
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    version: int = 0
+    exists: bool = False
+    guest: bool = False
+    name: str = ""  # sealed
+    password: str = ""  # sealed
+    erased: bool = False
+    created_ms: int = 0
+    sessions: tuple[Session, ...] = ()
+
+    def session(self, session_id: str) -> Session | None:
+        return next((s for s in self.sessions if s.session_id == session_id), None)
+
+
+# -- deciding ---------------------------------------------------------------------------
+
+
+def _live(state: Account) -> None:
+    if not state.exists:
+        raise RuleViolation("there is no such account", "no_account")
+    if state.erased:
+        raise RuleViolation("this account was erased", "account_erased")
+
+
+def register(state: Account, guest: bool, name: str, password: str) -> list[Any]:
+    if state.exists:
+        raise RuleViolation("this account exists already", "account_exists")
+    if not guest and not password:
+        raise InvalidArgument("a registered account needs a password", "bad_password")
+    return [Registered(guest, name, "" if guest else password)]
+
+
+def claim(state: Account, name: str, password: str) -> list[Any]:
+    _live(state)
+    if not state.guest:
+        raise RuleViolation("only a guest account claims a name", "not_a_guest")
+    return [NameClaimed(name, password)]
+
+
+def open_session(
+    state: Account,
+    session: SessionOpened,
+    now_ms: int,
+) -> list[Any]:
+    """A sign-in or an API token; at the sign-in limit the oldest sign-in closes."""
+    _live(state)
+    allowed = SCOPES if session.kind == "session" else TOKEN_SCOPES
+    bad = sorted(set(session.scopes) - set(allowed))
+    if bad or not session.scopes:
+        raise InvalidArgument(
+            f"scopes are some of {', '.join(allowed)}; not {', '.join(bad) or 'none'}",
+            "bad_scope",
+        )
+    live = [s for s in state.sessions if s.kind == session.kind and s.live(now_ms)]
+    if session.kind == "token" and len(live) >= MAX_TOKENS:
+        raise RuleViolation(f"at most {MAX_TOKENS} API tokens: revoke one first", "too_many_tokens")
+    events: list[Any] = []
+    if session.kind == "session" and len(live) >= MAX_SESSIONS:
+        oldest = min(live, key=lambda s: s.opened_ms)
+        events.append(SessionClosed(oldest.session_id))
+    return [*events, session]
+
+
+def close_session(state: Account, session_id: str, kind: str) -> list[Any]:
+    _live(state)
+    found = state.session(session_id)
+    if found is None or found.kind != kind:
+        raise RuleViolation(f"no {kind} {session_id} on this account", "no_session")
+    return [SessionClosed(session_id)]
+
+
+def sign_out_everywhere(state: Account) -> list[Any]:
+    _live(state)
+    return [SignedOutEverywhere()]
+
+
+def take_seat(state: Account, game_id: str, seat: int) -> list[Any]:
+    _live(state)
+    return [SeatTaken(game_id, seat)]
+
+
+def erase(state: Account) -> list[Any]:
+    _live(state)
+    return [Erased()]
+
+
+def closed_by(state: Account, events: Iterable[Any]) -> list[Session]:
+    """The sessions (and tokens) these events end: their tokens must stop working."""
+    ended: list[Session] = []
+    for e in events:
+        if isinstance(e, SessionClosed):
+            ended += [s for s in state.sessions if s.session_id == e.session_id]
+        elif isinstance(e, SignedOutEverywhere):
+            ended += [s for s in state.sessions if s.kind == "session"]
+        elif isinstance(e, Erased):
+            ended += list(state.sessions)
+    return ended
+
+
+# -- folding ----------------------------------------------------------------------------
+
+
+def evolve(state: Account, typed: Any, time_ms: int) -> Account:
+    state = dataclasses.replace(state, version=state.version + 1)
+    if isinstance(typed, Registered):
+        return dataclasses.replace(
+            state,
+            exists=True,
+            guest=typed.guest,
+            name=typed.name,
+            password=typed.password,
+            created_ms=time_ms,
+        )
+    if isinstance(typed, NameClaimed):
+        return dataclasses.replace(state, guest=False, name=typed.name, password=typed.password)
+    if isinstance(typed, SessionOpened):
+        opened = Session(
+            typed.session_id,
+            typed.kind,
+            typed.token_hash,
+            tuple(typed.scopes),
+            typed.label,
+            typed.expires_ms,
+            time_ms,
+        )
+        kept = tuple(s for s in state.sessions if s.live(time_ms))
+        return dataclasses.replace(state, sessions=(*kept, opened))
+    if isinstance(typed, SessionClosed):
+        kept = tuple(s for s in state.sessions if s.session_id != typed.session_id)
+        return dataclasses.replace(state, sessions=kept)
+    if isinstance(typed, SignedOutEverywhere):
+        kept = tuple(s for s in state.sessions if s.kind != "session")
+        return dataclasses.replace(state, sessions=kept)
+    if isinstance(typed, Erased):
+        return dataclasses.replace(state, erased=True, name="", password="", sessions=())
+    if isinstance(typed, SeatTaken):
+        return state
+    raise TypeError(f"no fold for {type(typed).__name__}")
+
+
+def fold(stored: Sequence[tuple[Event, int]], state: Account | None = None) -> Account:
+    """The account after its stored events, each with its time."""
+    state = state or Account()
+    for event, time_ms in stored:
+        state = evolve(state, TYPES.parse(event), time_ms)
+    return state
