@@ -35,6 +35,7 @@ from services.accounts.rules import Account
 from services.core.codec import dumps, loads, to_domain
 from services.core.errors import VersionConflict
 from services.core.eventstore import EventStore, NewEvent
+from services.core.seating import player_games_key
 from services.kernel.errors import InvalidArgument
 from services.kernel.events import payload
 from services.kernel.names import clean_name, look_alike_key
@@ -93,7 +94,7 @@ class Accounts:
         return f"{self._prefix}:pii:{player_id}"
 
     def games_key(self, player_id: str) -> str:
-        return f"{self._prefix}:player:{player_id}:games"
+        return player_games_key(self.store, player_id)
 
     # -- reading ----------------------------------------------------------------------
 
@@ -337,6 +338,7 @@ LIMITED = {  # limit -> (problem code, what it counts)
     "register": ("too_many_registrations", "registrations from one address"),
     "sign_in": ("too_many_sign_ins", "sign-in attempts from one address"),
     "sign_in_account": ("too_many_sign_ins", "sign-in attempts for one account"),
+    "queue_join": ("too_many_queue_joins", "quick-play joins for one account"),
 }
 
 

@@ -24,6 +24,10 @@ from services.core.eventstore import EventStore, check_game_id, open_store
 from services.core.transport import EngineClient, typed_error
 from services.projection.readmodels import ReadModels
 from services.projection.streams import STREAMS
+from services.quickplay.queue import Queue
+from services.ratings.boards import Boards
+from services.ratings.follow import boards_of
+from services.ratings.rules import BOT_PREFIX
 
 
 @dataclass
@@ -39,6 +43,8 @@ class Clients:
     quota: CreateQuota
     joins: JoinLimits
     accounts: Accounts
+    boards: Boards
+    queue: Queue
     recent_views: RecentViews = field(default_factory=RecentViews)
     _gen: tuple[float, int] = field(default=(0.0, 1))
 
@@ -74,6 +80,8 @@ class Clients:
             CreateQuota(store, settings.creates_per_hour),
             JoinLimits(store, settings.joins_per_address, settings.joins_per_minute),
             accounts(store, tokens, settings),
+            boards_of(store, settings.ratings),
+            Queue(store),
         )
 
     async def names(self, game_ids: list[str]) -> dict[str, dict[int, str]]:
@@ -84,6 +92,14 @@ class Clients:
             g: {seat: names.get(p, "") for seat, p in players.items()}
             for g, players in seated.items()
         }
+
+    async def player_names(self, players: list[str]) -> dict[str, str]:
+        """Names of rated players: an account's name now, a bot level's own."""
+        names = await self.accounts.names([p for p in players if not p.startswith(BOT_PREFIX)])
+        for p in players:
+            if p.startswith(BOT_PREFIX):
+                names[p] = f"Bot ({p[len(BOT_PREFIX) :]})"
+        return names
 
     async def close(self) -> None:
         await self.live.close()
@@ -148,6 +164,7 @@ def accounts(store: EventStore, tokens: SeatTokens, settings: GatewaySettings) -
             "register": settings.registrations_per_window,
             "sign_in": settings.sign_ins_per_window,
             "sign_in_account": settings.sign_ins_per_account,
+            "queue_join": settings.queue_joins_per_window,
         },
         settings.account_window_s,
     )

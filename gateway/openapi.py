@@ -277,6 +277,11 @@ def typed_streams(schema: dict[str, Any]) -> None:
             "type (or `view`), `data:` the event (or a ViewFrame) as JSON; a `: ping` "
             "comment keeps a quiet stream open",
         },
+        "/v1/quickplay/stream": {
+            "$ref": "#/components/schemas/QueueTicket",
+            "description": "Server-Sent Events: `event: queue`, `data:` your ticket as JSON, "
+            "at once and at every change",
+        },
         "/v1/tournaments/{tournament_id}/events/stream": {
             "$ref": "#/components/schemas/Event",
             "description": "Server-Sent Events: `id:` the event's version, `event:` its "

@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import NoDecode
 
-from services.core.settings import Env, StoreSettings
+from services.core.settings import Env, RatingSettings, StoreSettings
 from services.targets import engine_targets, projection_target
 
 # A comma-separated list in the environment, e.g. RAFFE_CORS_ORIGINS=https://a,https://b
@@ -18,6 +18,7 @@ class GatewaySettings(Env):
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=0, le=65535)
     store: StoreSettings = Field(default_factory=StoreSettings)
+    ratings: RatingSettings = Field(default_factory=RatingSettings)
     cors_origins: Names = Field(default_factory=lambda: ["*"])
     max_body_bytes: int = Field(64 * 1024, ge=1)
     rate_per_token: float = Field(20.0, gt=0)  # requests per second, bursts of twice that
@@ -36,6 +37,8 @@ class GatewaySettings(Env):
     streams_per_address: int = Field(20, ge=1)  # live (SSE) streams at once per address
     max_streams: int = Field(10_000, ge=1)  # live streams at once on this gateway
     session_ttl_s: int = Field(30 * 24 * 3600, ge=60)  # a sign-in lasts this long
+    quickplay_bots_after_s: float = Field(30.0, ge=0, le=3600)  # the matchmaker's (bots)
+    queue_joins_per_window: int = Field(60, ge=1)  # quick-play joins per account and window
     # Per RAFFE_ACCOUNT_WINDOW_S: registrations and sign-in attempts from one address,
     # and sign-in attempts for one account (gateway.accounts.AccountLimits).
     account_window_s: int = Field(600, ge=1)

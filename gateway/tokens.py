@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from services.core.eventstore import EventStore
 from services.core.lru import BytesLRU
+from services.core.seating import bind_players_calls, players_in, seats_key
 
 SEAT_LIMIT = 1000  # seats of a game are below; a tournament's player tokens above
 
@@ -88,7 +89,7 @@ class SeatTokens:
         self._seated: BytesLRU[tuple[str, str], int] = BytesLRU(SEATED_BYTES)
 
     def _seats_key(self, game_id: str) -> str:
-        return self.store.keys.game(game_id) + ":seats"
+        return seats_key(self.store, game_id)
 
     def token_key(self, digest: str) -> str:
         return f"{self.store.settings.key_prefix}:token:{digest}"
@@ -163,9 +164,7 @@ class SeatTokens:
         of a game and each seat one player; per seat, whether it is now that player's."""
         seats = self._seats_key(game_id)
         pipe = self.store.redis.pipeline(transaction=False)
-        for seat, player in players.items():
-            pipe.hsetnx(seats, f"seat-of:{player}", seat)
-            pipe.hsetnx(seats, f"player:{seat}", player)
+        bind_players_calls(pipe, seats, players)
         pipe.hgetall(seats)
         current = (await pipe.execute())[-1]
         return {
@@ -192,12 +191,8 @@ class SeatTokens:
         pipe = self.store.redis.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.hgetall(self._seats_key(game_id))
-        out: dict[str, dict[int, str]] = {}
-        for game_id, raw in zip(game_ids, await pipe.execute(), strict=True):
-            out[game_id] = {
-                int(k.decode()[7:]): v.decode() for k, v in raw.items() if k.startswith(b"player:")
-            }
-        return out
+        replies = await pipe.execute()
+        return {g: players_in(raw) for g, raw in zip(game_ids, replies, strict=True)}
 
     async def rotate(self, caller: Caller) -> str:
         """A new token for the caller's seat; the caller's token is revoked at once, on

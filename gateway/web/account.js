@@ -20,6 +20,11 @@ export async function renderAccount(show) {
   const games = await api("GET", "/v1/accounts/me/games", undefined, me.token);
   show(
     el("h1", {}, mine.name),
+    el(
+      "p",
+      {},
+      el("a", { href: `#/players/${me.player_id}`, id: "my-page" }, "Your ratings and rated games"),
+    ),
     mine.guest ? claimForm(me, show) : null,
     el("h2", {}, "Your games"),
     gameList(games.games),

@@ -15,6 +15,8 @@ import {
   toast,
 } from "/static/api.js";
 import { allEvents, latestMove, moveLog, movesOf, namer, tell } from "/static/moves.js";
+import { quickPlayBox } from "/static/quickplay.js";
+import { renderLeaderboard, renderPlayer } from "/static/ratings.js";
 import { renderRules, rulesLink } from "/static/rules.js";
 import { renderTournament, renderTournaments } from "/static/tournaments.js";
 
@@ -50,6 +52,8 @@ const ROUTES = [
   [/^#\/tournaments$/, () => renderTournaments(show, gameTypes)],
   [/^#\/rules(?:\/([\w-]+))?$/, (game) => renderRules(game, show)],
   [/^#\/account$/, () => renderAccount(show)],
+  [/^#\/leaderboards(?:\/([\w-]+))?(?:\?.*)?$/, (game) => renderLeaderboard(game, show, gameTypes)],
+  [/^#\/players\/([\w:-]+)$/, (id) => renderPlayer(id, show, gameTypes)],
   [/^.*$/, () => lobbyPage()],
 ];
 
@@ -388,7 +392,7 @@ async function lobbyPage() {
       list,
     ),
   );
-  show(el("section", {}, form), games);
+  show(quickPlayBox(types, setLeave), el("section", {}, form), games);
   const { games: found } = await api("GET", "/v1/games?limit=30");
   const titles = Object.fromEntries(types.map((t) => [t.name, t.title]));
   for (const g of found) {

@@ -1,4 +1,5 @@
-"""python -m services.bots: the bot runner (and timer driver)."""
+"""python -m services.bots: the bot runner (and timer driver) and the quick-play
+matchmaker."""
 
 import asyncio
 import logging
@@ -11,6 +12,7 @@ from services.core.loop import run
 from services.core.metrics import start_metrics
 from services.core.settings import BotSettings, ServiceSettings
 from services.core.transport import EngineClient
+from services.quickplay.matchmaker import Matchmaker
 from services.targets import engine_targets
 
 
@@ -20,12 +22,20 @@ async def main() -> None:
     settings = ServiceSettings.from_env(default_port=50071)
     store = await open_store(settings.store)
     engines = {name: EngineClient.connect(t) for name, t in engine_targets().items()}
-    runner = BotRunner(store, engines, settings.lease_ms, BotSettings().bot_pace_ms)
+    bots = BotSettings()
+    runner = BotRunner(store, engines, settings.lease_ms, bots.bot_pace_ms)
+    # The quick-play matchmaker runs beside it (one at a time across replicas: a lease).
+    matchmaker = Matchmaker(store, engines, bots.quickplay_bots_after_s, settings.lease_ms)
     loop = asyncio.get_running_loop()
+
+    def stop() -> None:  # one handler per signal: a second would replace the first
+        runner.stopping.set()
+        matchmaker.stopping.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, runner.stopping.set)
+        loop.add_signal_handler(sig, stop)
     logging.getLogger("bots").info("running")
-    await runner.run()
+    await asyncio.gather(runner.run(), matchmaker.run())
     for engine in engines.values():
         await engine.close()
     await store.redis.aclose()

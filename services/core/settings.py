@@ -40,6 +40,18 @@ class StoreSettings(Env):
         return cls()
 
 
+class RatingSettings(Env):
+    """Ratings and leaderboards (docs/ratings.md): seasons of ``season_days`` from
+    ``season_start`` (a UTC date); a player is provisional, and off the leaderboards,
+    for their first ``provisional_games`` rated games of a kind. Read by the projection
+    (which folds the boards) and the gateway alike; changing them takes a rebuild of the
+    boards (``python -m services.projection rebuild`` draws them again)."""
+
+    season_start: str = Field("2026-01-01", pattern=r"^\d{4}-\d{2}-\d{2}$")
+    season_days: int = Field(30, ge=1)
+    provisional_games: int = Field(5, ge=1)
+
+
 class ServiceSettings(Env):
     """What every gRPC service needs besides the store."""
 
@@ -50,6 +62,7 @@ class ServiceSettings(Env):
     cache_mb: int = Field(128, ge=1)
     # How long a worker's lease on a partition lasts without renewal (projection, runners).
     lease_ms: int = Field(5000, ge=100)
+    ratings: RatingSettings = Field(default_factory=RatingSettings)
 
     @classmethod
     def from_env(cls, default_port: int) -> ServiceSettings:
@@ -63,6 +76,9 @@ class BotSettings(Env):
     benchmarks and tests."""
 
     bot_pace_ms: int = Field(1000, ge=0, le=60_000)
+    # Quick play (docs/quickplay.md): a player waits at most this long before bots fill
+    # the seats nobody near their rating took (read by the gateway too, for its estimate).
+    quickplay_bots_after_s: float = Field(30.0, ge=0, le=3600)
 
 
 def env_names(settings: type[BaseSettings]) -> set[str]:

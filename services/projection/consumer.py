@@ -13,6 +13,7 @@ from services.core.worker import Batch, PartitionWorker
 from services.projection.archive import Archiver
 from services.projection.folding import Folded, Folder, model
 from services.projection.readmodels import ReadModels, Save
+from services.ratings.rater import Rater
 
 log = logging.getLogger(__name__)
 EVENTS = Counter("raffe_projection_events_total", "Events folded into read models")
@@ -35,6 +36,7 @@ class Projector(PartitionWorker):
         self.models = ReadModels(store)
         self.folder = Folder(store, cache_bytes)
         self.archiver = Archiver(store, store.settings.retain_finished_s)
+        self.rater = Rater(store)
         self.gen = 1
         self._gen_checked = 0.0
         self._archived_at = 0.0
@@ -68,11 +70,22 @@ class Projector(PartitionWorker):
         saves = []
         for p, (fence, events) in batches.items():
             touched = await fold_batch(self.folder, events)
+            await self.rate_ended(events, touched)
             games = [model(gid, f) for gid, f in touched.items()]
             saves.append(Save(p, str(fence), events[-1].position, games))
             EVENTS.inc(len(events))
         results = await self.models.save_many(self.gen, saves)
         return {s.partition: r != "fenced" for s, r in zip(saves, results, strict=True)}
+
+    async def rate_ended(self, events: list[StoredEvent], touched: dict[str, Folded]) -> None:
+        """Rate the games that ended in this batch (services.ratings: once per game, so a
+        batch seen again rates nothing twice)."""
+        for e in events:
+            folded = touched.get(e.game_id)
+            if e.type == "GameEnded" and folded is not None and folded.version == e.version:
+                await self.rater.rate(
+                    e.game_id, folded.game, folded.created, folded.state, e.time_ms
+                )
 
 
 async def fold_batch(folder: Folder, events: list[StoredEvent]) -> dict[str, Folded]:

@@ -22,6 +22,7 @@ from services.core.server import guard
 from services.core.settings import ServiceSettings
 from services.projection.consumer import Projector
 from services.projection.streams import STREAMS
+from services.ratings.follow import boards_of, follow_ratings
 
 log = logging.getLogger("projection")
 SERVICE = projection_pb2.DESCRIPTOR.services_by_name["Projection"].full_name
@@ -78,6 +79,7 @@ async def serve() -> None:
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     projector = Projector(store, settings.lease_ms, settings.cache_mb * 1024 * 1024)
     worker = asyncio.create_task(projector.run())
+    boards = asyncio.create_task(follow_ratings(boards_of(store, settings.ratings)))
     log.info("serving", extra={"port": settings.port})
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -87,6 +89,7 @@ async def serve() -> None:
         [worker, asyncio.create_task(stopping.wait())], return_when="FIRST_COMPLETED"
     )
     projector.stopping.set()
+    boards.cancel()
     await health_servicer.enter_graceful_shutdown()
     await server.stop(5)
     await worker

@@ -23,6 +23,8 @@ def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
         RAFFE_JOINS_PER_ADDRESS="1000",
         RAFFE_REGISTRATIONS_PER_WINDOW="1000",
         RAFFE_SIGN_INS_PER_WINDOW="1000",
+        RAFFE_PROVISIONAL_GAMES="1",
+        RAFFE_QUICKPLAY_BOTS_AFTER_S="3",
     ) as s:
         yield s
 

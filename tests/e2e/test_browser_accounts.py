@@ -5,21 +5,28 @@ ends the first browser's session too. The account page passes axe-core."""
 
 from __future__ import annotations
 
+import json
 import secrets
+import threading
+from typing import Any
 
+import httpx
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import Select
 
 from tests.e2e.browser import (
     accessibility_problems,
     browser,
     click,
     find,
+    game_id_of,
     needs_chromium,
     status,
     wait_for,
 )
-from tests.e2e.system import System
+from tests.e2e.players import play_seat
+from tests.e2e.system import System, wait_over
 from tests.e2e.test_browser import click_giraffometer, create_from_lobby, version_shown
 
 pytestmark = needs_chromium
@@ -72,3 +79,89 @@ def test_a_player_signs_in_on_another_browser_and_plays_their_seat(system: Syste
     finally:
         first.quit()
         second.quit()
+
+
+def reloaded(driver: WebDriver, url: str, css: str, text: str) -> None:
+    """Open ``url`` (anew) until ``css`` shows ``text``: the page draws once, as loaded."""
+
+    def shown() -> bool:
+        driver.get(url)
+        driver.refresh()
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "main h1"), 10)
+        return any(text in e.text for e in driver.find_elements(By.CSS_SELECTOR, css))
+
+    wait_for(shown, 30, f"{css} never showed {text}")
+
+
+def sign_up(driver: WebDriver, base_url: str, name: str, password: str) -> dict[str, Any]:
+    driver.get(base_url + "/#/account")
+    fill(driver, "#register-name", name)
+    fill(driver, "#register-password", password)
+    click(driver, "#register button[type=submit]")
+    wait_for(lambda: header_name(driver) == name, message="not signed in")
+    return dict(json.loads(driver.execute_script("return localStorage.getItem('raffe.account')")))
+
+
+def test_two_people_quick_play_to_the_end_and_see_ratings_boards_and_history(
+    system: System, http: httpx.Client
+) -> None:
+    """#26's done-criterion: two people sign up in two browsers, press Quick play for
+    Giraffe Raffe, sit at one table with a bot, play to the end, and both see their new
+    ratings, the leaderboard and each other's history, also from a third browser where
+    one of them signs in again."""
+    names = [f"Quinn {secrets.token_hex(3)}", f"Rae {secrets.token_hex(3)}"]
+    browsers = [browser(), browser()]
+    third = browser()
+    try:
+        players = [
+            sign_up(b, system.base_url, name, "a long password")
+            for b, name in zip(browsers, names, strict=True)
+        ]
+        for b in browsers:
+            b.get(system.base_url + "/#/")
+            Select(find(b, "#qp-game")).select_by_value("giraffe-raffe")
+            Select(find(b, "#qp-seats")).select_by_value("3")
+            click(b, "#quick-play")
+        shown = find(browsers[0], "#qp-status")
+        wait_for(lambda: "Waiting" in shown.text or "#/games/" in browsers[0].current_url)
+        game_ids = [game_id_of(b) for b in browsers]  # each browser opened the table itself
+        assert game_ids[0] == game_ids[1]
+        game_id = game_ids[0]
+        seats = http.get(f"/v1/games/{game_id}/seats").json()["seats"]
+        assert sorted(s["kind"] for s in seats) == ["bot", "human", "human"]
+        assert {s["name"] for s in seats if s["kind"] == "human"} == set(names)
+        # Play to the end (each person's moves sent with their own account's token; the
+        # clicking itself is tested for every game in test_browser.py).
+        movers = [
+            threading.Thread(
+                target=play_seat, args=(http, "giraffe-raffe", game_id, p["token"], "heuristic")
+            )
+            for p in players
+        ]
+        for t in movers:
+            t.start()
+        for t in movers:
+            t.join(240)
+        assert wait_over(http, game_id, 60)["view"]["status"]["over"]
+        for b, p in zip(browsers, players, strict=True):
+            # The projection rates the game a moment after it ends: a person reloads.
+            page = f"/#/players/{p['player_id']}"
+            reloaded(b, system.base_url + page, "#ratings", "Giraffe Raffe")
+            find(b, "#rating-history")
+            board = "/#/leaderboards/giraffe-raffe?season=all"
+            for name in names:
+                reloaded(b, system.base_url + board, "#leaderboard", name)
+        assert not accessibility_problems(browsers[0]), "the leaderboard"
+        # Another browser: Quinn signs in again and reads Rae's history, with its replay.
+        third.get(system.base_url + "/#/account")
+        fill(third, "#sign-in-name", names[0])
+        fill(third, "#sign-in-password", "a long password")
+        click(third, "#sign-in button[type=submit]")
+        find(third, f'#my-games a[href="#/games/{game_id}"]')
+        third.get(system.base_url + f"/#/players/{players[1]['player_id']}")
+        find(third, f'#rated-games a[href="#/games/{game_id}/replay"]')
+        assert names[0] in find(third, "#rated-games").text
+        assert not accessibility_problems(third), "a player's page"
+    finally:
+        for b in (*browsers, third):
+            b.quit()

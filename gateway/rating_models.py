@@ -1,0 +1,54 @@
+"""Response bodies of ratings and leaderboards (gateway.routes.ratings)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class BoardRow(BaseModel):
+    rank: int
+    player_id: str = Field(description="a player's id, or bot:<level> (a bot level is a player)")
+    name: str = Field(description="empty for an erased player")
+    score: float = Field(description="the rating boards sort by: openskill's mu - 3 sigma")
+    games: int
+
+
+class Leaderboard(BaseModel):
+    game: str
+    season: str = Field(description='a season\'s number, or "all"')
+    starts_ms: int = Field(description="0 for all time")
+    ends_ms: int
+    players: int = Field(description="players on this board")
+    entries: list[BoardRow]
+
+
+class Rating(BaseModel):
+    mu: float
+    sigma: float
+    score: float
+    games: int
+    provisional: bool = Field(description="fewer rated games than RAFFE_PROVISIONAL_GAMES")
+
+
+class Opponent(BaseModel):
+    player_id: str
+    name: str
+    place: int
+
+
+class RatedGame(BaseModel):
+    game_id: str
+    game: str
+    ended_ms: int
+    seat: int
+    place: int = Field(description="1 = best; ties share the better place")
+    players: list[Opponent]
+    before: float = Field(description="the player's score before this game")
+    after: float
+    replay: str = Field(description="where the game's replay is")
+
+
+class PlayerGames(BaseModel):
+    player_id: str
+    ratings: dict[str, Rating] = Field(description="by game kind, the kinds rated so far")
+    games: list[RatedGame]

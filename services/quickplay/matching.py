@@ -1,0 +1,59 @@
+"""Which tables to form from a queue, now: pure.
+
+The player who has waited longest is seated first, with the players nearest their
+rating (the board score) inside a window that widens the longer they wait: a table
+forms as soon as enough players are that near. Once the oldest has waited
+``bots_after_ms``, their table forms with whoever is near and bots in the empty seats,
+so nobody waits longer than that. A player no table can take yet is passed over (the
+next oldest may still form a table of their own)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+BASE_WINDOW = 5.0  # score points either side at once (a new player's score is ~0)
+WIDEN_PER_S = 1.0  # and this much more per second waited
+
+
+@dataclass(frozen=True)
+class Waiting:
+    player: str
+    joined_ms: int
+    score: float
+
+
+def window(waited_ms: int) -> float:
+    return BASE_WINDOW + WIDEN_PER_S * waited_ms / 1000
+
+
+def tables(
+    waiting: Sequence[Waiting], size: int, now_ms: int, bots_after_ms: int
+) -> list[list[str | None]]:
+    """Tables to form: each ``size`` seats of players, None where a bot sits; every
+    table has at least one player and no player is at two."""
+    pool = sorted(waiting, key=lambda w: (w.joined_ms, w.player))
+    out: list[list[str | None]] = []
+    while pool:
+        oldest, rest = pool[0], pool[1:]
+        waited = now_ms - oldest.joined_ms
+        near = sorted(
+            (w for w in rest if abs(w.score - oldest.score) <= window(waited)),
+            key=lambda w: (abs(w.score - oldest.score), w.joined_ms, w.player),
+        )
+        if len(near) >= size - 1:
+            table = [oldest, *near[: size - 1]]
+        elif waited >= bots_after_ms:
+            table = [oldest, *near]
+        else:  # nobody near enough yet, and bots not yet due: the next oldest's turn
+            pool = rest
+            continue
+        seated = {w.player for w in table}
+        out.append([w.player for w in table] + [None] * (size - len(table)))
+        pool = [w for w in rest if w.player not in seated]
+    return out
+
+
+def estimated_wait_ms(waited_ms: int, bots_after_ms: int) -> int:
+    """At most until bots fill the table: sooner if enough players near come."""
+    return max(0, bots_after_ms - waited_ms)

@@ -1,0 +1,116 @@
+"""The matchmaker: one at a time (a lease in Redis, renewed while it runs; another takes
+over within the lease's length when it stops), it reads every queue, forms tables
+(services.quickplay.matching), claims their players off the queue in one script, then
+creates each table's game through its engine and seats the players. A table claimed but
+not seated (the matchmaker died in between) is finished by the next one: the game's id
+and the create's command id are the table's, so a second create finds the first."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+import uuid
+
+from prometheus_client import Counter
+
+from services.core.eventstore import EventStore
+from services.core.seating import seat_calls
+from services.core.transport import EngineClient
+from services.games import GAMES
+from services.kernel.game import SeatSpec
+from services.quickplay.matching import Waiting, tables
+from services.quickplay.queue import Queue, Table
+
+log = logging.getLogger(__name__)
+TABLES = Counter("raffe_quickplay_tables_total", "Quick-play tables seated", ["game", "bots"])
+LEASE_LUA = """
+local held = redis.call('GET', KEYS[1])
+if held == false then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+if held == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+return 0
+"""
+
+
+class Matchmaker:
+    interval_s = 0.25
+
+    def __init__(
+        self,
+        store: EventStore,
+        engines: dict[str, EngineClient],
+        bots_after_s: float,
+        lease_ms: int = 5000,
+    ) -> None:
+        self.store, self.engines = store, engines
+        self.queue = Queue(store)
+        self.bots_after_ms = int(bots_after_s * 1000)
+        self.lease_ms = lease_ms
+        self.owner = uuid.uuid4().hex
+        self._lease = store.redis.register_script(LEASE_LUA)
+        self.stopping = asyncio.Event()
+
+    async def run(self) -> None:
+        failures = 0
+        while not self.stopping.is_set():
+            try:
+                if await self._lease(
+                    keys=[self.queue.key("lease")], args=[self.owner, self.lease_ms]
+                ):
+                    await self.step()
+                failures = 0
+            except Exception as error:  # Redis or an engine away: try again soon
+                failures += 1
+                log.warning("matchmaker step failed", extra={"error": str(error)})
+            delay = self.interval_s * min(2**failures, 8)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stopping.wait(), delay)
+
+    async def leased(self) -> bool:
+        """Whether this matchmaker holds the lease (taken, or renewed, now)."""
+        args: list[str | int] = [self.owner, self.lease_ms]
+        return bool(await self._lease(keys=[self.queue.key("lease")], args=args))
+
+    async def step(self) -> int:
+        """Seat what was claimed before, then form and seat new tables; how many."""
+        done = 0
+        for table in await self.queue.matched():
+            await self.seat(table)
+            done += 1
+        now = int(time.time() * 1000)
+        for game, size in await self.queue.queues():
+            waiting = [Waiting(*w) for w in await self.queue.waiting(game, size)]
+            for seats in tables(waiting, size, now, self.bots_after_ms):
+                table = Table(uuid.uuid4().hex, game, _shuffled(seats))
+                if await self.queue.claim(table, size):
+                    await self.seat(table)
+                    done += 1
+        return done
+
+    async def seat(self, table: Table) -> None:
+        spec = GAMES[table.game]
+        seats = [
+            SeatSpec("human", "", "", p) if p else SeatSpec("bot", "", spec.default_bot)
+            for p in table.seats
+        ]
+        await self.engines[table.game].create(
+            seats, {}, game_id=table.game_id, command_id=f"create:{table.game_id}"
+        )
+        players = {i: p for i, p in enumerate(table.seats) if p is not None}
+        pipe = self.store.redis.pipeline(transaction=False)
+        kinds = [s.kind for s in seats]
+        seat_calls(pipe, self.store, table.game_id, kinds, players, int(time.time() * 1000))
+        await pipe.execute()
+        await self.queue.seated(table)
+        bots = str(len(table.seats) - len(players))
+        TABLES.labels(table.game, bots).inc()
+        log.info("table seated", extra={"game_id": table.game_id, "game": table.game})
+
+
+def _shuffled(seats: list[str | None]) -> list[str | None]:
+    """Who sits where is drawn (the first seat often moves first)."""
+    out = list(seats)
+    random.SystemRandom().shuffle(out)
+    return out
