@@ -339,6 +339,7 @@ LIMITED = {  # limit -> (problem code, what it counts)
     "sign_in": ("too_many_sign_ins", "sign-in attempts from one address"),
     "sign_in_account": ("too_many_sign_ins", "sign-in attempts for one account"),
     "queue_join": ("too_many_queue_joins", "quick-play joins for one account"),
+    "queue_join_address": ("too_many_queue_joins", "quick-play joins from one address"),
 }
 
 

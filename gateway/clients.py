@@ -165,6 +165,8 @@ def accounts(store: EventStore, tokens: SeatTokens, settings: GatewaySettings) -
             "sign_in": settings.sign_ins_per_window,
             "sign_in_account": settings.sign_ins_per_account,
             "queue_join": settings.queue_joins_per_window,
+            # an address carries many players (a household, a school): ten times as many
+            "queue_join_address": 10 * settings.queue_joins_per_window,
         },
         settings.account_window_s,
     )

@@ -100,6 +100,7 @@ async def join(body: JoinQueue, c: ClientsDep, who: CallerDep, request: Request)
             422, "bad_table_size", f"{body.game} tables take {max(2, rule['min'])}-{rule['max']}"
         )
     await c.accounts.limits.take("queue_join", "", me.player_id)
+    await c.accounts.limits.take("queue_join_address", request.state.client_address, "")
     rating = (await c.boards.ratings_of([body.game], me.player_id)).get(body.game, {})
     now = int(time.time() * 1000)
     if not await c.queue.join(me.player_id, body.game, body.seats, now, rating.get("score", 0.0)):

@@ -4,7 +4,9 @@
 
 import { account, api, el, setAccount, toast } from "/static/api.js";
 
-export async function renderAccount(show) {
+export async function renderAccount(showAnywhere) {
+  // Drawn after a few requests: not over a page the reader has gone to meanwhile.
+  const show = (...nodes) => location.hash === "#/account" && showAnywhere(...nodes);
   const me = account();
   if (!me) return show(...signedOut(show));
   let mine;

@@ -266,10 +266,11 @@ def test_registrations_and_sign_ins_are_limited(tmp_path: Path) -> None:
         "RAFFE_REGISTRATIONS_PER_WINDOW": "3",
         "RAFFE_SIGN_INS_PER_WINDOW": "100",
         "RAFFE_SIGN_INS_PER_ACCOUNT": "2",
+        "RAFFE_QUEUE_JOINS_PER_WINDOW": "2",
     }
     with running_system(tmp_path, **limits) as s, httpx.Client(base_url=s.base_url) as http:
         name = unique("Hal")
-        register(http, name, "hal's password")
+        first = register(http, name, "hal's password")
         register(http, None, None)
         register(http, None, None)
         refused = http.post("/v1/accounts", json={})
@@ -281,6 +282,14 @@ def test_registrations_and_sign_ins_are_limited(tmp_path: Path) -> None:
         # Even the right password waits now: the account's attempts are used up.
         right = http.post("/v1/sessions", json={"name": name, "password": "hal's password"})
         assert right.status_code == 429 and right.json()["code"] == "too_many_sign_ins"
+        # Quick-play joins per account: join and leave twice, the third join waits.
+        token = {"Authorization": f"Bearer {first['token']}"}
+        join = {"game": "giraffometer", "seats": 5}
+        for _ in range(2):
+            assert http.post("/v1/quickplay", json=join, headers=token).status_code == 202
+            assert http.delete("/v1/quickplay", headers=token).status_code == 204
+        third = http.post("/v1/quickplay", json=join, headers=token)
+        assert third.status_code == 429 and third.json()["code"] == "too_many_queue_joins"
 
 
 def test_a_seat_for_another_player_is_theirs_alone(http: httpx.Client) -> None:

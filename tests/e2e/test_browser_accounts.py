@@ -53,6 +53,7 @@ def test_a_player_signs_in_on_another_browser_and_plays_their_seat(system: Syste
         fill(first, "#register-password", password)
         click(first, "#register button[type=submit]")
         wait_for(lambda: header_name(first) == name, message="not signed in")
+        find(first, "#my-games, #sign-out")  # the account page is drawn
         first.get(system.base_url + "/#/")
         game_id = create_from_lobby(first, "giraffometer", ["you", "bot"])
         wait_for(lambda: "Your move" in status(first) or "vote" in status(first).lower())
@@ -99,6 +100,7 @@ def sign_up(driver: WebDriver, base_url: str, name: str, password: str) -> dict[
     fill(driver, "#register-password", password)
     click(driver, "#register button[type=submit]")
     wait_for(lambda: header_name(driver) == name, message="not signed in")
+    find(driver, "#sign-out")  # the account page is drawn
     return dict(json.loads(driver.execute_script("return localStorage.getItem('raffe.account')")))
 
 
