@@ -25,9 +25,13 @@ from tests.e2e.browser import (
     status,
     wait_for,
 )
-from tests.e2e.players import play_seat
 from tests.e2e.system import System, wait_over
-from tests.e2e.test_browser import click_giraffometer, create_from_lobby, version_shown
+from tests.e2e.test_browser import (
+    click_giraffometer,
+    create_from_lobby,
+    play_by_clicking,
+    version_shown,
+)
 
 pytestmark = needs_chromium
 
@@ -132,13 +136,13 @@ def test_two_people_quick_play_to_the_end_and_see_ratings_boards_and_history(
         seats = http.get(f"/v1/games/{game_id}/seats").json()["seats"]
         assert sorted(s["kind"] for s in seats) == ["bot", "human", "human"]
         assert {s["name"] for s in seats if s["kind"] == "human"} == set(names)
-        # Play to the end (each person's moves sent with their own account's token; the
-        # clicking itself is tested for every game in test_browser.py).
+        # Both play to the end by clicking their own tables (what to click is read with
+        # each one's account token: neither browser holds a seat token).
         movers = [
             threading.Thread(
-                target=play_seat, args=(http, "giraffe-raffe", game_id, p["token"], "heuristic")
+                target=play_by_clicking, args=(b, http, "giraffe-raffe", game_id, p["token"])
             )
-            for p in players
+            for b, p in zip(browsers, players, strict=True)
         ]
         for t in movers:
             t.start()
