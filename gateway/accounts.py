@@ -46,6 +46,7 @@ PLAYER_ID_PREFIX = "pl"
 PLAYER_ID_PATTERN = r"^pl[0-9a-f]{24}$"
 STALE_RESERVATION_MS = 10_000  # a reservation whose account never appeared (a crash)
 ATTEMPTS = 4  # decisions retried on a version conflict
+GUEST_DRAWS = 5  # guest names drawn before one made of the account id
 TAKE_OVER_LUA = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end
 return 0
@@ -190,6 +191,19 @@ class Accounts:
                 return
         raise Problem(409, "name_taken", "that name, or one that looks like it, is taken")
 
+    async def _guest_name(self, player_id: str) -> str:
+        """A free guest name, reserved (a drawn one may be taken: draw again)."""
+        for _ in range(GUEST_DRAWS - 1):
+            try:
+                name = _guest_name()
+                await self._reserve(name, player_id)
+                return name
+            except Problem:
+                continue
+        name = f"Guest {player_id[-8:]}"  # unique as the id is
+        await self._reserve(name, player_id)
+        return name
+
     async def _publish(self, player_id: str, name: str, guest: bool) -> None:
         entry = dumps({"name": name, "guest": guest})
         await self.store.redis.hset(self.directory_key, player_id, entry)
@@ -201,8 +215,9 @@ class Accounts:
         hashed = "" if password is None else await self._hash(check_password(password))
         chosen = clean_name(name, 32) if name else ""
         player_id = new_player_id()
-        shown = chosen or _guest_name()
-        await self._reserve(shown, player_id)
+        shown = chosen or await self._guest_name(player_id)
+        if chosen:
+            await self._reserve(chosen, player_id)
         key = sealing.new_key()
         await self.store.redis.set(self._key_key(player_id), key, nx=True)
         token, session = self._session("session", list(rules.SCOPES), "sign-up")
