@@ -61,9 +61,14 @@ def test_a_player_signs_in_on_another_browser_and_plays_their_seat(system: Syste
         first.get(system.base_url + "/#/")
         game_id = create_from_lobby(first, "giraffometer", ["you", "bot"])
         wait_for(lambda: "Your move" in status(first) or "vote" in status(first).lower())
-        # The other browser holds no seat token: only the account.
+        # The other browser holds no seat token: only the account. A wrong password
+        # first: the page says so, and stays signed out.
         second.get(system.base_url + "/#/account")
         fill(second, "#sign-in-name", name)
+        fill(second, "#sign-in-password", "not the password")
+        click(second, "#sign-in button[type=submit]")
+        wait_for(lambda: "do not match" in find(second, "#toast").text)
+        assert header_name(second) == "Sign in"
         fill(second, "#sign-in-password", password)
         click(second, "#sign-in button[type=submit]")
         find(second, f'#my-games a[href="#/games/{game_id}"]')
@@ -168,6 +173,34 @@ def test_two_people_quick_play_to_the_end_and_see_ratings_boards_and_history(
         find(third, f'#rated-games a[href="#/games/{game_id}/replay"]')
         assert names[0] in find(third, "#rated-games").text
         assert not accessibility_problems(third), "a player's page"
+        # And Rae, signing in there in turn, reads Quinn's.
+        third.get(system.base_url + "/#/account")
+        click(third, "#sign-out")
+        fill(third, "#sign-in-name", names[1])
+        fill(third, "#sign-in-password", "a long password")
+        click(third, "#sign-in button[type=submit]")
+        find(third, f'#my-games a[href="#/games/{game_id}"]')
+        third.get(system.base_url + f"/#/players/{players[0]['player_id']}")
+        find(third, f'#rated-games a[href="#/games/{game_id}/replay"]')
+        assert names[1] in find(third, "#rated-games").text
     finally:
         for b in (*browsers, third):
             b.quit()
+
+
+def test_an_invite_link_seats_the_signed_in_person_as_themselves(system: System) -> None:
+    host, friend = browser(), browser()
+    try:
+        sign_up(host, system.base_url, f"Sol {secrets.token_hex(3)}", "sol's password")
+        joined = sign_up(friend, system.base_url, f"Tam {secrets.token_hex(3)}", "tam's password")
+        host.get(system.base_url + "/#/")
+        game_id = create_from_lobby(host, "giraffometer", ["you", "open"])
+        friend.get(find(host, ".invite-link").get_attribute("href") or "")
+        wait_for(lambda: f"#/games/{game_id}" in friend.current_url)
+        seats = wait_for(lambda: httpx.get(f"{system.base_url}/v1/games/{game_id}/seats").json())
+        assert seats["seats"][1]["player_id"] == joined["player_id"]
+        assert seats["seats"][1]["name"] == joined["name"]
+        find(friend, "#lowest-1")  # the friend's own table: the vote is theirs to cast
+    finally:
+        host.quit()
+        friend.quit()
