@@ -21,31 +21,25 @@ import asyncio
 import hashlib
 import secrets
 import time
-import uuid
 from dataclasses import dataclass
 from typing import Any, cast
 
 from gateway.problems import Problem
 from gateway.quota import counted
 from gateway.tokens import Caller, SeatTokens, token_hash
-from services.accounts import rules, sealing
+from services.accounts import rules, sealing, streams
 from services.accounts.events import TYPES, SessionOpened
 from services.accounts.passwords import Passwords, check_password
 from services.accounts.rules import Account
-from services.core.codec import dumps, loads, to_domain
-from services.core.errors import VersionConflict
-from services.core.eventstore import EventStore, NewEvent
+from services.core.codec import dumps, loads
+from services.core.eventstore import EventStore
 from services.core.seating import player_games_key
 from services.kernel.errors import InvalidArgument
-from services.kernel.events import payload
 from services.kernel.names import clean_name, look_alike_key
 
-ACCOUNT = "account"  # the aggregate type of account streams
-ENGINE_VERSION = "accounts/1"
 PLAYER_ID_PREFIX = "pl"
 PLAYER_ID_PATTERN = r"^pl[0-9a-f]{24}$"
 STALE_RESERVATION_MS = 10_000  # a reservation whose account never appeared (a crash)
-ATTEMPTS = 4  # decisions retried on a version conflict
 GUEST_DRAWS = 5  # guest names drawn before one made of the account id
 TAKE_OVER_LUA = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end
@@ -82,7 +76,7 @@ class Accounts:
         self.limits = limits
         prefix = store.settings.key_prefix
         self._prefix = prefix
-        self.directory_key = f"{prefix}:players"
+        self.directory_key = streams.directory_key(store)
         self._take_over = store.redis.register_script(TAKE_OVER_LUA)
 
     # -- keys -------------------------------------------------------------------------
@@ -92,7 +86,7 @@ class Accounts:
         return f"{self._prefix}:name:{digest}"
 
     def _key_key(self, player_id: str) -> str:
-        return f"{self._prefix}:pii:{player_id}"
+        return streams.sealing_key_key(self.store, player_id)
 
     def games_key(self, player_id: str) -> str:
         return player_games_key(self.store, player_id)
@@ -100,17 +94,13 @@ class Accounts:
     # -- reading ----------------------------------------------------------------------
 
     async def load(self, player_id: str) -> Account:
-        stored = await self.store.read_game(player_id)
-        if stored and stored[0].game_type != ACCOUNT:
-            return Account()
-        return rules.fold([(to_domain(e), e.time_ms) for e in stored])
+        return await streams.load(self.store, player_id)
 
     async def opened(self, player_id: str, sealed: str) -> str | None:
         return sealing.open_sealed(await self._sealing_key(player_id), player_id, sealed)
 
     async def _sealing_key(self, player_id: str) -> bytes | None:
-        raw = await self.store.redis.get(self._key_key(player_id))
-        return raw.encode("latin-1") if isinstance(raw, str) else raw
+        return await streams.sealing_key(self.store, player_id)
 
     async def names(self, player_ids: list[str]) -> dict[str, str]:
         """Public names of players (absent: no such player, or erased)."""
@@ -126,35 +116,21 @@ class Accounts:
     # -- deciding ---------------------------------------------------------------------
 
     async def _append(self, player_id: str, state: Account, events: list[Any]) -> Account:
-        now = _now_ms()
-        new = [NewEvent(str(uuid.uuid4()), type(e).__name__, dumps(payload(e))) for e in events]
-        await self.store.append(
-            player_id,
-            ACCOUNT,
-            state.version,
-            uuid.uuid4().hex,
-            new,
-            time_ms=now,
-            engine_version=ENGINE_VERSION,
-        )
-        ended = rules.closed_by(state, events)
-        for e in events:
-            state = rules.evolve(state, e, now)
-        if ended:  # their tokens stop working now, on every gateway
-            await self.tokens.revoke_digests([s.token_hash for s in ended])
-        return state
+        after = await streams.append(self.store, player_id, state, events)
+        await self._revoke(state, events)
+        return after
 
     async def _decide(self, player_id: str, decide: Any) -> Account:
         """``decide(state)`` -> events, appended; decided again after a conflict."""
-        for attempt in range(ATTEMPTS):
-            state = await self.load(player_id)
-            events = decide(state)
-            try:
-                return await self._append(player_id, state, events)
-            except VersionConflict:
-                if attempt == ATTEMPTS - 1:
-                    raise
-        raise AssertionError("unreachable")
+        before, after, events = await streams.decide(self.store, player_id, decide)
+        await self._revoke(before, events)
+        return after
+
+    async def _revoke(self, before: Account, events: list[Any]) -> None:
+        """The tokens of the sessions these events end stop working now, everywhere."""
+        ended = rules.closed_by(before, events)
+        if ended:
+            await self.tokens.revoke_digests([s.token_hash for s in ended])
 
     def _session(self, kind: str, scopes: list[str], label: str) -> tuple[str, SessionOpened]:
         token = secrets.token_urlsafe(32)
@@ -289,12 +265,9 @@ class Accounts:
     async def sign_out_everywhere(self, who: Caller) -> None:
         await self._decide(who.player_id, rules.sign_out_everywhere)
 
-    async def take_seat(self, who: Caller, game_id: str, seat: int) -> None:
-        await self._decide(who.player_id, lambda s: rules.take_seat(s, game_id, seat))
-        await self.record_game(who.player_id, game_id)
-
-    async def record_game(self, player_id: str, game_id: str) -> None:
-        await self.store.redis.zadd(self.games_key(player_id), {game_id: _now_ms()})
+    async def take_seat(self, player_id: str, game_id: str, seat: int) -> None:
+        """The player holds a seat of a game: their stream says so, their games show it."""
+        await streams.take_seat(self.store, player_id, game_id, seat)
 
     async def games(self, player_id: str, limit: int) -> list[tuple[str, int]]:
         """The player's games, newest first, with when each was added (ms)."""

@@ -93,8 +93,8 @@ async def create_game(
     tokens = await c.tokens.register(created.game_id, kinds, key, others)
     if players:
         await c.tokens.bind_players(created.game_id, players)
-        for player_id in players.values():
-            await c.accounts.record_game(player_id, created.game_id)
+        for index, player_id in players.items():
+            await c.accounts.take_seat(player_id, created.game_id, index)
     response.headers["Location"] = f"/v1/games/{created.game_id}"
     return Created(
         game_id=created.game_id,
@@ -185,7 +185,7 @@ async def claim_seat(
         raise Problem(409, "seat_taken", f"seat {seat} is not open or is already taken")
     if who.player_id:
         await c.tokens.bind_players(game_id, {seat: who.player_id})
-        await c.accounts.take_seat(who, game_id, seat)
+        await c.accounts.take_seat(who.player_id, game_id, seat)
     return Claimed(game_id=game_id, seat=seat, token=token)
 
 

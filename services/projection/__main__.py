@@ -1,9 +1,11 @@
 """python -m services.projection           the projection worker and its replay service
-python -m services.projection rebuild   rebuild every read model into a new generation, and
-                                        the ratings boards from the ratings streams"""
+python -m services.projection rebuild   rebuild every read model into a new generation, the
+                                        ratings boards from the ratings streams, and the
+                                        players directory and games from the accounts"""
 
 import sys
 
+from services.accounts.streams import rebuild as rebuild_accounts
 from services.core.eventstore import open_store
 from services.core.loop import run
 from services.core.settings import RatingSettings, StoreSettings
@@ -18,6 +20,8 @@ async def _rebuild() -> None:
     await rebuild(store, progress=True)
     rated = await rebuild_boards(boards_of(store, RatingSettings()), progress=True)
     print(f"rebuild: ratings boards folded from {rated} rated games", file=sys.stderr)
+    accounts = await rebuild_accounts(store, progress=True)
+    print(f"rebuild: players and their games drawn from {accounts} accounts", file=sys.stderr)
     await store.redis.aclose()
 
 

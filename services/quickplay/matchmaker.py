@@ -16,10 +16,12 @@ import uuid
 
 from prometheus_client import Counter
 
+from services.accounts.streams import take_seat
 from services.core.eventstore import EventStore
 from services.core.seating import seat_calls
 from services.core.transport import EngineClient
 from services.games import GAMES
+from services.kernel.errors import RuleViolation
 from services.kernel.game import SeatSpec
 from services.quickplay.matching import Waiting, tables
 from services.quickplay.queue import Queue, Table
@@ -103,6 +105,11 @@ class Matchmaker:
         kinds = [s.kind for s in seats]
         seat_calls(pipe, self.store, table.game_id, kinds, players, int(time.time() * 1000))
         await pipe.execute()
+        for seat, player in players.items():
+            try:
+                await take_seat(self.store, player, table.game_id, seat)
+            except RuleViolation:  # erased while queued: the seat stays theirs, unnamed
+                log.info("seated an erased player", extra={"game_id": table.game_id})
         await self.queue.seated(table)
         bots = str(len(table.seats) - len(players))
         TABLES.labels(table.game, bots).inc()

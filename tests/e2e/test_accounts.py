@@ -6,6 +6,8 @@ erasure (the name leaves every view and every stored byte), and the abuse limits
 from __future__ import annotations
 
 import secrets
+import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -317,3 +319,43 @@ def test_a_seat_for_another_player_is_theirs_alone(http: httpx.Client) -> None:
     nobody = [{"kind": "human", "player": "pl" + "0" * 24}, {"kind": "bot"}]
     unknown = http.post("/v1/games", json={"game": "giraffometer", "seats": nobody})
     assert unknown.status_code == 422 and unknown.json()["code"] == "no_player"
+
+
+def test_the_players_directory_and_games_are_drawn_again_from_the_account_streams(
+    http: httpx.Client, system: System
+) -> None:
+    """What the gateway writes beside an account's stream (the directory of names, each
+    player's games) is a read model: deleted, the rebuild draws it again from the
+    account streams alone, an erased account staying out."""
+    kept = register(http, unique("Kim"), "kim's password")
+    gone = register(http, unique("Lou"), "lou's password")
+    game = http.post(
+        "/v1/games",
+        json={"game": "giraffometer", "seats": MINE_AND_A_BOT},
+        headers=auth(kept["token"]),
+    ).json()
+    assert (
+        http.post(
+            "/v1/accounts/me/erase",
+            json={"password": "lou's password"},
+            headers=auth(gone["token"]),
+        ).status_code
+        == 204
+    )
+    mine = http.get("/v1/accounts/me/games", headers=auth(kept["token"])).json()["games"]
+    redis = Redis.from_url(system.redis_url)
+    prefix = "raffe"
+    redis.delete(f"{prefix}:players", f"{prefix}:player:{kept['player_id']}:games")
+    assert http.get(f"/v1/players/{kept['player_id']}").status_code == 404
+    rebuilt = subprocess.run(
+        [sys.executable, "-m", "services.projection", "rebuild"],
+        env=system.env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert http.get(f"/v1/players/{kept['player_id']}").json()["name"] == kept["name"]
+    assert http.get(f"/v1/players/{gone['player_id']}").status_code == 404
+    again = http.get("/v1/accounts/me/games", headers=auth(kept["token"])).json()["games"]
+    assert [g["game_id"] for g in again] == [g["game_id"] for g in mine] == [game["game_id"]]
