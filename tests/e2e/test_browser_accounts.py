@@ -29,6 +29,7 @@ from tests.e2e.system import System, wait_over
 from tests.e2e.test_browser import (
     click_giraffometer,
     create_from_lobby,
+    overflows,
     play_by_clicking,
     version_shown,
 )
@@ -183,6 +184,18 @@ def test_two_people_quick_play_to_the_end_and_see_ratings_boards_and_history(
         third.get(system.base_url + f"/#/players/{players[0]['player_id']}")
         find(third, f'#rated-games a[href="#/games/{game_id}/replay"]')
         assert names[1] in find(third, "#rated-games").text
+        # On a phone: the new pages fit its width (nothing scrolls sideways).
+        third.set_window_size(390, 844)
+        for page, css in (
+            (f"/#/players/{players[0]['player_id']}", "#rated-games"),
+            ("/#/leaderboards/giraffe-raffe?season=all", "#leaderboard"),
+            ("/#/account", "#my-games"),
+            ("/#/", "#quick-play"),
+        ):
+            third.get(system.base_url + page)
+            third.refresh()
+            find(third, css)
+            assert not overflows(third), f"{page} scrolls sideways on a phone"
     finally:
         for b in (*browsers, third):
             b.quit()
