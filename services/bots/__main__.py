@@ -13,6 +13,7 @@ from services.core.metrics import start_metrics
 from services.core.settings import BotSettings, ServiceSettings
 from services.core.transport import EngineClient
 from services.quickplay.matchmaker import Matchmaker
+from services.ratings.follow import boards_of
 from services.targets import engine_targets
 
 
@@ -25,7 +26,8 @@ async def main() -> None:
     bots = BotSettings()
     runner = BotRunner(store, engines, settings.lease_ms, bots.bot_pace_ms)
     # The quick-play matchmaker runs beside it (one at a time across replicas: a lease).
-    matchmaker = Matchmaker(store, engines, bots.quickplay_bots_after_s, settings.lease_ms)
+    boards = boards_of(store, settings.ratings)  # bot levels are rated: bots to match
+    matchmaker = Matchmaker(store, engines, bots.quickplay_bots_after_s, boards, settings.lease_ms)
     loop = asyncio.get_running_loop()
 
     def stop() -> None:  # one handler per signal: a second would replace the first

@@ -57,3 +57,14 @@ def tables(
 def estimated_wait_ms(waited_ms: int, bots_after_ms: int) -> int:
     """At most until bots fill the table: sooner if enough players near come."""
     return max(0, bots_after_ms - waited_ms)
+
+
+def bot_level(scores: Sequence[float], levels: dict[str, float | None], default: str) -> str:
+    """The bot level to fill a table with: the one whose rating (its board score, None
+    while unrated) is nearest the table's players' mean; the default while none is
+    rated."""
+    rated = {level: score for level, score in levels.items() if score is not None}
+    if not rated or not scores:
+        return default
+    target = sum(scores) / len(scores)
+    return min(sorted(rated), key=lambda level: abs(rated[level] - target))

@@ -23,8 +23,10 @@ from services.core.transport import EngineClient
 from services.games import GAMES
 from services.kernel.errors import RuleViolation
 from services.kernel.game import SeatSpec
-from services.quickplay.matching import Waiting, tables
+from services.quickplay.matching import Waiting, bot_level, tables
 from services.quickplay.queue import Queue, Table
+from services.ratings.boards import Boards
+from services.ratings.rules import BOT_PREFIX
 
 log = logging.getLogger(__name__)
 TABLES = Counter("raffe_quickplay_tables_total", "Quick-play tables seated", ["game", "bots"])
@@ -44,9 +46,10 @@ class Matchmaker:
         store: EventStore,
         engines: dict[str, EngineClient],
         bots_after_s: float,
+        boards: Boards,
         lease_ms: int = 5000,
     ) -> None:
-        self.store, self.engines = store, engines
+        self.store, self.engines, self.boards = store, engines, boards
         self.queue = Queue(store)
         self.bots_after_ms = int(bots_after_s * 1000)
         self.lease_ms = lease_ms
@@ -84,18 +87,27 @@ class Matchmaker:
         now = int(time.time() * 1000)
         for game, size in await self.queue.queues():
             waiting = [Waiting(*w) for w in await self.queue.waiting(game, size)]
+            scores = {w.player: w.score for w in waiting}
             for seats in tables(waiting, size, now, self.bots_after_ms):
-                table = Table(uuid.uuid4().hex, game, _shuffled(seats))
+                level = await self.level_for(game, [scores[p] for p in seats if p])
+                table = Table(uuid.uuid4().hex, game, _shuffled(seats), level)
                 if await self.queue.claim(table, size):
                     await self.seat(table)
                     done += 1
         return done
 
+    async def level_for(self, game: str, scores: list[float]) -> str:
+        """The bot level rated nearest the table's players (bot levels are rated)."""
+        spec = GAMES[game]
+        ratings = await self.boards.ratings_many(game, [BOT_PREFIX + b for b in spec.bots])
+        levels = {b: ratings.get(BOT_PREFIX + b, {}).get("score") for b in spec.bots}
+        return bot_level(scores, levels, spec.default_bot)
+
     async def seat(self, table: Table) -> None:
         spec = GAMES[table.game]
+        level = table.bot_level or spec.default_bot
         seats = [
-            SeatSpec("human", "", "", p) if p else SeatSpec("bot", "", spec.default_bot)
-            for p in table.seats
+            SeatSpec("human", "", "", p) if p else SeatSpec("bot", "", level) for p in table.seats
         ]
         await self.engines[table.game].create(
             seats, {}, game_id=table.game_id, command_id=f"create:{table.game_id}"

@@ -60,9 +60,17 @@ class Table:
     game_id: str
     game: str
     seats: list[str | None]  # a player's id, or None for a bot
+    bot_level: str = ""  # the bots' level (chosen when the table was claimed)
 
     def json(self) -> bytes:
-        return dumps({"game_id": self.game_id, "game": self.game, "seats": self.seats})
+        return dumps(
+            {
+                "game_id": self.game_id,
+                "game": self.game,
+                "seats": self.seats,
+                "bot_level": self.bot_level,
+            }
+        )
 
 
 class Queue:
@@ -160,7 +168,8 @@ class Queue:
             raw = await self.redis.get(self.key("table", game_id.decode()))
             if raw:
                 found = loads(raw)
-                out.append(Table(found["game_id"], found["game"], found["seats"]))
+                seats, level = found["seats"], found.get("bot_level", "")
+                out.append(Table(found["game_id"], found["game"], seats, level))
         return out
 
     async def seated(self, table: Table) -> None:
