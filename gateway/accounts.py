@@ -28,13 +28,13 @@ from gateway.problems import Problem
 from gateway.quota import counted
 from gateway.tokens import Caller, SeatTokens, token_hash
 from services.accounts import rules, sealing, streams
-from services.accounts.events import TYPES, SessionOpened
+from services.accounts.events import SessionOpened
 from services.accounts.passwords import Passwords, check_password
 from services.accounts.rules import Account
 from services.core.codec import dumps, loads
 from services.core.eventstore import EventStore
 from services.core.seating import player_games_key
-from services.kernel.errors import InvalidArgument
+from services.kernel.errors import InvalidArgument, RuleViolation
 from services.kernel.names import clean_name, look_alike_key
 
 PLAYER_ID_PREFIX = "pl"
@@ -260,7 +260,14 @@ class Accounts:
         return token, state
 
     async def close(self, who: Caller, session_id: str, kind: str) -> None:
-        await self._decide(who.player_id, lambda s: rules.close_session(s, session_id, kind))
+        """End a session or revoke a token of the caller's account (404 if it has none
+        of that id: a missing resource, where the rules say no_session)."""
+        try:
+            await self._decide(who.player_id, lambda s: rules.close_session(s, session_id, kind))
+        except RuleViolation as error:
+            if error.code != "no_session":
+                raise
+            raise Problem(404, f"no_{kind}", f"no such {kind} on your account") from None
 
     async def sign_out_everywhere(self, who: Caller) -> None:
         await self._decide(who.player_id, rules.sign_out_everywhere)
@@ -366,4 +373,4 @@ def _session_json(s: rules.Session) -> dict[str, Any]:
     }
 
 
-__all__ = ["TYPES", "AccountLimits", "Accounts", "Signed", "account_json"]
+__all__ = ["AccountLimits", "Accounts", "Signed", "account_json"]

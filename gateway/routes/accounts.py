@@ -25,7 +25,6 @@ from gateway.clients import Clients
 from gateway.openapi import TOKEN_REQUIRED
 from gateway.problems import Problem
 from gateway.tokens import Caller
-from services.kernel.errors import RuleViolation
 from services.kernel.game import SPECTATOR
 
 router = APIRouter(tags=["accounts"])
@@ -108,12 +107,7 @@ async def close_session(
     session_id: Annotated[str, Path(pattern="^[0-9a-f]{16}$")], c: ClientsDep, who: CallerDep
 ) -> Response:
     """Sign out one of your sessions (another device, say)."""
-    try:
-        await c.accounts.close(player(who, "account"), session_id, "session")
-    except RuleViolation as error:  # the rules' no_session reads as a 404 here
-        if error.code == "no_session":
-            raise Problem(404, "no_session", "no such session on your account") from None
-        raise
+    await c.accounts.close(player(who, "account"), session_id, "session")
     return Response(status_code=204)
 
 
@@ -170,12 +164,7 @@ async def revoke_token(
     token_id: Annotated[str, Path(pattern="^[0-9a-f]{16}$")], c: ClientsDep, who: CallerDep
 ) -> Response:
     """Revoke a personal API token: it stops working at once, on every gateway."""
-    try:
-        await c.accounts.close(player(who, "account"), token_id, "token")
-    except RuleViolation as error:
-        if error.code == "no_session":
-            raise Problem(404, "no_token", "no such token on your account") from None
-        raise
+    await c.accounts.close(player(who, "account"), token_id, "token")
     return Response(status_code=204)
 
 

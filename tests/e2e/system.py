@@ -85,6 +85,19 @@ def running_system(state_dir: Path, *args: str, **env: str) -> Iterator[System]:
             process.kill()
 
 
+def rebuild(system: System) -> str:
+    """``python -m services.projection rebuild`` against the system; what it printed."""
+    done = subprocess.run(
+        [sys.executable, "-m", "services.projection", "rebuild"],
+        env=system.env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stderr
+
+
 def wait_over(client: httpx.Client, game_id: str, timeout: float = 60.0) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -6,8 +6,6 @@ erasure (the name leaves every view and every stored byte), and the abuse limits
 from __future__ import annotations
 
 import secrets
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -18,9 +16,17 @@ import pytest
 from redis import Redis
 
 from tests.e2e.players import auth
-from tests.e2e.system import System, running_system
+from tests.e2e.system import System, rebuild, running_system
 
 MINE_AND_A_BOT = [{"kind": "human", "player": "me"}, {"kind": "bot"}]
+
+
+def my_game(http: httpx.Client, token: str) -> dict[str, Any]:
+    """Create a Giraffometer game whose first seat is the token's player's, with a bot."""
+    body = {"game": "giraffometer", "seats": MINE_AND_A_BOT}
+    answer = http.post("/v1/games", json=body, headers=auth(token))
+    assert answer.status_code == 201, answer.text
+    return dict(answer.json())
 
 
 def unique(name: str) -> str:
@@ -58,16 +64,7 @@ def test_a_player_signs_in_on_another_device_and_plays_their_seat(http: httpx.Cl
     name, password = unique("Alice"), "correct horse battery"
     first = register(http, name, password)
     assert first["player_id"].startswith("pl") and first["name"] == name and not first["guest"]
-    game = http.post(
-        "/v1/games",
-        json={
-            "game": "giraffometer",
-            "seats": [{"kind": "human", "player": "me"}, {"kind": "bot"}],
-        },
-        headers=auth(first["token"]),
-    )
-    assert game.status_code == 201, game.text
-    game_id = game.json()["game_id"]
+    game_id = my_game(http, first["token"])["game_id"]
     # Another device: a new session, no seat token, yet it acts at Alice's seat.
     other = sign_in(http, name, password)
     assert other["token"] != first["token"] and other["player_id"] == first["player_id"]
@@ -113,16 +110,8 @@ def test_signing_out_ends_one_session_or_every_one(http: httpx.Client) -> None:
     assert http.delete("/v1/sessions", headers=auth(c)).status_code == 204
     for token in (a, c):
         assert http.get("/v1/accounts/me", headers=auth(token)).status_code == 401
-    game = http.post(
-        "/v1/games",
-        json={
-            "game": "giraffometer",
-            "seats": [{"kind": "human", "player": "me"}, {"kind": "bot"}],
-        },
-        headers=auth(api),
-    )
-    assert game.status_code == 201, game.text
-    assert vote(http, game.json()["game_id"], api).status_code == 200
+    game_id = my_game(http, api)["game_id"]
+    assert vote(http, game_id, api).status_code == 200
     # Its scopes hold: "play" reads no account and manages nothing.
     assert http.get("/v1/accounts/me", headers=auth(api)).json()["code"] == "insufficient_scope"
     again = sign_in(http, name, password)["token"]
@@ -130,19 +119,14 @@ def test_signing_out_ends_one_session_or_every_one(http: httpx.Client) -> None:
     assert [t["label"] for t in listed["tokens"]] == ["my bot"] and len(listed["sessions"]) == 1
     token_id = listed["tokens"][0]["id"]
     assert http.delete(f"/v1/accounts/me/tokens/{token_id}", headers=auth(again)).status_code == 204
-    assert vote(http, game.json()["game_id"], api).status_code == 401
+    assert vote(http, game_id, api).status_code == 401
+    unknown = http.delete(f"/v1/accounts/me/tokens/{'0' * 16}", headers=auth(again))
+    assert unknown.status_code == 404 and unknown.json()["code"] == "no_token"
 
 
 def test_a_read_only_token_cannot_act(http: httpx.Client) -> None:
     owner = register(http, unique("Reader"), "a long password")
-    game = http.post(
-        "/v1/games",
-        json={
-            "game": "giraffometer",
-            "seats": [{"kind": "human", "player": "me"}, {"kind": "bot"}],
-        },
-        headers=auth(owner["token"]),
-    ).json()
+    game = my_game(http, owner["token"])
     reader = http.post(
         "/v1/accounts/me/tokens",
         json={"label": "stats", "scopes": ["read"]},
@@ -222,14 +206,7 @@ def test_a_wrong_name_or_password_answers_the_same(http: httpx.Client) -> None:
 def test_erasing_an_account_removes_its_name_everywhere(http: httpx.Client, system: System) -> None:
     name, password = unique("Gwen"), "gwen's password"
     gwen = register(http, name, password)
-    game = http.post(
-        "/v1/games",
-        json={
-            "game": "giraffometer",
-            "seats": [{"kind": "human", "player": "me"}, {"kind": "bot"}],
-        },
-        headers=auth(gwen["token"]),
-    ).json()
+    game = my_game(http, gwen["token"])
     assert seats_of(http, game["game_id"])[0]["name"] == name
     assert http.get(f"/v1/players/{gwen['player_id']}").json()["name"] == name
     wrong = http.post("/v1/accounts/me/erase", json={"password": "no"}, headers=auth(gwen["token"]))
@@ -329,11 +306,7 @@ def test_the_players_directory_and_games_are_drawn_again_from_the_account_stream
     account streams alone, an erased account staying out."""
     kept = register(http, unique("Kim"), "kim's password")
     gone = register(http, unique("Lou"), "lou's password")
-    game = http.post(
-        "/v1/games",
-        json={"game": "giraffometer", "seats": MINE_AND_A_BOT},
-        headers=auth(kept["token"]),
-    ).json()
+    game = my_game(http, kept["token"])
     assert (
         http.post(
             "/v1/accounts/me/erase",
@@ -347,14 +320,7 @@ def test_the_players_directory_and_games_are_drawn_again_from_the_account_stream
     prefix = "raffe"
     redis.delete(f"{prefix}:players", f"{prefix}:player:{kept['player_id']}:games")
     assert http.get(f"/v1/players/{kept['player_id']}").status_code == 404
-    rebuilt = subprocess.run(
-        [sys.executable, "-m", "services.projection", "rebuild"],
-        env=system.env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert rebuilt.returncode == 0, rebuilt.stderr
+    rebuild(system)
     assert http.get(f"/v1/players/{kept['player_id']}").json()["name"] == kept["name"]
     assert http.get(f"/v1/players/{gone['player_id']}").status_code == 404
     again = http.get("/v1/accounts/me/games", headers=auth(kept["token"])).json()["games"]

@@ -104,6 +104,14 @@ def reloaded(driver: WebDriver, url: str, css: str, text: str) -> None:
     wait_for(shown, 30, f"{css} never showed {text}")
 
 
+def sign_in(driver: WebDriver, base_url: str, name: str, password: str) -> None:
+    """Sign in on the account page, as a person types it."""
+    driver.get(base_url + "/#/account")
+    fill(driver, "#sign-in-name", name)
+    fill(driver, "#sign-in-password", password)
+    click(driver, "#sign-in button[type=submit]")
+
+
 def sign_up(driver: WebDriver, base_url: str, name: str, password: str) -> dict[str, Any]:
     driver.get(base_url + "/#/account")
     fill(driver, "#register-name", name)
@@ -165,10 +173,7 @@ def test_two_people_quick_play_to_the_end_and_see_ratings_boards_and_history(
                 reloaded(b, system.base_url + board, "#leaderboard", name)
         assert not accessibility_problems(browsers[0]), "the leaderboard"
         # Another browser: Quinn signs in again and reads Rae's history, with its replay.
-        third.get(system.base_url + "/#/account")
-        fill(third, "#sign-in-name", names[0])
-        fill(third, "#sign-in-password", "a long password")
-        click(third, "#sign-in button[type=submit]")
+        sign_in(third, system.base_url, names[0], "a long password")
         find(third, f'#my-games a[href="#/games/{game_id}"]')
         third.get(system.base_url + f"/#/players/{players[1]['player_id']}")
         find(third, f'#rated-games a[href="#/games/{game_id}/replay"]')
@@ -177,9 +182,7 @@ def test_two_people_quick_play_to_the_end_and_see_ratings_boards_and_history(
         # And Rae, signing in there in turn, reads Quinn's.
         third.get(system.base_url + "/#/account")
         click(third, "#sign-out")
-        fill(third, "#sign-in-name", names[1])
-        fill(third, "#sign-in-password", "a long password")
-        click(third, "#sign-in button[type=submit]")
+        sign_in(third, system.base_url, names[1], "a long password")
         find(third, f'#my-games a[href="#/games/{game_id}"]')
         third.get(system.base_url + f"/#/players/{players[0]['player_id']}")
         find(third, f'#rated-games a[href="#/games/{game_id}/replay"]')

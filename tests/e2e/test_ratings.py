@@ -6,8 +6,6 @@ rebuilding the boards from the ratings streams alone draws them again byte for b
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 import time
 from typing import Any
@@ -15,7 +13,7 @@ from typing import Any
 import httpx
 
 from tests.e2e.players import auth, play_seat
-from tests.e2e.system import System
+from tests.e2e.system import System, rebuild
 from tests.e2e.test_accounts import register, unique
 
 GAME = "giraffometer"
@@ -122,13 +120,5 @@ def test_rebuilding_the_boards_from_the_ratings_streams_draws_them_again(
         ] + [http.get(f"/v1/players/{cy['player_id']}/games").json()]
 
     live = boards()
-    rebuilt = subprocess.run(
-        [sys.executable, "-m", "services.projection", "rebuild"],
-        env=system.env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert rebuilt.returncode == 0, rebuilt.stderr
-    assert "ratings boards folded from" in rebuilt.stderr
+    assert "ratings boards folded from" in rebuild(system)
     assert boards() == live
