@@ -13,6 +13,7 @@ import os
 from typing import Annotated, Any, get_args, get_origin
 
 from services.kernel.spec import GameSpec
+from services.kernel.table import seated
 
 PACKAGES = [
     "services.giraffe_raffe",
@@ -33,7 +34,8 @@ def _load(package: str) -> GameSpec[Any]:
     return game
 
 
-GAMES: dict[str, GameSpec[Any]] = {g.name: g for g in map(_load, packages())}
+# Each at a table (services.kernel.table): leaving, stand-in bots, time banks, for all.
+GAMES: dict[str, GameSpec[Any]] = {g.name: seated(g) for g in map(_load, packages())}
 
 
 def command_models(games: list[GameSpec[Any]] | None = None) -> list[type]:

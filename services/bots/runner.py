@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from prometheus_client import Counter
@@ -28,6 +28,7 @@ from services.games import GAMES
 from services.kernel.commands import has_timer
 from services.kernel.game import SPECTATOR
 from services.kernel.rng import SeededRng
+from services.kernel.table import STAND_IN_EVENTS
 
 log = logging.getLogger(__name__)
 NO_DEADLINE = 2**62  # a partition without timers
@@ -93,6 +94,8 @@ class BotRunner(CheckpointedWorker):
         for e in events:
             if e.type == "GameCreated":
                 self._remember(e.game_id, Watch.of(loads(e.payload)))
+            elif e.type in STAND_IN_EVENTS:  # a bot now plays a player's seat
+                self._remember(e.game_id, replace(await self._watch(e.game_id), idle=False))
             latest[e.game_id] = e
         # Games are independent: each plays on concurrently (a game's own moves stay in
         # order, one after the other, inside act).
@@ -105,7 +108,12 @@ class BotRunner(CheckpointedWorker):
     async def _watch(self, game_id: str) -> Watch:
         if game_id not in self.watched:
             first = await self.store.read_game_range(game_id, 0, 1)
-            self._remember(game_id, Watch.of(loads(first[0].payload) if first else {}))
+            watch = Watch.of(loads(first[0].payload) if first else {})
+            if watch.idle and any(
+                e.type in STAND_IN_EVENTS for e in await self.store.read_game(game_id, 1)
+            ):
+                watch = replace(watch, idle=False)  # seen again after a restart
+            self._remember(game_id, watch)
         return self.watched[game_id]
 
     def _remember(self, game_id: str, watch: Watch) -> None:
@@ -130,14 +138,17 @@ class BotRunner(CheckpointedWorker):
                 _, _, status = await engine.view(game_id, SPECTATOR)
             if watch.timed:
                 await self._note_deadline(partition, game_id, status)
-            bots = [s for s in status["to_act"] if seats[s]["kind"] == "bot"]
+            stand_ins = set(status.get("stand_ins", ()))
+            bots = [s for s in status["to_act"] if seats[s]["kind"] == "bot" or s in stand_ins]
             if status["over"] or not bots:
                 return True
             for seat in bots:
                 known = seen if seen is not None and seen.seat == seat else None
                 if self.pace_s:
                     await asyncio.sleep(self.pace_s)
-                status, seen = await self._move(engine, game_type, game_id, seat, watch, known)
+                status, seen = await self._move(
+                    engine, game_type, game_id, seat, watch, known, seat in stand_ins
+                )
         return True
 
     async def _move(
@@ -148,6 +159,7 @@ class BotRunner(CheckpointedWorker):
         seat: int,
         watch: Watch,
         known: Seen | None = None,
+        stand_in: bool = False,
     ) -> tuple[dict[str, Any] | None, Seen | None]:
         """One move of a bot seat, decided on ``known`` (the previous move's answer, when
         it was this seat's view) or on one state read; the game's status after it and the
@@ -165,7 +177,7 @@ class BotRunner(CheckpointedWorker):
             # just the newer events first, instead of failing an append and reloading.
             cid = f"bot:{game_id}:{known.version}:{seat}"
             done = await engine.execute(
-                game_id, seat, command, cid, known.version, answer_next=True
+                game_id, seat, command, cid, known.version, answer_next=True, stand_in=stand_in
             )
             MOVES.labels(game_type, "ok").inc()
             following = Seen(done.seat, done.version, done.view, done.commands)

@@ -191,6 +191,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
             command_id=c.command_id,
             expected_version=c.expected_version,
             time_ms=c.time_ms or None,
+            stand_in=c.stand_in,
         )
         seat, state, g = self._answer_seat(c, outcome), outcome.state, self.runtime.game
         if state is None:

@@ -32,6 +32,7 @@ from services.core.redaction import redact_stored
 from services.kernel.game import SPECTATOR, Decision, Game, SeatSpec
 from services.kernel.playthrough import opening
 from services.kernel.rng import SeededRng
+from services.kernel.table import STAND_IN_EVENTS, StandIn
 
 S = TypeVar("S")
 RETRIES = 3
@@ -141,11 +142,15 @@ class GameRuntime(Generic[S]):
         command_id: str,
         expected_version: int = ANY_VERSION,
         time_ms: int | None = None,
+        stand_in: bool = False,
     ) -> Outcome:
-        """load -> decide -> append. A refusal or a conflict on a version the engine
+        """load -> decide -> append. ``stand_in``: a bot's move for a seat whose player
+        left or is gone (services.kernel.table). A refusal or a conflict on a version the engine
         chose itself may come from a cache that is behind: load afresh and try again."""
         check_command_id(command_id)
         typed = self._command(command)
+        if stand_in:
+            typed = StandIn(typed)
         time_ms = now_ms() if time_ms is None else time_ms
         key, digest = command_key(seat, command_id), digest_of(command)
         fresh = False
@@ -197,8 +202,10 @@ class GameRuntime(Generic[S]):
         """Append at the version decided on (VersionConflict if another got there first);
         answer with the events, view and legal commands the author may see."""
         events = [to_new(e) for e in decision.events]
+        # A bot now stands in for a seat: the runners follow the game from here on.
+        follow = any(e.type in STAND_IN_EVENTS for e in events)
         result = await self._append(
-            game_id, loaded.version, command_id, events, time_ms, key, digest
+            game_id, loaded.version, command_id, events, time_ms, key, digest, follow
         )
         if result.duplicate:  # the same command id was appended before
             return await self._duplicate(game_id, result, seat, digest)

@@ -33,6 +33,7 @@ GAME = GameSpec(
     legal_model=views.GiraffeRaffeLegal,
     bots=BOTS,
     default_bot="heuristic",
+    expire=rules.default_move,
     result_keys=rules.result_keys,
     variants=({"mode": "solo"},),
 )

@@ -58,6 +58,13 @@ def _timeout(state: State, rng: SeededRng, now_ms: int) -> Decision[State]:
     else loses (a pending Robot tie takes its first option). Anyone may send it, after
     the deadline; the events' actor is the engine."""
     check_timeout(state.over, state.deadline_ms, now_ms)
+    return default_move(state, (state.turn,), rng, now_ms)
+
+
+def default_move(
+    state: State, seats: tuple[int, ...], rng: SeededRng, now_ms: int = 0
+) -> Decision[State]:
+    """AL-3's default move of the player to act (a turn timer's or a time bank's)."""
     flow = Flow(state, evolve, now_ms=now_ms)
     player = state.turn
     if state.robot_tie is not None:

@@ -35,6 +35,7 @@ GAME = GameSpec(
     legal_model=views.GiraffometerLegal,
     bots=BOTS,
     default_bot="normal",
+    expire=rules.default_move,
     result_keys=rules.result_keys,
     variants=({"round_timer": 30},),
 )

@@ -132,6 +132,16 @@ def decide(
     return flow.decision()
 
 
+def default_move(
+    state: State, seats: tuple[int, ...], rng: SeededRng, now_ms: int = 0
+) -> Decision[State]:
+    """AL-3: the seats out of time cast no vote; called when every seat still to vote is
+    out of time, so the round is revealed with the votes that are in."""
+    flow = Flow(state, evolve)
+    reveal(flow, rng, now_ms, closed=True)
+    return flow.decision()
+
+
 def _check_command(state: State, seat: int, command: Command) -> None:
     if state.over:
         raise RuleViolation("the game is over", "game_over")

@@ -39,6 +39,12 @@ class Decide(Protocol[S]):
     ) -> Decision[S]: ...
 
 
+class Expire(Protocol[S]):
+    def __call__(
+        self, state: S, seats: tuple[int, ...], rng: SeededRng, now_ms: int, /
+    ) -> Decision[S]: ...
+
+
 class View(Protocol[S_in]):
     def __call__(self, state: S_in, seat: int, reveal: bool = False, /) -> JSON: ...
 
@@ -96,6 +102,10 @@ class GameSpec(Generic[S]):
     # Other ways to play it than the defaults (a mode, a clock): the tests that walk every
     # game play each of these too, so a new game says here what else it can be.
     variants: tuple[dict[str, Any], ...] = ()
+    # The documented default move (AL-3) of the seats whose time bank ran out, when every
+    # seat the game waits on is out of time: ``expire(state, seats, rng, now_ms)``. A game
+    # without one offers no time banks (services.kernel.table).
+    expire: Expire[S] | None = None
 
     @cached_property
     def _command_schema(self) -> TypeAdapter[Any]:

@@ -33,6 +33,7 @@ GAME = GameSpec(
     legal_model=views.RiffRaffLegal,
     bots=BOTS,
     default_bot="careful",
+    expire=rules.default_moves,
     result_keys=rules.result_keys,
     variants=({"turn_timer": 30},),
 )

@@ -116,10 +116,17 @@ def _timeout(state: State, rng: SeededRng, now_ms: int) -> Decision[State]:
     """AL-3: whoever must act and has not, does the default: the lowest card, the first
     piece at the centre of the area, no catch, nothing reported fell, accept."""
     check_timeout(state.over, state.deadline_ms, now_ms)
+    return default_moves(state, status(state).to_act, rng, now_ms)
+
+
+def default_moves(
+    state: State, seats: tuple[int, ...], rng: SeededRng, now_ms: int = 0
+) -> Decision[State]:
+    """AL-3's default of ``seats`` (of those the game waits on), by phase."""
     flow = new_flow(state, now_ms=now_ms)
-    p, waiting = phase(state), status(state).to_act
+    p = phase(state)
     default = DEFAULTS[p]
-    for seat in waiting if p in ("choose", "review") else waiting[:1]:
+    for seat in seats if p in ("choose", "review") else seats[:1]:
         command = default(flow.state, seat)
         HANDLERS[command.type](flow, seat, command, rng)
     return flow.decision()

@@ -38,6 +38,8 @@ class StoreMachine(RuleBasedStateMachine):
         self.store = self.run(open_store(config.model_copy(update={"redis_url": self.url})))
         self.events: dict[str, list[tuple[str, str]]] = {g: [] for g in GAMES}
         self.results: dict[tuple[str, str], tuple[int, int]] = {}
+        # The first version each game's events go to the attended log from.
+        self.attended_from = {g: 1 if g in ATTENDED else 2**62 for g in GAMES}
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         return self.loop.run_until_complete(coro)
@@ -46,11 +48,13 @@ class StoreMachine(RuleBasedStateMachine):
         self.run(self.store.redis.aclose())
         self.loop.close()
 
-    async def _append(self, game: str, expected: int, command_id: str, types: list[str]) -> Any:
+    async def _append(
+        self, game: str, expected: int, command_id: str, types: list[str], follow: bool = False
+    ) -> Any:
         batch = [NewEvent(id=str(uuid.uuid4()), type=t, payload=t.encode()) for t in types]
-        # Whether a game is attended is fixed when it is created: later appends saying the
-        # opposite change nothing.
-        attended = (game in ATTENDED) == (expected == 0)
+        # Whether a game is attended is set when it is created: later appends saying "no"
+        # change nothing; one saying "yes" (``follow``) makes it attended from then on.
+        attended = follow or (game in ATTENDED and expected == 0)
         result = await self.store.append(
             game,
             "model",
@@ -75,6 +79,13 @@ class StoreMachine(RuleBasedStateMachine):
         assert (result.first_version, result.version) == (version + 1, version + len(types))
         self.events[game] += [(e.id, e.type) for e in batch]
         self.results[(game, command_id)] = (result.version, result.count)
+
+    @rule(game=st.sampled_from(GAMES))
+    def append_asking_the_runners_to_follow(self, game: str) -> None:
+        version = len(self.events[game])
+        result, batch = self.run(self._append(game, version, uuid.uuid4().hex, ["F"], True))
+        self.events[game] += [(e.id, e.type) for e in batch]
+        self.attended_from[game] = min(self.attended_from[game], result.first_version)
 
     @rule(
         game=st.sampled_from(GAMES), delta=st.integers(min_value=1, max_value=5), down=st.booleans()
@@ -122,7 +133,8 @@ class StoreMachine(RuleBasedStateMachine):
         for p in range(4):
             log = self.run(redis.xrange(keys.log(p)))
             attended = self.run(redis.xrange(keys.attended(p)))
-            assert attended == [e for e in log if e[1][b"g"].decode() in ATTENDED]
+            since = self.attended_from
+            assert attended == [e for e in log if int(e[1][b"v"]) >= since[e[1][b"g"].decode()]]
 
 
 MACHINE_SETTINGS = settings(

@@ -5,7 +5,7 @@
 --       on Redis Cluster too.
 -- ARGV: 1 expected version, 2 command id, 3 game id, 4 game type, 5 time ms,
 --       6 engine version, 7 partition, 8 max events, 9 max event bytes, 10 event count,
---       11 attended ("1"/"0", read when the game is created),
+--       11 attended ("1"/"0": read when the game is created; a "1" later upgrades it),
 --       12 idempotency key (the command id scoped by who sent it: "<seat>:<command id>"),
 --       13 digest of the command (hex, may be empty),
 --       then 5 per event: id, type, schema version, payload, actor seat.
@@ -125,8 +125,15 @@ if meta[2] and meta[2] ~= game_type then
 end
 
 -- 4. Write.
+-- A game not attended so far becomes so when an append asks (a bot now stands in for
+-- a seat: services.kernel.table); it never stops being attended.
 local attended = ARGV[11]
-if current > 0 then attended = meta[3] or '1' end
+local upgraded = false
+if current > 0 then
+  local was = meta[3] or '1'
+  upgraded = was ~= '1' and attended == '1'
+  if not upgraded then attended = was end
+end
 local seq = tonumber(redis.call('GET', KEYS[5]) or '0')
 local first_position = seq + 1
 local last_id = ''
@@ -151,6 +158,7 @@ if current == 0 then
   redis.call('HSET', KEYS[2], 'type', game_type, 'created', time_ms, 'partition', partition,
     'attended', attended)
 end
+if upgraded then redis.call('HSET', KEYS[2], 'attended', '1') end
 redis.call('HSET', KEYS[2], 'version', new_version, 'last_event_id', last_id, 'updated', time_ms)
 redis.call('HSET', KEYS[3], key, new_version .. ':' .. first_position .. ':' .. n .. ':' .. digest)
 -- Live readers (each gateway's fan-out, waiters on a version) hear of the new version on

@@ -118,8 +118,9 @@ class EventStore:
         (``"<seat>:<command id>"``) and passes the command's ``digest``, which a
         duplicate reports back so a reused id with another command can be refused.
 
-        ``attended`` counts when the game is created (expected version 0): the game's
-        events go to its partition's attended log too, which the runners follow.
+        ``attended`` when the game is created (expected version 0): the game's events go
+        to its partition's attended log too, which the runners follow; on a later append
+        it makes an unattended game attended from that append on (never the reverse).
         """
         args = self._append_args(
             game_id,

@@ -166,10 +166,13 @@ class EngineClient:
         command_id: str,
         expected_version: int = 0,
         answer_next: bool = False,
+        stand_in: bool = False,
     ) -> Executed:
         """``answer_next`` (server-side callers, the bot runner): the answer's view and
         legal commands are the next seat to act's, not the caller's (see Executed.seat)."""
-        r = await self._execute(game_id, seat, command, command_id, expected_version, answer_next)
+        r = await self._execute(
+            game_id, seat, command, command_id, expected_version, answer_next, stand_in
+        )
         return Executed(
             r.version,
             r.partition,
@@ -211,6 +214,7 @@ class EngineClient:
         command_id: str,
         expected_version: int,
         answer_next: bool = False,
+        stand_in: bool = False,
     ) -> common_pb2.ExecuteResponse:
         request = common_pb2.ExecuteRequest(
             command=common_pb2.Command(
@@ -220,6 +224,7 @@ class EngineClient:
                 expected_version=expected_version,
                 command_json=dumps(dict(command)),
                 answer_next=answer_next,
+                stand_in=stand_in,
             )
         )
         if self.streams is not None:

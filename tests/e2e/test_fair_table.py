@@ -1,0 +1,112 @@
+"""A fair table over HTTP (docs/fair-table.md): a player leaves and a bot finishes their
+seat for the others, a concession at a table of two, a time bank that runs out, a gone
+player's seat and the other's claim, presence across the stream."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from typing import Any
+
+import httpx
+
+from tests.e2e.players import auth, create, play_seat
+from tests.e2e.system import System
+
+
+def send(http: httpx.Client, game_id: str, token: str, command: dict[str, Any]) -> httpx.Response:
+    return http.post(
+        f"/v1/games/{game_id}/commands",
+        json={"command": command, "command_id": uuid.uuid4().hex},
+        headers=auth(token),
+    )
+
+
+def view(http: httpx.Client, game_id: str, token: str = "", **params: Any) -> dict[str, Any]:
+    headers = auth(token) if token else {}
+    response = http.get(f"/v1/games/{game_id}", params=params, headers=headers)
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+def until(check: Any, timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.1)
+    raise AssertionError("not in time")
+
+
+def test_a_player_leaves_and_a_bot_finishes_their_seat(system: System, http: httpx.Client) -> None:
+    game = create(http, "giraffe-raffe", [{"kind": "human"}] * 3)
+    gid, tokens = game["game_id"], [game["tokens"][str(s)] for s in range(len(game["tokens"]))]
+    left = send(http, gid, tokens[1], {"type": "leave"})
+    assert left.status_code == 200, left.text
+    assert [e["type"] for e in left.json()["events"]] == ["SeatLeft"]
+    # The leaver's own moves are refused from now on; their seat is the bot's.
+    refused = send(http, gid, tokens[1], {"type": "return_apple"})
+    assert refused.status_code == 422 and refused.json()["code"] == "seat_left"
+    players = [
+        threading.Thread(target=play_seat, args=(http, "giraffe-raffe", gid, tokens[s], ""))
+        for s in (0, 2)
+    ]
+    for p in players:
+        p.start()
+    for p in players:
+        p.join()
+    final = view(http, gid, tokens[0])["view"]
+    assert final["status"]["over"]
+    assert final["table"]["left"] == [{"seat": 1, "reason": "left"}]
+    events = http.get(f"/v1/games/{gid}/events", params={"limit": 500}).json()["events"]
+    stand_in = [e for e in events if e["actor"] == 1 and e["type"] != "SeatLeft"]
+    assert stand_in, "the bot played the seat the player left"
+
+
+def test_a_concession_at_a_table_of_two_ends_the_game(http: httpx.Client) -> None:
+    game = create(http, "riff-raff", [{"kind": "human"}] * 2)
+    gid, tokens = game["game_id"], [game["tokens"][str(s)] for s in range(len(game["tokens"]))]
+    conceded = send(http, gid, tokens[1], {"type": "concede"})
+    assert conceded.status_code == 200, conceded.text
+    status = conceded.json()["view"]["status"]
+    assert (status["over"], status["winners"], status["losers"]) == (True, [0], [1])
+    assert status["reason"] == "conceded"
+    again = send(http, gid, tokens[0], {"type": "concede"})
+    assert again.status_code == 422 and again.json()["code"] == "game_over"
+
+
+def test_a_time_bank_runs_out_and_the_default_move_is_played(http: httpx.Client) -> None:
+    game = create(
+        http,
+        "giraffometer",
+        [{"kind": "human"}] * 2,
+        options={"bank_timer": 10, "bank_increment": 1},
+    )
+    gid, tokens = game["game_id"], [game["tokens"][str(s)] for s in range(len(game["tokens"]))]
+    clocks = view(http, gid, tokens[0])["view"]["table"]["clocks"]
+    assert clocks["banks_ms"] == [10_000, 10_000] and all(clocks["running_since_ms"])
+    voted = send(http, gid, tokens[0], {"type": "vote", "lowest": 1, "highest": 2})
+    assert voted.status_code == 200, voted.text
+
+    # Seat 1 never votes: its bank runs out, the runner flags it, the round is revealed
+    # with seat 0's vote alone (Giraffometer's default move: no vote, AL-3).
+    def revealed() -> dict[str, Any] | None:
+        events = http.get(f"/v1/games/{gid}/events", params={"limit": 500}).json()["events"]
+        return next((e for e in events if e["type"] == "RoundRevealed"), None)
+
+    reveal = until(revealed, timeout=40)
+    assert reveal["data"]["closed_by_timer"] is True
+    assert set(reveal["data"]["votes"]) == {"0"}
+    table = view(http, gid, tokens[0])["view"]["table"]["clocks"]
+    assert table["banks_ms"][1] == 1_000  # out of time, then the increment of its move
+    assert 0 < table["banks_ms"][0] <= 11_000
+
+
+def test_a_bank_needs_a_game_with_a_default_move(http: httpx.Client) -> None:
+    response = http.post(
+        "/v1/games",
+        json={"game": "riff-raff", "seats": [{"kind": "human"}] * 2, "options": {"bank_timer": 3}},
+    )
+    assert response.status_code == 422 and response.json()["code"] == "bad_option"
