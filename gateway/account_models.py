@@ -79,6 +79,11 @@ class Player(BaseModel):
     guest: bool
 
 
+class Presence(BaseModel):
+    state: Literal["connected", "away", "gone"]
+    since_ms: int = Field(description="when the seat's player went away; 0 while connected")
+
+
 class SeatOut(BaseModel):
     seat: int
     kind: Literal["human", "open", "bot"]
@@ -86,6 +91,12 @@ class SeatOut(BaseModel):
     bot_level: str = ""
     player_id: str | None = Field(None, description="the player holding the seat, if any")
     open: bool = Field(description="an open seat nobody has claimed yet")
+    presence: Presence | None = Field(
+        None,
+        description="a human seat's player: connected (a live stream open), away since "
+        "since_ms, or gone (away past the server's setting: a bot stands in); none while "
+        "its player never opened a stream",
+    )
 
 
 class Seats(BaseModel):

@@ -21,6 +21,7 @@ from services.accounts.passwords import Passwords
 from services.core.codec import loads
 from services.core.errors import UnknownGame
 from services.core.eventstore import EventStore, check_game_id, open_store
+from services.core.presence import Presence
 from services.core.transport import EngineClient, typed_error
 from services.projection.readmodels import ReadModels
 from services.projection.streams import STREAMS
@@ -61,8 +62,16 @@ class Clients:
             socket_keepalive=True,
         )
         tokens = SeatTokens(store, settings.token_ttl_s)
+        prefix, heartbeat = settings.store.key_prefix, settings.sse_heartbeat_s
+        presence = Presence(store.redis, prefix, heartbeat, settings.gone_after_s)
         live = LiveHub(
-            store, STREAMS, listener, settings.streams_per_address, settings.max_streams, tokens
+            store,
+            STREAMS,
+            listener,
+            settings.streams_per_address,
+            settings.max_streams,
+            tokens,
+            presence,
         )
         live.start()
         return cls(

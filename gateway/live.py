@@ -39,8 +39,9 @@ import asyncio
 import contextlib
 import logging
 import time
+import uuid
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +56,7 @@ from gateway.tokens import Caller, SeatTokens, revoked_channel
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.eventstore.announce import parse_announcement
 from services.core.gamestate import fold
+from services.core.presence import Presence
 from services.core.redaction import redact_stored
 from services.kernel.game import Game
 
@@ -173,8 +175,11 @@ class LiveHub:
         streams_per_address: int = 20,
         max_streams: int = 10_000,
         tokens: SeatTokens | None = None,
+        presence: Presence | None = None,
     ) -> None:
         self.store, self.games, self.listener = store, games, listener
+        self.presence = presence
+        self._marks: set[asyncio.Task[None]] = set()  # presence writes of ended streams
         self.streams_per_address, self.max_streams = streams_per_address, max_streams
         self.tokens = tokens
         self.watched: dict[str, Watched] = {}
@@ -239,6 +244,7 @@ class LiveHub:
         viewer = Viewer(seat, who.token_hash, who.expires_at, views)
         if viewer.token_hash:
             self.by_token[viewer.token_hash].add(viewer)
+        mark = uuid.uuid4().hex[:12] if self.presence is not None and seat >= 0 else ""
         try:
             async with watched.lock:
                 await self._advance(game_id, watched)  # viewers already there get it too
@@ -253,6 +259,8 @@ class LiveHub:
                     if views and watched.version
                     else b""
                 )
+            if mark:  # registered first: the stream hears its own arrival too
+                await self._mark(self.presence.opened(game_id, seat, mark))  # type: ignore[union-attr]
             if backlog or current:
                 yield b"".join(frame(e) for e in backlog) + current
                 if backlog and backlog[-1].type == "GameEnded":
@@ -265,6 +273,8 @@ class LiveHub:
                 except TimeoutError:
                     if quiet < heartbeat_s:  # the token expired: so does its stream
                         return
+                    if mark:
+                        await self._mark(self.presence.refreshed(game_id, seat, mark))  # type: ignore[union-attr]
                     yield PING
                     continue
                 if item is None:
@@ -273,10 +283,32 @@ class LiveHub:
                 if item[1]:
                     return
         finally:
+            if mark:  # in a task: a cancelled stream's generator may not await any more
+                task = asyncio.create_task(self._mark(self.presence.closed(game_id, seat, mark)))  # type: ignore[union-attr]
+                self._marks.add(task)
+                task.add_done_callback(self._marks.discard)
             watched.viewers[seat].discard(viewer)
             if watched.empty and self.watched.get(game_id) is watched:
                 del self.watched[game_id]
             self._unindex(viewer)
+
+    async def _mark(self, write: Coroutine[Any, Any, None]) -> None:
+        """A presence write; Redis failing it must not end the stream (it is shown late)."""
+        try:
+            await write
+        except RedisError as error:
+            log.warning("presence not written", extra={"error": str(error)})
+
+    def _presence(self, data: bytes) -> None:
+        """A seat's presence changed (on any gateway): a ``presence`` frame to every
+        stream of the game here."""
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            watched = self.watched.get(orjson.loads(data)["game_id"])
+            if watched is not None:
+                f = (b"event: presence\ndata: %s\n\n" % data, False)
+                for viewers in watched.viewers.values():
+                    for viewer in viewers:
+                        viewer.push([f])
 
     def _unindex(self, viewer: Viewer) -> None:
         streams = self.by_token.get(viewer.token_hash)
@@ -403,6 +435,8 @@ class LiveHub:
                 async with self.listener.pubsub() as pubsub:
                     await pubsub.psubscribe(pattern)
                     await pubsub.subscribe(revocations)
+                    if self.presence is not None:
+                        await pubsub.subscribe(self.presence.keys.channel)
                     delay = RESUBSCRIBE_S[0]
                     self._set_listening(True)
                     self._resync()
@@ -411,7 +445,10 @@ class LiveHub:
                         if message["type"] == "pmessage":
                             self._on_message(message["channel"], message["data"])
                         elif message["type"] == "message":
-                            self.revoked(message["data"].decode())
+                            if message["channel"].decode() == revocations:
+                                self.revoked(message["data"].decode())
+                            else:
+                                self._presence(message["data"])
             except (RedisError, OSError) as error:
                 self._set_listening(False)
                 log.warning("live listener lost Redis", extra={"error": str(error)})

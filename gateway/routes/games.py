@@ -192,7 +192,7 @@ async def claim_seat(
 @router.get("/{game_id}/seats", response_model=Seats, responses=PROBLEMS)
 async def seats(game_id: GameId, c: ClientsDep) -> dict[str, Any]:
     """Who sits where: each seat's kind, name (a player's name now), the player holding
-    it and whether it is still open."""
+    it, whether it is still open, and its player's presence (connected, away, gone)."""
     await c.game_type(game_id)
     summary = (await c.read_models.summaries(await c.generation(), [game_id])).get(game_id)
     if summary is None:
@@ -200,6 +200,7 @@ async def seats(game_id: GameId, c: ClientsDep) -> dict[str, Any]:
     seated = (await c.tokens.players([game_id]))[game_id]
     names = (await c.names([game_id]))[game_id]
     unclaimed = set((await c.tokens.open_seats([game_id]))[game_id])
+    presence = await c.live.presence.of(game_id) if c.live.presence is not None else {}
     out = []
     for i, s in enumerate(summary.get("seats", [])):
         out.append(
@@ -210,6 +211,7 @@ async def seats(game_id: GameId, c: ClientsDep) -> dict[str, Any]:
                 "bot_level": s.get("bot_level", ""),
                 "player_id": seated.get(i),
                 "open": i in unclaimed,
+                "presence": presence.get(i),
             }
         )
     return {"game_id": game_id, "seats": out}

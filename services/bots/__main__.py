@@ -6,10 +6,12 @@ import logging
 import signal
 
 from services.bots.runner import BotRunner
+from services.bots.sweeper import Sweeper
 from services.core.eventstore import open_store
 from services.core.logs import configure_logging
 from services.core.loop import run
 from services.core.metrics import start_metrics
+from services.core.presence import Presence
 from services.core.settings import BotSettings, ServiceSettings
 from services.core.transport import EngineClient
 from services.quickplay.matchmaker import Matchmaker
@@ -28,16 +30,21 @@ async def main() -> None:
     # The quick-play matchmaker runs beside it (one at a time across replicas: a lease).
     boards = boards_of(store, settings.ratings)  # bot levels are rated: bots to match
     matchmaker = Matchmaker(store, engines, bots.quickplay_bots_after_s, boards, settings.lease_ms)
+    # Presence: a seat whose player is gone gets a bot (services.bots.sweeper).
+    prefix, heartbeat = settings.store.key_prefix, bots.sse_heartbeat_s
+    presence = Presence(store.redis, prefix, heartbeat, bots.gone_after_s)
+    sweeper = Sweeper(store, engines, presence, bots.claim_after_s)
     loop = asyncio.get_running_loop()
 
     def stop() -> None:  # one handler per signal: a second would replace the first
         runner.stopping.set()
         matchmaker.stopping.set()
+        sweeper.stopping.set()
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop)
     logging.getLogger("bots").info("running")
-    await asyncio.gather(runner.run(), matchmaker.run())
+    await asyncio.gather(runner.run(), matchmaker.run(), sweeper.run())
     for engine in engines.values():
         await engine.close()
     await store.redis.aclose()

@@ -79,6 +79,12 @@ class BotSettings(Env):
     # Quick play (docs/quickplay.md): a player waits at most this long before bots fill
     # the seats nobody near their rating took (read by the gateway too, for its estimate).
     quickplay_bots_after_s: float = Field(30.0, ge=0, le=3600)
+    # A seat's player away this long (no live stream open on any gateway) is gone: a bot
+    # stands in; at a table of two the other may claim the win after claim_after_s more
+    # (docs/fair-table.md). gone_after_s is read by the gateway too, for what it shows.
+    gone_after_s: float = Field(120.0, ge=1, le=86_400)
+    claim_after_s: int = Field(60, ge=0, le=3600)
+    sse_heartbeat_s: float = Field(15.0, gt=0)  # the gateways': a stream's presence mark
 
 
 def env_names(settings: type[BaseSettings]) -> set[str]:

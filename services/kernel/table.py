@@ -291,9 +291,13 @@ class _TableOf(Generic[S]):
             steps = _Steps(self, t, now_ms)
             TABLE_DECIDE[type(inner)](steps, seat, inner)
         else:
-            _check_player(t, seat, stand_in)
-            decided = self.g.decide(t.game, seat, inner, rng, now_ms)
-            steps = _Steps(self, t, now_ms, list(decided.events), t.but(game=decided.state))
+            steps = _Steps(self, t, now_ms)
+            if not stand_in and seat in t.gone:  # a gone player who plays is back
+                steps.emit(_stored(SeatReturned(seat), seat))
+            _check_player(steps.state, seat, stand_in)
+            decided = self.g.decide(steps.state.game, seat, inner, rng, now_ms)
+            steps.events.extend(decided.events)
+            steps.state = steps.state.but(game=decided.state)
         steps.expire_waiting(rng)
         steps.run_clocks(seat)
         return Decision(steps.events, steps.state)

@@ -4,15 +4,19 @@ player's seat and the other's claim, presence across the stream."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import orjson
+import pytest
 
 from tests.e2e.players import auth, create, play_seat
-from tests.e2e.system import System
+from tests.e2e.system import System, running_system
 
 
 def send(http: httpx.Client, game_id: str, token: str, command: dict[str, Any]) -> httpx.Response:
@@ -110,3 +114,93 @@ def test_a_bank_needs_a_game_with_a_default_move(http: httpx.Client) -> None:
         json={"game": "riff-raff", "seats": [{"kind": "human"}] * 2, "options": {"bank_timer": 3}},
     )
     assert response.status_code == 422 and response.json()["code"] == "bad_option"
+
+
+class Stream:
+    """A seat's live stream read in a thread: its frames as (event, data)."""
+
+    def __init__(self, base_url: str, game_id: str, token: str) -> None:
+        self.frames: list[tuple[str, dict[str, Any]]] = []
+        self.client = httpx.Client(base_url=base_url, timeout=httpx.Timeout(5, read=None))
+        self.url, self.token = f"/v1/games/{game_id}/events/stream", token
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        kind = ""
+        headers = auth(self.token)
+        with (
+            contextlib.suppress(httpx.HTTPError),
+            self.client.stream("GET", self.url, headers=headers) as stream,
+        ):
+            for line in stream.iter_lines():
+                if line.startswith("event: "):
+                    kind = line[7:]
+                elif line.startswith("data: "):
+                    self.frames.append((kind, orjson.loads(line[6:])))
+
+    def presence(self) -> dict[int, str]:
+        """The seats' presence as the last presence frame said."""
+        said = [d for k, d in self.frames if k == "presence"]
+        return {p["seat"]: p["state"] for p in said[-1]["seats"]} if said else {}
+
+    def close(self) -> None:
+        self.client.close()
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
+    """A system whose players are gone after 2 s away, claimable 1 s later."""
+    with running_system(
+        tmp_path_factory.mktemp("raffe-presence"),
+        RAFFE_SSE_HEARTBEAT_S="1",
+        RAFFE_GONE_AFTER_S="2",
+        RAFFE_CLAIM_AFTER_S="1",
+    ) as s:
+        yield s
+
+
+def test_presence_is_shown_and_a_gone_players_game_is_claimed(quick: System) -> None:
+    with httpx.Client(base_url=quick.base_url, timeout=20) as http:
+        game = create(http, "giraffe-raffe", [{"kind": "human"}] * 2)
+        gid, tokens = game["game_id"], [game["tokens"][str(s)] for s in range(2)]
+        first, second = (
+            Stream(quick.base_url, gid, tokens[0]),
+            Stream(quick.base_url, gid, tokens[1]),
+        )
+        until(lambda: first.presence() == {0: "connected", 1: "connected"})
+        seats = http.get(f"/v1/games/{gid}/seats").json()["seats"]
+        assert [s["presence"]["state"] for s in seats] == ["connected", "connected"]
+        second.close()  # seat 1's player goes away ...
+        until(lambda: first.presence().get(1) == "away")
+        # ... and is gone 2 s later: a bot stands in, and the stream says so.
+        until(lambda: any(k == "SeatGone" for k, _ in first.frames), timeout=20)
+        status = view(http, gid, tokens[0])["view"]["status"]
+        assert status["stand_ins"] == [1]
+        claimed = until(
+            lambda: (
+                (r := send(http, gid, tokens[0], {"type": "claim_win"})).status_code == 200 and r
+            )
+        )
+        status = claimed.json()["view"]["status"]
+        assert (status["over"], status["winners"], status["reason"]) == (True, [0], "claimed")
+        first.close()
+
+
+def test_a_gone_player_who_plays_again_takes_the_seat_back(quick: System) -> None:
+    with httpx.Client(base_url=quick.base_url, timeout=20) as http:
+        game = create(http, "giraffometer", [{"kind": "human"}] * 3)
+        gid, tokens = game["game_id"], [game["tokens"][str(s)] for s in range(3)]
+        away = Stream(quick.base_url, gid, tokens[2])
+        until(lambda: away.presence().get(2) == "connected")
+        away.close()
+        until(lambda: view(http, gid, tokens[0])["view"]["status"].get("stand_ins") == [2], 20)
+        back = send(http, gid, tokens[2], {"type": "vote", "lowest": 1, "highest": 2})
+        # A bot may have voted for the seat meanwhile; either way the seat is the player's.
+        assert back.status_code in (200, 422), back.text
+        if back.status_code == 422:
+            assert back.json()["code"] == "already_voted"
+            back = send(http, gid, tokens[2], {"type": "return"})
+            assert back.status_code == 200, back.text
+        assert back.json()["events"][0]["type"] == "SeatReturned"
+        assert "stand_ins" not in view(http, gid, tokens[0])["view"]["status"]

@@ -1,0 +1,158 @@
+"""Who is at the table (docs/fair-table.md): each seat's presence, from the live streams
+its player holds open on any gateway replica, kept in Redis so every replica and the
+sweeper see the same.
+
+A seat is "connected" while one of its streams is open (a stream refreshes its mark on
+each heartbeat), "away" since its last stream closed (or its gateway stopped
+refreshing it: a crashed replica's streams go stale), and "gone" once away longer than
+``gone_after_s``: the sweeper (``sweep``, beside the bot runner) then sends the engine
+``seat_gone`` and a bot stands in (services.kernel.table). Each change is published on
+one channel; every gateway's live hub passes it to the game's streams as a ``presence``
+frame. All keys share one hash tag, like the quick-play queue's.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, cast
+
+import orjson
+from redis.asyncio import Redis, RedisCluster
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True)
+class PresenceKeys:
+    prefix: str
+
+    def streams(self, game_id: str) -> str:
+        """Each open stream of the game: "<seat>:<stream id>" -> its last mark (ms)."""
+        return f"{self.prefix}:{{pr}}:streams:{game_id}"
+
+    def away(self, game_id: str) -> str:
+        """Seat -> since when (ms) no stream of it is open."""
+        return f"{self.prefix}:{{pr}}:away:{game_id}"
+
+    @property
+    def marks(self) -> str:
+        """Every open stream, "<game>|<seat>|<stream id>" -> its last mark: the sweeper
+        finds the streams a stopped gateway left behind."""
+        return f"{self.prefix}:{{pr}}:marks"
+
+    @property
+    def absent(self) -> str:
+        """ "<game>|<seat>" -> away since (ms): the sweeper's work list."""
+        return f"{self.prefix}:{{pr}}:absent"
+
+    @property
+    def channel(self) -> str:
+        return f"{self.prefix}:presence"
+
+
+class Presence:
+    def __init__(
+        self, redis: Redis | RedisCluster, prefix: str, heartbeat_s: float, gone_after_s: float
+    ) -> None:
+        self.redis, self.keys = redis, PresenceKeys(prefix)
+        # A stream unrefreshed for three heartbeats is taken for closed.
+        self.stale_ms = int(heartbeat_s * 3000) + 1000
+        self.gone_after_ms = int(gone_after_s * 1000)
+
+    async def opened(self, game_id: str, seat: int, stream: str) -> None:
+        now = now_ms()
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(self.keys.streams(game_id), {f"{seat}:{stream}": now})
+        pipe.zadd(self.keys.marks, {f"{game_id}|{seat}|{stream}": now})
+        pipe.hdel(self.keys.away(game_id), str(seat))
+        pipe.zrem(self.keys.absent, f"{game_id}|{seat}")
+        pipe.expire(self.keys.streams(game_id), 7 * 24 * 3600)
+        await pipe.execute()
+        await self.announce(game_id)
+
+    async def refreshed(self, game_id: str, seat: int, stream: str) -> None:
+        now = now_ms()
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(self.keys.streams(game_id), {f"{seat}:{stream}": now}, xx=True)
+        pipe.zadd(self.keys.marks, {f"{game_id}|{seat}|{stream}": now}, xx=True)
+        await pipe.execute()
+
+    async def closed(self, game_id: str, seat: int, stream: str, at_ms: int = 0) -> None:
+        """A stream ended (``at_ms``: when it was last known open, for a stale one)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zrem(self.keys.streams(game_id), f"{seat}:{stream}")
+        pipe.zrem(self.keys.marks, f"{game_id}|{seat}|{stream}")
+        await pipe.execute()
+        if await self._open_of(game_id, seat):
+            return
+        since = at_ms or now_ms()
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hset(self.keys.away(game_id), str(seat), since)
+        pipe.expire(self.keys.away(game_id), 7 * 24 * 3600)
+        pipe.zadd(self.keys.absent, {f"{game_id}|{seat}": since}, nx=True)
+        await pipe.execute()
+        await self.announce(game_id)
+
+    async def _open_of(self, game_id: str, seat: int) -> bool:
+        fresh = now_ms() - self.stale_ms
+        found = await self.redis.zrangebyscore(self.keys.streams(game_id), fresh, "+inf")
+        marks = cast(list[bytes], found)
+        return any(m.decode().split(":", 1)[0] == str(seat) for m in marks)
+
+    async def of(self, game_id: str) -> dict[int, dict[str, Any]]:
+        """Each seat with a known presence: state ("connected", "away", "gone"), since."""
+        now = now_ms()
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zrangebyscore(self.keys.streams(game_id), now - self.stale_ms, "+inf")
+        pipe.hgetall(self.keys.away(game_id))
+        marks, away = await pipe.execute()
+        out: dict[int, dict[str, Any]] = {}
+        for raw_seat, raw_since in away.items():
+            since = int(raw_since)
+            gone = now - since >= self.gone_after_ms
+            out[int(raw_seat)] = {"state": "gone" if gone else "away", "since_ms": since}
+        for m in marks:
+            out[int(m.decode().split(":", 1)[0])] = {"state": "connected", "since_ms": 0}
+        return out
+
+    async def announce(self, game_id: str) -> None:
+        seats = await self.of(game_id)
+        body = {"game_id": game_id, "seats": [{"seat": s, **p} for s, p in sorted(seats.items())]}
+        await self.redis.publish(self.keys.channel, orjson.dumps(body))
+
+    # -- the sweeper's ------------------------------------------------------------------
+
+    async def stale_streams(self) -> list[tuple[str, int, str, int]]:
+        """Streams nobody refreshed (their gateway stopped): game, seat, stream, last mark."""
+        old = cast(
+            list[tuple[bytes, float]],
+            await self.redis.zrangebyscore(
+                self.keys.marks, 0, now_ms() - self.stale_ms, withscores=True
+            ),
+        )
+        out = []
+        for member, score in old:
+            game_id, seat, stream = member.decode().split("|")
+            out.append((game_id, int(seat), stream, int(score)))
+        return out
+
+    async def gone(self) -> list[tuple[str, int, int]]:
+        """Seats away past the setting: game, seat, away since."""
+        due = cast(
+            list[tuple[bytes, float]],
+            await self.redis.zrangebyscore(
+                self.keys.absent, 0, now_ms() - self.gone_after_ms, withscores=True
+            ),
+        )
+        return [(*_game_seat(m.decode()), int(s)) for m, s in due]
+
+    async def settled(self, game_id: str, seat: int) -> None:
+        await self.redis.zrem(self.keys.absent, f"{game_id}|{seat}")
+
+
+def _game_seat(member: str) -> tuple[str, int]:
+    game_id, seat = member.split("|")
+    return game_id, int(seat)
