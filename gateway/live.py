@@ -284,13 +284,21 @@ class LiveHub:
                     return
         finally:
             if mark:  # in a task: a cancelled stream's generator may not await any more
-                task = asyncio.create_task(self._mark(self.presence.closed(game_id, seat, mark)))  # type: ignore[union-attr]
-                self._marks.add(task)
-                task.add_done_callback(self._marks.discard)
+                self._closed(game_id, seat, mark, watched.game.status(watched.state).over)
             watched.viewers[seat].discard(viewer)
             if watched.empty and self.watched.get(game_id) is watched:
                 del self.watched[game_id]
             self._unindex(viewer)
+
+    def _closed(self, game_id: str, seat: int, mark: str, over: bool) -> None:
+        """A seat's stream ended: its player is away, unless the game is over (nobody is
+        waited for then: the seat's presence is forgotten)."""
+        assert self.presence is not None
+        p = self.presence
+        write = p.forget(game_id, seat, mark) if over else p.closed(game_id, seat, mark)
+        task = asyncio.create_task(self._mark(write))
+        self._marks.add(task)
+        task.add_done_callback(self._marks.discard)
 
     async def _mark(self, write: Coroutine[Any, Any, None]) -> None:
         """A presence write; Redis failing it must not end the stream (it is shown late)."""

@@ -3,11 +3,14 @@
     raffe tournament create --game giraffe-raffe --format swiss --bots 9
     raffe tournament run    --game giraffe-raffe,giraffometer,riff-raff --bots 12 --chart r.png
     raffe tournament watch  <tournament id> --chart ratings.png
+    raffe records export --game giraffe-raffe --since 2026-11-01 --out games.jsonl
+    raffe verify game.json games.jsonl
 
 Talks to a gateway's REST API (--url, default http://127.0.0.1:8000 or RAFFE_URL).
 ``watch`` (and ``run``, which creates, registers, starts and then watches) shows a
 progress bar of games played and, at the end, the standings and a PNG chart of every
-player's rating after each round.
+player's rating after each round. ``verify`` re-plays portable game records offline
+(docs/records.md); ``records export`` streams finished games as JSON Lines.
 """
 
 from __future__ import annotations
@@ -25,13 +28,19 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from services.records import cli as records_cli
+
 console = Console()
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.area == "verify":  # offline: the engines' code, no server
+        return records_cli.verify_files(args.files)
     with httpx.Client(base_url=args.url, timeout=30) as http:
         try:
+            if args.area == "records":
+                return records_cli.export(http, args.game, args.since, args.until, args.out)
             if args.action == "watch":
                 return watch(http, args.tournament_id, args.chart, args.timeout)
             created = create(http, args)
@@ -200,6 +209,15 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--human", action="append", default=[], help="a human player's name")
         if name == "run":
             _watch_options(p)
+    verify = sub.add_parser("verify", help="re-play game records offline, byte for byte")
+    verify.add_argument("files", nargs="+", help="a record (JSON) or records (JSON Lines)")
+    records = sub.add_parser("records", help="export finished games")
+    records_actions = records.add_subparsers(dest="action", required=True)
+    export = records_actions.add_parser("export", help="as JSON Lines, streamed")
+    export.add_argument("--game", default="", help="a game type (all if empty)")
+    export.add_argument("--since", default="", help="ended at or after: a date, time or ms")
+    export.add_argument("--until", default="", help="ended before: a date, time or ms")
+    export.add_argument("--out", default="records.jsonl")
     w = actions.add_parser("watch")
     w.add_argument("tournament_id")
     _watch_options(w)

@@ -110,6 +110,7 @@ export function follow(
   onEvent,
   base = "/v1/games",
   onView = null,
+  onPresence = null,
 ) {
   let source = null;
   let stopped = false;
@@ -141,6 +142,9 @@ export function follow(
         onView(JSON.parse(message.data));
         if (ended) stop(); // the view after the last event: nothing follows
       });
+    }
+    if (onPresence) {
+      source.addEventListener("presence", (message) => onPresence(JSON.parse(message.data)));
     }
     source.onerror = () => {
       // tickets expire: reconnect with a fresh one

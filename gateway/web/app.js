@@ -10,10 +10,16 @@ import {
   follow,
   heldSeat,
   remember,
-  seatNames,
   seatOf,
   toast,
 } from "/static/api.js";
+import {
+  describeTable,
+  seatsBar,
+  standInNote,
+  tableActions,
+  tickClocks,
+} from "/static/fairtable.js";
 import { allEvents, latestMove, moveLog, movesOf, namer, tell } from "/static/moves.js";
 import { quickPlayBox } from "/static/quickplay.js";
 import { renderLeaderboard, renderPlayer } from "/static/ratings.js";
@@ -536,13 +542,33 @@ async function tablePage(gameId) {
     name: summary.view.game,
   };
   const module = await tableModule(type.name);
-  const describe = module.describe || ((e) => e.type);
+  const own = module.describe || ((e) => e.type);
+  const describe = (e, w, out) => describeTable(e, w) ?? own(e, w, out);
   const board = el("div", { id: "board", tabindex: -1, "aria-label": "the table" });
   const header = el("div");
   const invite = el("div", { class: "row muted", id: "invite" });
   // The move log: every move as a sentence, newest first; the newest is announced.
   const events = await allEvents(gameId, token).catch(() => []);
-  const who = namer(events, held ? held.seat : -1, await seatNames(gameId));
+  const seated = await api("GET", `/v1/games/${gameId}/seats`).catch(() => ({ seats: [] }));
+  const names = Object.fromEntries(seated.seats.filter((s) => s.name).map((s) => [s.seat, s.name]));
+  const who = namer(events, held ? held.seat : -1, names);
+  // Each seat's presence (connected, away, gone), kept current by the stream's frames.
+  const presence = Object.fromEntries(
+    seated.seats.filter((s) => s.presence).map((s) => [s.seat, s.presence]),
+  );
+  const bar = el("div", { id: "table-bar" });
+  let shown = null; // the view and legal commands the bar was drawn from
+  function drawBar() {
+    if (!shown) return;
+    const seat = held ? held.seat : -1;
+    const over = shown.view.status.over;
+    bar.replaceChildren(
+      seatsBar(shown.view, seat, who, presence) || "",
+      over ? "" : standInNote(shown.legal) || "",
+      over ? "" : tableActions(shown.legal, held ? send : null) || "",
+    );
+  }
+  const clocks = setInterval(() => tickClocks(bar), 1000);
   const log = el(
     "section",
     { id: "log", "aria-label": "what happened" },
@@ -609,8 +635,11 @@ async function tablePage(gameId) {
     const moves = movesOf(events.filter((e) => e.version <= at));
     const why = view.status.over && module.explainEnd ? module.explainEnd(view, events, who) : null;
     const help = module.hint ? module.hint({ view, legal, seat }) : null;
+    shown = { view, legal };
+    drawBar();
     header.replaceChildren(
       statusLine(view, seat, why),
+      bar,
       help ? el("p", { class: "hint", id: "hint" }, help) : "",
       el("p", { class: "muted" }, `version ${at}`, clock ? " · " : "", clock || ""),
     );
@@ -680,8 +709,14 @@ async function tablePage(gameId) {
       clearTimeout(pending);
       draw(frame.view, frame.commands, frame.version);
     },
+    (said) => {
+      for (const key of Object.keys(presence)) delete presence[key];
+      for (const p of said.seats) presence[p.seat] = p;
+      drawBar();
+    },
   );
   setLeave(() => {
+    clearInterval(clocks);
     stop();
     if (timer) timer.stop?.();
     clearTimeout(pending);
@@ -729,7 +764,8 @@ async function replayPage(gameId) {
   const token = held ? held.token : null;
   const now = await api("GET", `/v1/games/${gameId}`, undefined, token);
   const module = await tableModule(now.view.game);
-  const describe = module.describe || ((e) => e.type);
+  const own = module.describe || ((e) => e.type);
+  const describe = (e, w, out) => describeTable(e, w) ?? own(e, w, out);
   const events = await allEvents(gameId, token);
   const who = namer(events, held ? held.seat : -1);
   const moves = movesOf(events);

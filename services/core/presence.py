@@ -96,6 +96,15 @@ class Presence:
         await pipe.execute()
         await self.announce(game_id)
 
+    async def forget(self, game_id: str, seat: int, stream: str) -> None:
+        """A stream of a finished game ended: nothing of the seat is kept."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zrem(self.keys.streams(game_id), f"{seat}:{stream}")
+        pipe.zrem(self.keys.marks, f"{game_id}|{seat}|{stream}")
+        pipe.hdel(self.keys.away(game_id), str(seat))
+        pipe.zrem(self.keys.absent, f"{game_id}|{seat}")
+        await pipe.execute()
+
     async def _open_of(self, game_id: str, seat: int) -> bool:
         fresh = now_ms() - self.stale_ms
         found = await self.redis.zrangebyscore(self.keys.streams(game_id), fresh, "+inf")

@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar
 from prometheus_client import Counter
 
 from services.core.attention import attended as is_attended
-from services.core.codec import canonical, to_domain, to_new
+from services.core.codec import canonical, dumps, to_domain, to_new
 from services.core.errors import InvalidArgument, RaffeError, UnknownGame, VersionConflict
 from services.core.eventstore import (
     AppendResult,
@@ -126,9 +126,19 @@ class GameRuntime(Generic[S]):
         new = [to_new(e) for e in events]
         followed = is_attended(events[0].data, always=self.game.always_attended, asked=attended)
         command_id = command_id or uuid.uuid4().hex
-        digest = digest_of(self.game.name, [s.record() for s in seats], options)
+        records = [s.record() for s in seats]
+        digest = digest_of(self.game.name, records, options)
+        said = {"options": dict(options), "seats": records, "practice": practice}
         result = await self._append(
-            game_id, 0, command_id, new, time_ms, f"create:{command_id}", digest, followed
+            game_id,
+            0,
+            command_id,
+            new,
+            time_ms,
+            f"create:{command_id}",
+            digest,
+            followed,
+            dumps({"create": said}),
         )
         check_same(result, digest)
         return await self._outcome(game_id, result, SPECTATOR)
@@ -153,6 +163,7 @@ class GameRuntime(Generic[S]):
             typed = StandIn(typed)
         time_ms = now_ms() if time_ms is None else time_ms
         key, digest = command_key(seat, command_id), digest_of(command)
+        said = dumps({"seat": seat, "command": command, **({"stand_in": True} if stand_in else {})})
         fresh = False
         for _ in range(RETRIES + 1):
             loaded = await self._current(game_id, expected_version, fresh)
@@ -169,7 +180,7 @@ class GameRuntime(Generic[S]):
                 continue
             try:
                 return await self._append_decided(
-                    game_id, loaded, decision, seat, command_id, time_ms, key, digest
+                    game_id, loaded, decision, seat, command_id, time_ms, key, digest, said
                 )
             except VersionConflict:
                 if expected_version != ANY_VERSION:
@@ -198,6 +209,7 @@ class GameRuntime(Generic[S]):
         time_ms: int,
         key: str,
         digest: str,
+        said: bytes = b"",
     ) -> Outcome:
         """Append at the version decided on (VersionConflict if another got there first);
         answer with the events, view and legal commands the author may see."""
@@ -205,7 +217,7 @@ class GameRuntime(Generic[S]):
         # A bot now stands in for a seat: the runners follow the game from here on.
         follow = any(e.type in STAND_IN_EVENTS for e in events)
         result = await self._append(
-            game_id, loaded.version, command_id, events, time_ms, key, digest, follow
+            game_id, loaded.version, command_id, events, time_ms, key, digest, follow, said
         )
         if result.duplicate:  # the same command id was appended before
             return await self._duplicate(game_id, result, seat, digest)
@@ -234,6 +246,7 @@ class GameRuntime(Generic[S]):
         key: str,
         digest: str,
         attended: bool = False,
+        said: bytes = b"",
     ) -> AppendResult:
         return await self.store.append(
             game_id,
@@ -246,6 +259,7 @@ class GameRuntime(Generic[S]):
             attended=attended,
             idempotency_key=key,
             digest=digest,
+            command=said,
         )
 
     async def _current(self, game_id: str, expected: int, fresh: bool) -> GameAt[S]:

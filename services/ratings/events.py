@@ -18,6 +18,7 @@ class GameRated:
     before: list[list[float]]  # by seat: [mu, sigma]
     after: list[list[float]]
     games: list[int]  # by seat: the player's rated games of this kind, this one included
+    left: list[int] | None = None  # seats whose player left: ranked last, and penalised
 
 
 TYPES = EventTypes(GameRated)

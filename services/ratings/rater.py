@@ -56,10 +56,12 @@ class Rater:
         players = rules.rated_players(created.get("seats", []), seated, spec.default_bot)
         if players is None:
             return None
-        keys = spec.result_keys(game.view(state, SPECTATOR))
+        final = game.view(state, SPECTATOR)
+        keys = spec.result_keys(final)
+        left = [s["seat"] for s in (final.get("table") or {}).get("left", [])]
         for _ in range(ATTEMPTS):
             ratings = await self.ratings(game.name)
-            rated = rules.decide(ratings, game_id, game.name, ended_ms, players, keys)
+            rated = rules.decide(ratings, game_id, game.name, ended_ms, players, keys, left)
             event = NewEvent(str(uuid.uuid4()), "GameRated", dumps(payload(rated)))
             try:
                 result = await self.store.append(

@@ -19,6 +19,9 @@ from services.tournament.ratings import INITIAL, Rating, ordinal, rate
 from services.tournament.scoring import ranks
 
 BOT_PREFIX = "bot:"
+# What leaving a rated game costs beyond last place, in openskill mu (25 at the start, a
+# place among four moves it about 1-3): a leaver does worse than anyone who played on.
+LEAVE_PENALTY = 1.0
 
 
 @dataclass
@@ -62,12 +65,18 @@ def decide(
     ended_ms: int,
     players: list[str],
     keys: Sequence[float],
+    left: Sequence[int] = (),
 ) -> GameRated:
+    """``keys`` rank those who ``left`` (seats) last already (services.kernel.table);
+    beyond last place, each of them loses LEAVE_PENALTY of their mu (docs/fair-table.md)."""
     places = ranks(keys)
     before = [state.of(p).rating for p in players]
     # openskill rates teams; a player sitting twice (two bot seats of one level) is one
     # player, rated from the first of their seats' updates.
     after = rate(before, [(list(range(len(players))), places)])
+    for seat in left:
+        mu, sigma = after[seat]
+        after[seat] = (round(mu - LEAVE_PENALTY, 6), sigma)
     return GameRated(
         game_id,
         game,
@@ -77,6 +86,7 @@ def decide(
         [list(r) for r in before],
         [list(r) for r in after],
         [state.of(p).games + 1 for p in players],
+        sorted(left) or None,
     )
 
 

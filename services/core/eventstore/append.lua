@@ -7,7 +7,9 @@
 --       6 engine version, 7 partition, 8 max events, 9 max event bytes, 10 event count,
 --       11 attended ("1"/"0": read when the game is created; a "1" later upgrades it),
 --       12 idempotency key (the command id scoped by who sent it: "<seat>:<command id>"),
---       13 digest of the command (hex, may be empty),
+--       13 digest of the command (hex, may be empty), 14 the command as it was sent
+--       (JSON, may be empty: kept in the game stream with its first event, field "k",
+--       for the game's portable record; not copied to the partition logs),
 --       then 5 per event: id, type, schema version, payload, actor seat.
 --
 -- An attended game (one a runner must follow: bots, clocks, tournaments) has each log
@@ -20,7 +22,7 @@
 --          | {"dup", version, first position, count, digest of the first command}
 --          | {"conflict", current version} | {"invalid", code, message}
 
-local HEAD = 13
+local HEAD = 14
 local PER_EVENT = 5
 local ANNOUNCE_BYTES = 16384  -- larger appends announce their version only
 
@@ -88,9 +90,10 @@ end
 if ARGV[11] ~= '0' and ARGV[11] ~= '1' then
   return invalid('bad_arguments', 'attended must be 0 or 1')
 end
-local key, digest = ARGV[12], ARGV[13]
+local key, digest, said_command = ARGV[12], ARGV[13], ARGV[14]
 if not is_name(key, 200) then return invalid('bad_command_id', 'idempotency key must be 1-200 printable UTF-8 bytes') end
 if #digest > 64 or string.find(digest, '[^0-9a-f]') then return invalid('bad_arguments', 'digest must be hex') end
+if #said_command > tonumber(ARGV[9]) then return invalid('event_too_large', 'the command is larger than ' .. ARGV[9] .. ' bytes') end
 local max_events, max_bytes, n = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
 if n < 1 then return invalid('no_events', 'an append needs at least one event') end
 if n > max_events then return invalid('too_many_events', 'at most ' .. max_events .. ' events per append') end
@@ -142,9 +145,15 @@ for e = 0, n - 1 do
   local version = current + e + 1
   seq = seq + 1
   last_id = ARGV[b + 1]
-  redis.call('XADD', KEYS[1], version .. '-0',
-    'i', ARGV[b + 1], 't', ARGV[b + 2], 's', ARGV[b + 3], 'p', ARGV[b + 4], 'a', ARGV[b + 5],
-    'c', command_id, 'm', time_ms, 'e', engine)
+  if e == 0 and #said_command > 0 then  -- the command itself, with its first event
+    redis.call('XADD', KEYS[1], version .. '-0',
+      'i', ARGV[b + 1], 't', ARGV[b + 2], 's', ARGV[b + 3], 'p', ARGV[b + 4], 'a', ARGV[b + 5],
+      'c', command_id, 'm', time_ms, 'e', engine, 'k', said_command)
+  else
+    redis.call('XADD', KEYS[1], version .. '-0',
+      'i', ARGV[b + 1], 't', ARGV[b + 2], 's', ARGV[b + 3], 'p', ARGV[b + 4], 'a', ARGV[b + 5],
+      'c', command_id, 'm', time_ms, 'e', engine)
+  end
   local entry = {seq .. '-0',
     'g', game_id, 'v', version, 'y', game_type,
     'i', ARGV[b + 1], 't', ARGV[b + 2], 's', ARGV[b + 3], 'p', ARGV[b + 4], 'a', ARGV[b + 5],

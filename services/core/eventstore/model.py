@@ -34,6 +34,9 @@ class StoredEvent:
     time_ms: int
     engine_version: str
     position: int = 0  # partition-log position; 0 when read from the game stream
+    # The command whose first event this is, as sent (JSON; game streams only, and only
+    # since commands are recorded): {"seat", "command", "stand_in"?} or {"create": ...}.
+    command: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,6 +107,7 @@ class EventStore:
         attended: bool = False,
         idempotency_key: str = "",
         digest: str = "",
+        command: bytes = b"",
     ) -> AppendResult:
         """Append ``events`` atomically if the game is at ``expected_version``.
 
@@ -121,6 +122,9 @@ class EventStore:
         ``attended`` when the game is created (expected version 0): the game's events go
         to its partition's attended log too, which the runners follow; on a later append
         it makes an unattended game attended from that append on (never the reverse).
+
+        ``command``: the command as sent (JSON), kept with the first event in the game's
+        stream (StoredEvent.command) for the game's portable record (services.records).
         """
         args = self._append_args(
             game_id,
@@ -133,6 +137,7 @@ class EventStore:
             attended,
             idempotency_key or command_id,
             digest,
+            command,
         )
         reply = await self._append(keys=self.keys.append_keys(game_id), args=args)
         return self._parse_reply(game_id, expected_version, reply)
@@ -149,6 +154,7 @@ class EventStore:
         attended: bool,
         idempotency_key: str,
         digest: str,
+        command: bytes = b"",
     ) -> list[bytes | int | str]:
         check_game_id(game_id)
         _uint(expected_version, "expected version")
@@ -172,6 +178,7 @@ class EventStore:
             1 if attended else 0,
             _text(idempotency_key, "command id", 200),
             digest,
+            command,
         ]
         for index, event in enumerate(events, start=1):
             args.extend(self._event_args(index, event))
@@ -398,6 +405,7 @@ def parse_game_entry(
         command_id=f[b"c"].decode(),
         time_ms=int(f[b"m"]),
         engine_version=f[b"e"].decode(),
+        command=f.get(b"k", b""),
     )
 
 

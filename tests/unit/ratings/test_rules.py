@@ -57,3 +57,15 @@ def test_a_winner_gains_and_a_loser_loses() -> None:
     assert e.places == [1, 2]
     assert rules.score(e.after[0]) > rules.score(e.before[0])
     assert rules.score(e.after[1]) < rules.score(e.before[1])
+
+
+def test_a_leaver_ranks_last_and_loses_more_than_last_place() -> None:
+    from services.kernel.table import ranked_keys
+
+    players = ["pa", "pb", "pc"]
+    keys = ranked_keys([3.0, 9.0, 1.0], None, [1])  # seat 1 led, then left
+    assert keys[1] < min(keys[0], keys[2])
+    last = rules.decide(Ratings(), "g", "giraffe-raffe", 1, players, [3.0, 2.0, 1.0])
+    left = rules.decide(Ratings(), "g", "giraffe-raffe", 1, players, keys, [1])
+    assert left.places[1] == 3 and left.left == [1]
+    assert left.after[1][0] == round(last.after[2][0] - rules.LEAVE_PENALTY, 6)

@@ -1,0 +1,153 @@
+// The table around every game (docs/fair-table.md): who is here (presence), who left and
+// which seats a bot plays, each player's time bank, and what a seat may do about it:
+// leave, concede, take the seat back, claim the win, play again.
+
+import { el } from "/static/api.js";
+
+// Sentences for the table's own events in the move log (the games describe the rest).
+export function describeTable(event, who) {
+  const d = event.data || {};
+  switch (event.type) {
+    case "SeatLeft": {
+      const what = d.reason === "conceded" ? "conceded" : "left the table";
+      return `${who(d.seat)} ${what}; a bot plays on for them`;
+    }
+    case "SeatGone":
+      return `${who(d.seat)} is gone; a bot plays for them until they come back`;
+    case "SeatReturned":
+      return `${who(d.seat)} is back`;
+    case "ClocksSet":
+      return d.flagged && d.flagged.length
+        ? `${d.flagged.map((s) => who(s)).join(", ")} ran out of time`
+        : "";
+    case "GameEnded":
+      if (!d.by_table) return null;
+      return d.reason === "claimed"
+        ? `${who(d.winners[0])} claimed the win`
+        : `${who(d.losers[0])} conceded; ${d.winners.map((s) => who(s)).join(", ")} won`;
+    default:
+      return null;
+  }
+}
+
+function clockText(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function presenceText(p) {
+  if (!p) return "";
+  if (p.state === "connected") return "here";
+  const away = Math.max(0, Math.round((Date.now() - p.since_ms) / 1000));
+  return p.state === "gone" ? "gone" : `away ${away} s`;
+}
+
+// One line per seat: name, presence, who plays it, its clock. ``presence``: by seat, as
+// the stream's presence frames (or GET /seats) said.
+export function seatsBar(view, seat, who, presence) {
+  const table = view.table;
+  const seats = table ? table.seats : (view.players || []).map((_, i) => ({ seat: i }));
+  if (!table && !Object.keys(presence).length) return null;
+  const clocks = table && table.clocks;
+  const rows = seats.map((s) => {
+    const bits = [];
+    const p = presenceText(presence[s.seat]);
+    if (p) bits.push(p);
+    if (s.left) bits.push(s.left === "conceded" ? "conceded, a bot plays" : "left, a bot plays");
+    else if (s.gone) bits.push("a bot plays until they are back");
+    const item = el(
+      "li",
+      { class: `seat-line${s.seat === seat ? " mine" : ""}`, "data-seat": s.seat },
+      el("span", { class: `dot ${presence[s.seat] ? presence[s.seat].state : "unknown"}` }),
+      ` ${who(s.seat)}`,
+      bits.length ? el("span", { class: "muted" }, ` (${bits.join(", ")})`) : "",
+    );
+    if (clocks) {
+      const clock = el("span", { class: "bank", id: `bank-${s.seat}` });
+      clock.dataset.bank = clocks.banks_ms[s.seat];
+      clock.dataset.since = clocks.running_since_ms[s.seat];
+      item.append(" ", clock);
+    }
+    return item;
+  });
+  const list = el(
+    "ul",
+    { class: "seats-bar", id: "seats-bar", "aria-label": "the players" },
+    ...rows,
+  );
+  tickClocks(list);
+  return list;
+}
+
+// Running clocks count down where they are shown; the runner plays the default move
+// when one reaches 0, the server being the one that measures.
+export function tickClocks(root) {
+  for (const clock of root.querySelectorAll(".bank")) {
+    const bank = Number(clock.dataset.bank);
+    const since = Number(clock.dataset.since);
+    const left = since ? bank - (Date.now() - since) : bank;
+    clock.textContent = `⏱ ${clockText(left)}`;
+    clock.setAttribute("aria-label", `${clockText(left)} left on the clock`);
+    clock.classList.toggle("running", Boolean(since));
+    clock.classList.toggle("warn", Boolean(since) && left < 10_000);
+  }
+}
+
+// What the seat may do at the table now (legal.table), as buttons.
+export function tableActions(legal, send, confirmFn = window.confirm.bind(window)) {
+  const moves = (legal && legal.table) || [];
+  if (!send || !moves.length) return null;
+  const buttons = moves.map((m) => {
+    if (m.type === "return") {
+      return el(
+        "button",
+        { type: "button", id: "take-back", onclick: () => send({ type: "return" }) },
+        "Take my seat back",
+      );
+    }
+    if (m.type === "claim_win") {
+      const early = m.valid_from_ms > Date.now();
+      const button = el(
+        "button",
+        {
+          type: "button",
+          id: "claim-win",
+          disabled: early,
+          onclick: () => send({ type: "claim_win" }),
+        },
+        "Claim the win",
+      );
+      if (early) setTimeout(() => (button.disabled = false), m.valid_from_ms - Date.now());
+      return button;
+    }
+    const words = m.type === "leave" ? "Leave the table" : "Concede";
+    const ask =
+      m.type === "leave"
+        ? "Leave this game? A bot plays your seat to the end and you rank last."
+        : "Concede this game? You rank last.";
+    return el(
+      "button",
+      {
+        type: "button",
+        class: "quiet",
+        id: m.type,
+        onclick: () => confirmFn(ask) && send({ type: m.type }),
+      },
+      words,
+    );
+  });
+  return el("p", { class: "row table-actions", id: "table-actions" }, ...buttons);
+}
+
+// A note to a player whose seat a bot plays: why, and that a move takes it back.
+export function standInNote(legal) {
+  if (!legal || !legal.stand_in) return null;
+  const moves = legal.table || [];
+  return el(
+    "p",
+    { class: "hint", id: "stand-in" },
+    moves.some((m) => m.type === "return")
+      ? "You were away, so a bot played for you. Take your seat back (or just move)."
+      : "You left this game: a bot plays your seat.",
+  );
+}

@@ -1,0 +1,112 @@
+"""Portable records (docs/records.md): a finished game's record re-plays offline byte for
+byte with ``raffe verify``; one altered event fails, naming its place; the bulk export
+streams finished games as JSON Lines."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+
+from services.games import GAMES
+from services.records.verify import Mismatch, verify
+from tests.e2e.players import create
+from tests.e2e.system import System
+from tests.e2e.test_fair_table import send, until
+
+
+def finished_record(http: httpx.Client, game_id: str) -> dict[str, Any]:
+    def got() -> dict[str, Any] | None:
+        answer = http.get(f"/v1/games/{game_id}/record")
+        return dict(answer.json()) if answer.status_code == 200 else None
+
+    return dict(until(got, timeout=60))
+
+
+def raffe(system: System, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "services.cli", "--url", system.base_url, *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
+def test_a_record_verifies_and_an_altered_one_fails_at_its_place(
+    system: System, http: httpx.Client, tmp_path: Path
+) -> None:
+    bots = [{"kind": "bot", "bot_level": "random"}] * 3
+    game = create(http, "giraffe-raffe", [{"kind": "human"}, *bots[:2]])
+    gid, token = game["game_id"], game["tokens"]["0"]
+    assert http.get(f"/v1/games/{gid}/record").status_code == 409
+    assert send(http, gid, token, {"type": "leave"}).status_code == 200  # bots finish it
+    doc = finished_record(http, gid)
+    assert doc["format"] == "raffe-record/1" and doc["seed"]
+    assert doc["commands"][0]["create"]["seats"][0]["kind"] == "human"
+    assert any(c.get("stand_in") for c in doc["commands"]), "the stand-in's moves are kept"
+    assert verify(doc, GAMES).events == sum(len(c["events"]) for c in doc["commands"])
+    good = tmp_path / "game.json"
+    good.write_bytes(orjson.dumps(doc))
+    ok = raffe(system, "verify", str(good))
+    assert ok.returncode == 0 and "re-played byte for byte" in ok.stderr, ok.stderr
+    # One event altered: verify names the command, the event and its version.
+    n, c = next((n, c) for n, c in enumerate(doc["commands"]) if c.get("command"))
+    c["events"][0]["data"] = {**c["events"][0]["data"], "seat": 99}
+    bad = tmp_path / "altered.json"
+    bad.write_bytes(orjson.dumps(doc))
+    failed = raffe(system, "verify", str(bad))
+    version = c["events"][0]["version"]
+    assert failed.returncode == 1, failed.stderr
+    assert f"command {n} " in failed.stderr and f"event 1 (version {version}" in failed.stderr
+
+
+def test_a_timed_record_verifies_with_its_clock_moves(http: httpx.Client) -> None:
+    game = create(
+        http,
+        "giraffometer",
+        [{"kind": "human"}, {"kind": "bot"}],
+        options={"bank_timer": 10, "target": 1},
+    )
+    gid = game["game_id"]
+    # Seat 0 never votes: its bank runs out, the runner flags it (seat -1's command) and
+    # the round is revealed without its vote, until the bot reaches the target.
+    doc = finished_record(http, gid)
+    senders = {c.get("seat") for c in doc["commands"][1:]}
+    assert -1 in senders, "the clock's flag is a recorded command"
+    verify(doc, GAMES)
+    doc["commands"][-1]["events"][-1]["data"]["winners"] = [0]
+    try:
+        verify(doc, GAMES)
+    except Mismatch as mismatch:
+        assert "GameEnded" in mismatch.where
+    else:
+        raise AssertionError("an altered ending verified")
+
+
+def test_the_export_streams_finished_games_of_a_kind(system: System, tmp_path: Path) -> None:
+    with httpx.Client(base_url=system.base_url, timeout=30) as http:
+        since = int(time.time() * 1000)
+        bots = [{"kind": "bot", "bot_level": "random"}] * 2
+        ids = {create(http, "riff-raff", bots)["game_id"] for _ in range(2)}
+        for gid in ids:
+            finished_record(http, gid)
+        lines = http.get("/v1/records", params={"game": "riff-raff", "since_ms": since})
+        assert lines.headers["content-type"].startswith("application/jsonl")
+        found = [orjson.loads(line) for line in lines.text.splitlines()]
+        assert {d["game_id"] for d in found} == ids and {d["game"] for d in found} == {"riff-raff"}
+        out = tmp_path / "riff.jsonl"
+        done = raffe(
+            system,
+            "records",
+            "export",
+            "--game",
+            "riff-raff",
+            "--since",
+            str(since),
+            "--out",
+            str(out),
+        )
+        assert done.returncode == 0 and "2 finished games" in done.stderr, done.stderr
+        checked = raffe(system, "verify", str(out))
+        assert checked.returncode == 0 and checked.stderr.count("ok ") == 2, checked.stderr
