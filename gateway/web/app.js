@@ -563,7 +563,7 @@ async function tablePage(gameId) {
     const seat = held ? held.seat : -1;
     const over = shown.view.status.over;
     bar.replaceChildren(
-      seatsBar(shown.view, seat, who, presence) || "",
+      seatsBar(shown.view, seat, who, presence, seated.seats.length) || "",
       over ? "" : standInNote(shown.legal) || "",
       over ? "" : tableActions(shown.legal, held ? send : null) || "",
     );

@@ -43,10 +43,10 @@ function presenceText(p) {
 }
 
 // One line per seat: name, presence, who plays it, its clock. ``presence``: by seat, as
-// the stream's presence frames (or GET /seats) said.
-export function seatsBar(view, seat, who, presence) {
+// the stream's presence frames (or GET /seats) said; ``count``: the seats at the table.
+export function seatsBar(view, seat, who, presence, count) {
   const table = view.table;
-  const seats = table ? table.seats : (view.players || []).map((_, i) => ({ seat: i }));
+  const seats = table ? table.seats : Array.from({ length: count }, (_, i) => ({ seat: i }));
   if (!table && !Object.keys(presence).length) return null;
   const clocks = table && table.clocks;
   const rows = seats.map((s) => {
@@ -94,7 +94,7 @@ export function tickClocks(root) {
 }
 
 // What the seat may do at the table now (legal.table), as buttons.
-export function tableActions(legal, send, confirmFn = window.confirm.bind(window)) {
+export function tableActions(legal, send) {
   const moves = (legal && legal.table) || [];
   if (!send || !moves.length) return null;
   const buttons = moves.map((m) => {
@@ -131,7 +131,7 @@ export function tableActions(legal, send, confirmFn = window.confirm.bind(window
         type: "button",
         class: "quiet",
         id: m.type,
-        onclick: () => confirmFn(ask) && send({ type: m.type }),
+        onclick: () => window.confirm(ask) && send({ type: m.type }),
       },
       words,
     );

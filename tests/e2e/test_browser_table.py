@@ -1,0 +1,45 @@
+"""The fair table in Chromium (docs/fair-table.md): a person leaves mid-game and the other
+finishes against the bot that plays the seat; each sees who is at the table."""
+
+from __future__ import annotations
+
+import httpx
+from selenium.webdriver.common.by import By
+
+from tests.e2e.browser import click, find, held_seat, wait_for
+from tests.e2e.players import auth
+from tests.e2e.system import System
+from tests.e2e.test_browser import invited_pair, play_by_clicking, status
+
+
+def seat_line(driver: object, seat: int) -> str:
+    return str(find(driver, f'.seat-line[data-seat="{seat}"]').text)  # type: ignore[arg-type]
+
+
+def test_a_person_leaves_and_the_other_finishes_against_the_bot(
+    system: System, http: httpx.Client
+) -> None:
+    with invited_pair(system, "giraffometer", target="3") as (alice, bob, game_id, _):
+        # Both are here: each page shows the other connected (presence frames).
+        wait_for(lambda: "here" in seat_line(alice, 1), 15, "Alice does not see Bob here")
+        wait_for(lambda: "here" in seat_line(bob, 0), 15, "Bob does not see Alice here")
+        bob.execute_script("window.confirm = () => true")
+        click(bob, "#leave")
+        wait_for(lambda: "a bot plays your seat" in find(bob, "#stand-in").text)
+        wait_for(lambda: "left, a bot plays" in seat_line(alice, 1), 15, "no stand-in shown")
+        told = [li.text for li in alice.find_elements(By.CSS_SELECTOR, "#move-log li")]
+        wait_for(
+            lambda: any(
+                "left the table" in li.text
+                for li in alice.find_elements(By.CSS_SELECTOR, "#move-log li")
+            ),
+            10,
+            f"the move log does not tell it: {told}",
+        )
+        moves = play_by_clicking(alice, http, "giraffometer", game_id)
+        assert moves > 0 and "Game over" in status(alice)
+        token = held_seat(alice, game_id)["token"]
+        final = http.get(f"/v1/games/{game_id}", headers=auth(token)).json()["view"]
+        assert final["status"]["over"] and final["table"]["left"] == [{"seat": 1, "reason": "left"}]
+        assert not alice.find_elements(By.CSS_SELECTOR, "#table-actions")  # over: no buttons
+        assert not [e for e in alice.get_log("browser") if e["level"] == "SEVERE"]
