@@ -13,7 +13,16 @@ from gateway.clients import Clients
 from gateway.fast_path import CommandFastPath
 from gateway.guard import Guard
 from gateway.problems import HANDLERS
-from gateway.routes import accounts, catalog, games, quickplay, ratings, records, tournaments
+from gateway.routes import (
+    accounts,
+    catalog,
+    games,
+    quickplay,
+    ratings,
+    records,
+    rematch,
+    tournaments,
+)
 from gateway.settings import GatewaySettings
 from gateway.web import mount_web
 
@@ -51,6 +60,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.include_router(ratings.router)
     app.include_router(quickplay.router)
     app.include_router(records.router)
+    app.include_router(rematch.router)
     mount_web(app)
     openapi.install(app)
     # added later = outer: CORS, then the guard (its refusals carry CORS headers), then the

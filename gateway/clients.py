@@ -14,6 +14,7 @@ from gateway.accounts import AccountLimits, Accounts
 from gateway.live import LiveHub
 from gateway.quota import CreateQuota, JoinLimits
 from gateway.recent import RecentViews
+from gateway.rematch import Rematches
 from gateway.settings import GatewaySettings
 from gateway.tokens import SeatTokens
 from raffe.v1 import common_pb2, projection_pb2_grpc
@@ -46,6 +47,7 @@ class Clients:
     accounts: Accounts
     boards: Boards
     queue: Queue
+    rematches: Rematches
     recent_views: RecentViews = field(default_factory=RecentViews)
     _gen: tuple[float, int] = field(default=(0.0, 1))
 
@@ -91,6 +93,7 @@ class Clients:
             accounts(store, tokens, settings),
             boards_of(store, settings.ratings),
             Queue(store),
+            Rematches(store),
         )
 
     async def names(self, game_ids: list[str]) -> dict[str, dict[int, str]]:

@@ -15,6 +15,7 @@ import {
 } from "/static/api.js";
 import {
   describeTable,
+  rematchBox,
   seatsBar,
   standInNote,
   tableActions,
@@ -558,13 +559,15 @@ async function tablePage(gameId) {
   );
   const bar = el("div", { id: "table-bar" });
   let shown = null; // the view and legal commands the bar was drawn from
+  let again = null; // the "Play again" box, once the game is over
   function drawBar() {
     if (!shown) return;
     const seat = held ? held.seat : -1;
     const over = shown.view.status.over;
+    if (over && !again) again = rematchBox(gameId, held, api, remember);
     bar.replaceChildren(
       seatsBar(shown.view, seat, who, presence, seated.seats.length) || "",
-      over ? "" : standInNote(shown.legal) || "",
+      over ? again || "" : standInNote(shown.legal) || "",
       over ? "" : tableActions(shown.legal, held ? send : null) || "",
     );
   }
@@ -717,6 +720,7 @@ async function tablePage(gameId) {
   );
   setLeave(() => {
     clearInterval(clocks);
+    if (again) again.stop();
     stop();
     if (timer) timer.stop?.();
     clearTimeout(pending);

@@ -151,3 +151,48 @@ export function standInNote(legal) {
       : "You left this game: a bot plays your seat.",
   );
 }
+
+// "Play again" at a finished table: asks for a rematch, then waits (asking every 2 s)
+// until everyone has, and goes to the new game with this seat's new token.
+export function rematchBox(gameId, held, api, remember) {
+  if (!held) return null;
+  const state = el("span", { id: "rematch-state", "aria-live": "polite" });
+  let asking = null;
+  async function look(method) {
+    const said = await api(method, `/v1/games/${gameId}/rematch`, undefined, held.token);
+    if (said.rematch) {
+      clearInterval(asking);
+      if (said.token) remember(said.rematch, held.seat, said.token);
+      state.textContent = "Everyone is in: starting…";
+      location.hash = `#/games/${said.rematch}`;
+      return;
+    }
+    const plural = (n) => `${n} ${n === 1 ? "player" : "players"}`;
+    const waiting = plural(said.waiting_for.length);
+    const asked = said.accepted.length;
+    if (said.accepted.includes(held.seat)) {
+      state.textContent = `Waiting for ${waiting} more to accept…`;
+    } else {
+      state.textContent = asked ? `${plural(asked)} would like to play again` : "";
+    }
+  }
+  const button = el(
+    "button",
+    {
+      type: "button",
+      class: "primary",
+      id: "play-again",
+      onclick: async () => {
+        button.disabled = true;
+        await look("POST");
+        asking = asking || setInterval(() => look("GET").catch(() => {}), 2000);
+      },
+    },
+    "Play again",
+  );
+  look("GET").catch(() => {});
+  asking = setInterval(() => look("GET").catch(() => {}), 2000);
+  const box = el("p", { class: "row", id: "rematch" }, button, " ", state);
+  box.stop = () => clearInterval(asking);
+  return box;
+}

@@ -111,6 +111,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 time_ms=request.time_ms or None,
                 attended=request.attended,
                 practice=request.practice,
+                rematch_of=request.rematch_of,
             )
             r = outcome.result
             created = loads(outcome.events[0].payload) if outcome.events else {}

@@ -113,6 +113,7 @@ class GameRuntime(Generic[S]):
         time_ms: int | None = None,
         attended: bool = False,
         practice: bool = False,
+        rematch_of: str = "",
     ) -> Outcome:
         """A new game. ``attended``: the creator asks the runners to follow it although
         no seat is a bot and no clock runs (a tournament's table)."""
@@ -122,13 +123,15 @@ class GameRuntime(Generic[S]):
         if len(seed) > 128:
             raise InvalidArgument("a seed is at most 128 characters", "bad_seed")
         time_ms = now_ms() if time_ms is None else time_ms
-        events = opening(self.game, options, seats, seed, time_ms, practice)
+        events = opening(self.game, options, seats, seed, time_ms, practice, rematch_of)
         new = [to_new(e) for e in events]
         followed = is_attended(events[0].data, always=self.game.always_attended, asked=attended)
         command_id = command_id or uuid.uuid4().hex
         records = [s.record() for s in seats]
         digest = digest_of(self.game.name, records, options)
         said = {"options": dict(options), "seats": records, "practice": practice}
+        if rematch_of:
+            said["rematch_of"] = rematch_of
         result = await self._append(
             game_id,
             0,

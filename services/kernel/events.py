@@ -115,3 +115,4 @@ class GameCreated:
     seed_hash: str
     seed: str = ""  # redacted from everything a client sees until the game ends
     practice: bool | None = None  # the creator chose the seed (AL-2)
+    rematch_of: str | None = None  # the finished game this one plays again

@@ -14,7 +14,11 @@ S = TypeVar("S")
 
 
 def created_event(
-    options: Mapping[str, Any], seats: Sequence[SeatSpec], seed: str, practice: bool = False
+    options: Mapping[str, Any],
+    seats: Sequence[SeatSpec],
+    seed: str,
+    practice: bool = False,
+    rematch_of: str = "",
 ) -> Event:
     """The first event of every game: options, seats and the seed's commitment (AL-2).
 
@@ -29,6 +33,8 @@ def created_event(
     }
     if practice:
         data["practice"] = True
+    if rematch_of:  # the finished game this one plays again (a rematch)
+        data["rematch_of"] = rematch_of
     return Event("GameCreated", data)
 
 
@@ -39,10 +45,11 @@ def opening(
     seed: str,
     now_ms: int = 0,
     practice: bool = False,
+    rematch_of: str = "",
 ) -> list[Event]:
     """GameCreated and the game's setup events; raises InvalidArgument on bad options."""
     options = game.options(raw_options, seats)
-    created = created_event(game.recorded_options(options), seats, seed, practice)
+    created = created_event(game.recorded_options(options), seats, seed, practice, rematch_of)
     state = game.evolve(game.initial(), created)
     return [created, *game.setup(state, options, SeededRng(seed, 0), now_ms)]
 

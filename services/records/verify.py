@@ -64,7 +64,8 @@ def verify(doc: dict[str, Any], games: dict[str, GameSpec[Any]]) -> Verified:
 def _created(game: GameSpec[Any], c: dict[str, Any], seed: str) -> tuple[Any, int, str]:
     said = c["create"]
     seats = [SeatSpec(**s) for s in said["seats"]]
-    events = opening(game, said["options"], seats, seed, c["time_ms"], said.get("practice", False))
+    practice, again = said.get("practice", False), said.get("rematch_of", "")
+    events = opening(game, said["options"], seats, seed, c["time_ms"], practice, again)
     _same(events, c["events"], "command 0 (the creation)")
     state = game.initial()
     for e in events:

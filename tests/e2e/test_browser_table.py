@@ -43,3 +43,33 @@ def test_a_person_leaves_and_the_other_finishes_against_the_bot(
         assert final["status"]["over"] and final["table"]["left"] == [{"seat": 1, "reason": "left"}]
         assert not alice.find_elements(By.CSS_SELECTOR, "#table-actions")  # over: no buttons
         assert not [e for e in alice.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_two_players_rematch_from_the_finished_table(system: System) -> None:
+    with invited_pair(system, "giraffe-raffe") as (alice, bob, game_id, _):
+        wait_for(lambda: bob.find_elements(By.CSS_SELECTOR, "#concede"), 15, "no Concede")
+        bob.execute_script("window.confirm = () => true")
+        click(bob, "#concede")
+        for page in (alice, bob):
+            wait_for(lambda p=page: "Game over" in status(p), 15, "the game did not end")
+        click(alice, "#play-again")
+        wait_for(
+            lambda: (
+                "Waiting for 1 player more" in find(alice, "#rematch-state").text
+                or "Waiting for 1 player" in find(alice, "#rematch-state").text
+            ),
+            10,
+        )
+        wait_for(lambda: "would like to play again" in find(bob, "#rematch-state").text, 10)
+        click(bob, "#play-again")
+        for page in (alice, bob):
+            wait_for(
+                lambda p=page: "#/games/" in p.current_url and game_id not in p.current_url,
+                15,
+                "no new table",
+            )
+        new_id = alice.current_url.rsplit("/", 1)[1]
+        assert bob.current_url.endswith(new_id)
+        for page, seat in ((alice, 0), (bob, 1)):
+            assert held_seat(page, new_id)["seat"] == seat
+            wait_for(lambda p=page: "Game over" not in status(p), 10)

@@ -204,3 +204,30 @@ def test_a_gone_player_who_plays_again_takes_the_seat_back(quick: System) -> Non
             assert back.status_code == 200, back.text
         assert back.json()["events"][0]["type"] == "SeatReturned"
         assert "stand_ins" not in view(http, gid, tokens[0])["view"]["status"]
+
+
+def test_two_players_rematch_with_the_same_seats_and_a_new_seed(http: httpx.Client) -> None:
+    game = create(http, "riff-raff", [{"kind": "human"}] * 2, options={"mode": "tabletop"})
+    gid, tokens = game["game_id"], [game["tokens"][str(s)] for s in range(2)]
+    early = http.post(f"/v1/games/{gid}/rematch", headers=auth(tokens[0]))
+    assert early.status_code == 409 and early.json()["code"] == "game_not_over"
+    assert send(http, gid, tokens[1], {"type": "concede"}).status_code == 200
+    first = http.post(f"/v1/games/{gid}/rematch", headers=auth(tokens[0])).json()
+    assert (first["accepted"], first["waiting_for"], first["rematch"]) == ([0], [1], None)
+    second = http.post(f"/v1/games/{gid}/rematch", headers=auth(tokens[1])).json()
+    new_id, new_token = second["rematch"], second["token"]
+    assert new_id and new_token and new_token != tokens[1]
+    seen = http.get(f"/v1/games/{gid}/rematch", headers=auth(tokens[0])).json()
+    assert seen["rematch"] == new_id and seen["token"] not in (None, new_token)
+    # Linked both ways: the old game names the new; the new game's log names the old.
+    events = http.get(f"/v1/games/{new_id}/events", params={"limit": 5}).json()["events"]
+    created = events[0]["data"]
+    assert created["rematch_of"] == gid and created["options"]["mode"] == "tabletop"
+    old_seed = http.get(f"/v1/games/{gid}/events", params={"limit": 1}).json()["events"][0]
+    assert created["seed_hash"] != old_seed["data"]["seed_hash"]
+    for token in (new_token, seen["token"]):
+        legal = http.get(f"/v1/games/{new_id}/commands", headers=auth(token))
+        assert legal.status_code == 200, legal.text
+    # Asking again changes nothing: one new game.
+    again = http.post(f"/v1/games/{gid}/rematch", headers=auth(tokens[0])).json()
+    assert again["rematch"] == new_id

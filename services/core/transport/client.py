@@ -141,6 +141,7 @@ class EngineClient:
         command_id: str = "",
         attended: bool = False,
         practice: bool = False,
+        rematch_of: str = "",
     ) -> common_pb2.CreateGameResponse:
         request = common_pb2.CreateGameRequest(
             game_id=game_id,
@@ -155,6 +156,7 @@ class EngineClient:
             command_id=command_id,
             attended=attended,
             practice=practice,
+            rematch_of=rematch_of,
         )
         return await self._call(lambda: self.stub.CreateGame(request, timeout=self.timeout))
 

@@ -1,0 +1,105 @@
+"""Play again (docs/fair-table.md): at a finished table each player may ask for a rematch;
+once every player's seat has asked, the same seats start a new game (same options, a new
+seed), created once whichever gateway sees the last acceptance.
+
+Kept in Redis per finished game: the seats that accepted and a secret the new game's id
+and seat tokens are derived from, so two gateways creating it at once create one game and
+hand out the same tokens (gateway.tokens.register with a key). The new game's GameCreated
+records ``rematch_of`` (the link in the log); the finished game's ``rematched`` key keeps
+the other direction for readers. Every player's seat must accept, a leaver's too: a
+rematch is everyone's choice."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from services.core.codec import loads
+from services.core.eventstore import EventStore
+from services.kernel.game import SeatSpec
+
+OFFER_TTL_S = 24 * 3600  # how long a finished table may still agree to play again
+
+
+@dataclass(frozen=True)
+class Offer:
+    """A finished game's rematch as it stands."""
+
+    accepted: list[int]
+    needed: list[int]  # the seats whose players must accept
+    game_id: str = ""  # the new game, once started
+    key: str = ""  # the secret its tokens derive from
+    seats: list[SeatSpec] = field(default_factory=list)
+    options: dict[str, Any] = field(default_factory=dict)
+    game: str = ""
+
+    @property
+    def waiting_for(self) -> list[int]:
+        return [s for s in self.needed if s not in self.accepted]
+
+
+class Rematches:
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self.prefix = store.settings.key_prefix
+
+    def _key(self, game_id: str) -> str:
+        return f"{self.prefix}:rematch:{game_id}"
+
+    def _link(self, game_id: str) -> str:
+        return f"{self.prefix}:rematched:{game_id}"
+
+    async def offer(self, game_id: str, accept_seat: int | None = None) -> Offer:
+        """The offer of a finished game, after ``accept_seat`` (if any) accepted."""
+        created = await self._table(game_id)
+        key = self._key(game_id)
+        pipe = self.store.redis.pipeline(transaction=False)
+        pipe.hsetnx(key, "secret", secrets.token_hex(16))
+        if accept_seat is not None:
+            pipe.hset(key, f"seat:{accept_seat}", "1")
+        pipe.expire(key, OFFER_TTL_S)
+        pipe.hgetall(key)
+        pipe.get(self._link(game_id))
+        *_, fields, link = await pipe.execute()
+        raw = cast(dict[bytes, bytes], fields)
+        accepted = sorted(int(k[5:]) for k in raw if k.startswith(b"seat:"))
+        seats = _seats(created)
+        needed = [i for i, s in enumerate(seats) if s.kind == "human"]
+        secret = raw[b"secret"].decode()
+        return Offer(
+            accepted=accepted,
+            needed=needed,
+            game_id=link.decode() if link else "",
+            key=hashlib.sha256(f"rematch\0{secret}".encode()).hexdigest(),
+            seats=seats,
+            options=dict(created.get("create_options", created.get("options", {}))),
+            game=str(created.get("game", "")),
+        )
+
+    def new_game_id(self, offer: Offer) -> str:
+        return offer.key[:32]
+
+    async def started(self, game_id: str, new_game_id: str) -> None:
+        await self.store.redis.set(self._link(game_id), new_game_id)
+
+    async def _table(self, game_id: str) -> dict[str, Any]:
+        """The finished game's creation: its seats, and its options as first sent."""
+        stored = await self.store.read_game_range(game_id, 0, 1)
+        created = dict(loads(stored[0].payload))
+        created["game"] = stored[0].game_type
+        if stored[0].command:
+            said = loads(stored[0].command).get("create", {})
+            created["create_options"] = said.get("options")
+        return created
+
+
+def _seats(created: dict[str, Any]) -> list[SeatSpec]:
+    """The finished game's seats again (an open seat was claimed: a person's)."""
+    out = []
+    for s in created.get("seats", []):
+        kind = "human" if s.get("kind") == "open" else str(s.get("kind", "human"))
+        player = str(s.get("player", "")) if kind == "human" else ""
+        out.append(SeatSpec(kind, s.get("name", ""), s.get("bot_level", ""), player))
+    return out
