@@ -11,6 +11,7 @@ import grpc
 from redis.asyncio import Redis
 
 from gateway.accounts import AccountLimits, Accounts
+from gateway.delay import Delays
 from gateway.live import LiveHub
 from gateway.quota import CreateQuota, JoinLimits
 from gateway.recent import RecentViews
@@ -48,6 +49,7 @@ class Clients:
     boards: Boards
     queue: Queue
     rematches: Rematches
+    delays: Delays
     recent_views: RecentViews = field(default_factory=RecentViews)
     _gen: tuple[float, int] = field(default=(0.0, 1))
 
@@ -66,6 +68,7 @@ class Clients:
         tokens = SeatTokens(store, settings.token_ttl_s)
         prefix, heartbeat = settings.store.key_prefix, settings.sse_heartbeat_s
         presence = Presence(store.redis, prefix, heartbeat, settings.gone_after_s)
+        delays = Delays(store)
         live = LiveHub(
             store,
             STREAMS,
@@ -74,6 +77,7 @@ class Clients:
             settings.max_streams,
             tokens,
             presence,
+            delays,
         )
         live.start()
         return cls(
@@ -94,6 +98,7 @@ class Clients:
             boards_of(store, settings.ratings),
             Queue(store),
             Rematches(store),
+            delays,
         )
 
     async def names(self, game_ids: list[str]) -> dict[str, dict[int, str]]:

@@ -51,6 +51,7 @@ from redis.exceptions import RedisError
 from starlette.background import BackgroundTask
 from starlette.responses import StreamingResponse
 
+from gateway.delay import Delays, Held
 from gateway.problems import Problem
 from gateway.tokens import Caller, SeatTokens, revoked_channel
 from services.core.eventstore import EventStore, StoredEvent
@@ -58,7 +59,7 @@ from services.core.eventstore.announce import parse_announcement
 from services.core.gamestate import fold
 from services.core.presence import Presence
 from services.core.redaction import redact_stored
-from services.kernel.game import Game
+from services.kernel.game import SPECTATOR, Game
 
 log = logging.getLogger(__name__)
 QUEUE_FRAMES = 2000  # a viewer further behind than this is dropped (it reconnects)
@@ -136,6 +137,8 @@ class Watched:
     announced: int = 0  # the newest version heard of
     draining: asyncio.Task[None] | None = None
     offered: list[StoredEvent] = field(default_factory=list)  # announced with the versions
+    # Spectators of a game shown late (gateway.delay), while some watch here.
+    spectators: Held | None = None
 
     def offer(self, events: list[StoredEvent]) -> None:
         self.offered += events
@@ -176,9 +179,11 @@ class LiveHub:
         max_streams: int = 10_000,
         tokens: SeatTokens | None = None,
         presence: Presence | None = None,
+        delays: Delays | None = None,
     ) -> None:
         self.store, self.games, self.listener = store, games, listener
         self.presence = presence
+        self.delays = delays
         self._marks: set[asyncio.Task[None]] = set()  # presence writes of ended streams
         self.streams_per_address, self.max_streams = streams_per_address, max_streams
         self.tokens = tokens
@@ -245,18 +250,22 @@ class LiveHub:
         if viewer.token_hash:
             self.by_token[viewer.token_hash].add(viewer)
         mark = uuid.uuid4().hex[:12] if self.presence is not None and seat >= 0 else ""
+        delay = await self.delays.of(game_id) if self.delays and seat == SPECTATOR else None
         try:
             async with watched.lock:
                 await self._advance(game_id, watched)  # viewers already there get it too
-                missed = await self.store.read_game_range(game_id, after, watched.version)
+                late = await self._spectators(game_id, watched) if delay else None
+                until = late.shown if late else watched.version
+                missed = await self.store.read_game_range(game_id, after, until)
                 backlog = redact_stored(watched.game, watched.state, missed, seat)
                 watched.viewers[seat].add(viewer)
                 # A version announced while nobody was registered yet (drains skip a game
                 # nobody watches) must still reach this viewer.
                 self._drain_if_behind(game_id, watched)
+                state = late.state if late else watched.state
                 current = (
-                    view_frame(game_id, watched.game, watched.state, watched.version, seat)
-                    if views and watched.version
+                    view_frame(game_id, watched.game, state, until, seat)
+                    if views and until
                     else b""
                 )
             if mark:  # registered first: the stream hears its own arrival too
@@ -286,6 +295,10 @@ class LiveHub:
             if mark:  # in a task: a cancelled stream's generator may not await any more
                 self._closed(game_id, seat, mark, watched.game.status(watched.state).over)
             watched.viewers[seat].discard(viewer)
+            if seat == SPECTATOR and not watched.viewers[seat] and watched.spectators:
+                if watched.spectators.timer is not None:
+                    watched.spectators.timer.cancel()
+                watched.spectators = None  # nobody here watches late: nothing to hold
             if watched.empty and self.watched.get(game_id) is watched:
                 del self.watched[game_id]
             self._unindex(viewer)
@@ -351,10 +364,64 @@ class LiveHub:
             new = await self.store.read_game_range(game_id, watched.version, None)
         watched.fold(new)
         if new:
+            late = watched.spectators
             for seat, viewers in list(watched.viewers.items()):
-                if viewers:
+                if viewers and not (late is not None and seat == SPECTATOR):
                     self._fan_out(game_id, watched, new, seat, viewers)
+            if late is not None:
+                late.add(new)
+                self._release(game_id, watched)
         return new
+
+    async def _spectators(self, game_id: str, watched: Watched) -> Held | None:
+        """The delayed spectators' pipeline of a watched game (the caller holds the
+        lock): started at the version spectators may see now; None once it is over."""
+        if watched.spectators is not None:
+            return watched.spectators
+        assert self.delays is not None
+        delay = await self.delays.of(game_id)
+        shown = await self.delays.limit(game_id)
+        if delay is None or shown is None:
+            return None
+        seen = await self.store.read_game_range(game_id, 0, shown)
+        late = Held(delay, watched.game, fold(watched.game, seen), shown)
+        late.add(await self.store.read_game_range(game_id, shown, watched.version))
+        watched.spectators = late
+        self._release(game_id, watched)
+        return late
+
+    def _release(self, game_id: str, watched: Watched) -> None:
+        """Show delayed spectators what they may see now; wake again when the next held
+        move is old enough (a delay in seconds)."""
+        late = watched.spectators
+        if late is None:
+            return
+        out = late.due(int(time.time() * 1000))
+        viewers = watched.viewers.get(SPECTATOR, set())
+        if out and viewers:
+            redacted = redact_stored(watched.game, watched.state, out, SPECTATOR)
+            batch = b"".join(frame(e) for e in redacted)
+            ended = out[-1].type == "GameEnded"
+            view = view_frame(game_id, watched.game, late.state, late.shown, SPECTATOR)
+            for v in list(viewers):
+                v.push([(batch + view if v.views else batch, ended)])
+        due = late.next_due_ms()
+        if late.timer is not None:
+            late.timer.cancel()
+            late.timer = None
+        if due is not None:
+            loop = asyncio.get_running_loop()
+            wait = max(0.0, due / 1000 - time.time()) + 0.01
+            late.timer = loop.call_later(wait, self._wake, game_id, watched)
+
+    def _wake(self, game_id: str, watched: Watched) -> None:
+        async def release() -> None:
+            async with watched.lock:
+                self._release(game_id, watched)
+
+        task = asyncio.create_task(release())
+        self._marks.add(task)
+        task.add_done_callback(self._marks.discard)
 
     def _fan_out(
         self,

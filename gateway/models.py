@@ -129,10 +129,11 @@ class GameView(BaseModel):
     version: int
     seat: int
     view: dict[str, Any]
-    source: Literal["projection", "engine", "command"] = Field(
+    source: Literal["projection", "engine", "command", "delayed"] = Field(
         description="where the view came from: the read models (a spectator's public "
-        "view), the engine (a seat's own view, or when the read models lag), or the answer "
-        "to your own latest command"
+        "view), the engine (a seat's own view, or when the read models lag), the answer "
+        "to your own latest command, or (spectators of a game shown late) the game as it "
+        "was at ``version``"
     )
 
 

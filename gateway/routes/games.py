@@ -11,6 +11,7 @@ from gateway.account_models import Seats
 from gateway.auth import acting_seat, caller, clients, player, rotating_caller, seat_in
 from gateway.clients import Clients
 from gateway.commands import MAX_VERSION, run_command, version_number
+from gateway.delay import Delay
 from gateway.live import event_stream
 from gateway.models import (
     Claimed,
@@ -144,6 +145,8 @@ async def lobby(
         summary["open_seats"] = unclaimed[summary["game_id"]]
         with_names(summary.get("seats", []), names[summary["game_id"]])
         over = summary["status"]["over"]
+        if not over and Delay.of(summary.get("options", {})):  # shown late: whose turn is not
+            summary["status"] = {**summary["status"], "to_act": []}
         wanted = (
             (game is None or summary["game"] == game)
             and (not open_seats or summary["open_seats"])
@@ -277,6 +280,13 @@ async def get_game(
     older one)."""
     seat = seat_in(game_id, who)
     engine = await c.engine_for(game_id)  # 404 for unknown games, before any waiting
+    late = await c.delays.limit(game_id) if seat == SPECTATOR else None
+    if late is not None:  # spectators see this game late (gateway.delay)
+        view = await c.replay(game_id, SPECTATOR, late)
+        response.headers["ETag"] = f'"{late}"'
+        if late < min_version:
+            response.status_code = 202
+        return GameView(game_id=game_id, version=late, seat=seat, view=view, source="delayed")
     recent = c.recent_views.at_least(game_id, seat, min_version) if min_version else None
     if recent is not None:  # the view this gateway just answered a command of the seat with
         return view_response(game_id, seat, *recent)
@@ -351,9 +361,13 @@ async def events(
     after: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0,
     limit: Annotated[int, Query(ge=1, le=500)] = 500,
 ) -> EventPage:
-    """Events after version ``after``, redacted for the caller until the game ends."""
+    """Events after version ``after``, redacted for the caller until the game ends (and,
+    for spectators of a game shown late, up to the version they may see)."""
     seat = seat_in(game_id, who)
     version, page = await (await c.engine_for(game_id)).events(game_id, seat, after, limit)
+    late = await c.delays.limit(game_id) if seat == SPECTATOR else None
+    if late is not None:
+        version, page = late, [e for e in page if e["version"] <= late]
     return EventPage(version=version, events=page)
 
 
@@ -421,5 +435,8 @@ async def replay(
     the seed, for games that are over (their whole log is public then)."""
     seat = seat_in(game_id, who)
     await c.game_type(game_id)
+    late = await c.delays.limit(game_id) if seat == SPECTATOR else None
+    if late is not None and version > late:
+        raise Problem(403, "delayed", f"spectators see this game late: up to version {late}")
     view = await c.replay(game_id, seat, version, reveal)
     return {"game_id": game_id, "version": version, "seat": seat, "view": view}

@@ -39,7 +39,10 @@ from services.kernel.spec import GameSpec, unsealed
 from services.kernel.views import Shape
 
 S = TypeVar("S")
-TABLE_OPTIONS = ("bank_timer", "bank_increment")
+TABLE_OPTIONS = ("bank_timer", "bank_increment", "spectator_delay_moves", "spectator_delay_s")
+# Spectators see a table this many moves late unless its options say otherwise, when a
+# seat is a player's at creation (a rated game, a quick-play table: docs/fair-table.md).
+DEFAULT_DELAY_MOVES = 2
 CLAIM_AFTER_S = 60  # default countdown before a table of two may claim a gone seat's game
 
 
@@ -227,7 +230,7 @@ class _TableOf(Generic[S]):
 
     def options(self, raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> JSON:
         own = {k: v for k, v in raw.items() if k not in TABLE_OPTIONS}
-        options = self.g.options(own, seats)
+        options = {**self.g.options(own, seats), **_delay(raw, seats)}
         bank = seconds_option(raw, "bank_timer", 10, 7200)
         if bank is None:  # no bank: an increment means nothing (a form sends both)
             return options
@@ -712,6 +715,21 @@ def _with_table(model: type | None, name: str, kind: Any) -> type | None:
 
 
 BANK_SCHEMA: dict[str, Any] = {
+    "spectator_delay_moves": {
+        "title": "Spectators see the game this many moves late",
+        "type": ["integer", "null"],
+        "minimum": 0,
+        "maximum": 50,
+        "default": None,
+        "description": "null: 2 when a seat is a player's (a rated game), else 0",
+    },
+    "spectator_delay_s": {
+        "title": "Spectators see the game this many seconds late",
+        "type": ["integer", "null"],
+        "minimum": 0,
+        "maximum": 3600,
+        "default": None,
+    },
     "bank_timer": {
         "title": "Time bank per player (seconds)",
         "type": ["integer", "null"],
@@ -728,6 +746,25 @@ BANK_SCHEMA: dict[str, Any] = {
         "default": 0,
     },
 }
+
+
+def _delay(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> JSON:
+    """The spectator delay options, recorded only when they delay anything."""
+    moves, seconds = raw.get("spectator_delay_moves"), raw.get("spectator_delay_s")
+    if moves is None and seconds is None and any(s.player for s in seats):
+        moves = DEFAULT_DELAY_MOVES
+    out: JSON = {}
+    for name, value, most in (
+        ("spectator_delay_moves", moves, 50),
+        ("spectator_delay_s", seconds, 3600),
+    ):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+            raise InvalidArgument(f"option {name} is 0..{most}", "bad_option")
+        if value:
+            out[name] = value
+    return out
 
 
 def is_table_command(raw: Mapping[str, Any]) -> bool:

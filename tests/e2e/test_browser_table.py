@@ -6,10 +6,11 @@ from __future__ import annotations
 import httpx
 from selenium.webdriver.common.by import By
 
-from tests.e2e.browser import click, find, held_seat, wait_for
-from tests.e2e.players import auth
+from tests.e2e.browser import browser, click, find, held_seat, wait_for
+from tests.e2e.players import auth, create
 from tests.e2e.system import System
-from tests.e2e.test_browser import invited_pair, play_by_clicking, status
+from tests.e2e.test_browser import invited_pair, play_by_clicking, status, version_shown
+from tests.e2e.test_fair_table import votes
 
 
 def seat_line(driver: object, seat: int) -> str:
@@ -67,3 +68,22 @@ def test_two_players_rematch_from_the_finished_table(system: System) -> None:
         for page, seat in ((alice, 0), (bob, 1)):
             assert held_seat(page, new_id)["seat"] == seat
             wait_for(lambda p=page: "Game over" not in status(p), 10)
+
+
+def test_a_spectator_sees_the_game_two_moves_late(system: System, http: httpx.Client) -> None:
+    game = create(
+        http, "giraffometer", [{"kind": "human"}] * 2, options={"spectator_delay_moves": 2}
+    )
+    gid, tokens = game["game_id"], [game["tokens"][str(s)] for s in range(2)]
+    spectator = browser()
+    try:
+        spectator.get(f"{system.base_url}/#/games/{gid}")
+        wait_for(lambda: version_shown(spectator) > 0, 15, "the table did not load")
+        first = votes(http, gid, tokens, 1) + votes(http, gid, tokens[:1], 1)  # three moves
+        wait_for(lambda: version_shown(spectator) == first[0], 15, "not one move in")
+        more = votes(http, gid, tokens[1:], 1)  # a fourth: the second shows
+        wait_for(lambda: version_shown(spectator) == first[1], 15, "the next did not show")
+        assert version_shown(spectator) < first[2] < more[0]
+        assert not [e for e in spectator.get_log("browser") if e["level"] == "SEVERE"]
+    finally:
+        spectator.quit()

@@ -128,7 +128,7 @@ class Stream:
 
     def _read(self) -> None:
         kind = ""
-        headers = auth(self.token)
+        headers = auth(self.token) if self.token else {}
         with (
             contextlib.suppress(httpx.HTTPError),
             self.client.stream("GET", self.url, headers=headers) as stream,
@@ -231,3 +231,60 @@ def test_two_players_rematch_with_the_same_seats_and_a_new_seed(http: httpx.Clie
     # Asking again changes nothing: one new game.
     again = http.post(f"/v1/games/{gid}/rematch", headers=auth(tokens[0])).json()
     assert again["rematch"] == new_id
+
+
+def votes(http: httpx.Client, gid: str, tokens: list[str], rounds: int) -> list[int]:
+    """Each seat votes ``rounds`` times (one command each); the version after each."""
+    out = []
+    for _ in range(rounds):
+        for token in tokens:
+            answer = send(http, gid, token, {"type": "vote", "lowest": 1, "highest": 2})
+            assert answer.status_code == 200, answer.text
+            out.append(answer.json()["version"])
+    return out
+
+
+def test_spectators_see_the_game_two_moves_late_on_every_surface(
+    system: System, http: httpx.Client
+) -> None:
+    game = create(
+        http,
+        "giraffometer",
+        [{"kind": "human"}] * 2,
+        options={"spectator_delay_moves": 2, "target": 20},
+    )
+    gid, tokens = game["game_id"], [game["tokens"][str(s)] for s in range(2)]
+    opening = view(http, gid)["version"]
+    watcher = Stream(system.base_url, gid, "")
+    after = votes(http, gid, tokens, 2)  # four moves
+    seen = view(http, gid)
+    assert (seen["version"], seen["source"]) == (after[1], "delayed")  # two moves late
+    assert view(http, gid, tokens[0])["version"] == after[3]  # a player is never late
+    page = http.get(f"/v1/games/{gid}/events", params={"limit": 500}).json()
+    assert page["version"] == after[1] and page["events"][-1]["version"] == after[1]
+    too_new = http.get(f"/v1/games/{gid}/replay", params={"version": after[2]})
+    assert too_new.status_code == 403 and too_new.json()["code"] == "delayed"
+    assert http.get(f"/v1/games/{gid}/replay", params={"version": after[1]}).status_code == 200
+    lobby = next(g for g in http.get("/v1/games").json()["games"] if g["game_id"] == gid)
+    assert lobby["status"]["to_act"] == []
+    # The live stream holds the last two moves back, and shows each as two more follow.
+    until(lambda: any(d.get("version") == after[1] for _, d in watcher.frames))
+    assert max(d.get("version", 0) for _, d in watcher.frames) == after[1]
+    more = votes(http, gid, tokens, 1)
+    until(lambda: any(d.get("version") == after[3] for _, d in watcher.frames))
+    assert max(d.get("version", 0) for _, d in watcher.frames) == after[3] < more[1]
+    assert opening < after[1]
+    watcher.close()
+
+
+def test_a_delay_in_seconds_shows_each_move_after_it(system: System, http: httpx.Client) -> None:
+    game = create(http, "giraffometer", [{"kind": "human"}] * 2, options={"spectator_delay_s": 2})
+    gid, tokens = game["game_id"], [game["tokens"][str(s)] for s in range(2)]
+    watcher = Stream(system.base_url, gid, "")
+    moved = votes(http, gid, tokens, 1)
+    assert view(http, gid)["version"] < moved[0]
+    started = time.monotonic()
+    until(lambda: any(d.get("version") == moved[1] for _, d in watcher.frames), 10)
+    assert time.monotonic() - started > 1.0  # held back about two seconds
+    assert view(http, gid)["version"] == moved[1]
+    watcher.close()

@@ -249,6 +249,18 @@ class EventStore:
         game_type = await self.game_type(game_id)
         return [parse_game_entry(game_id, game_type, eid, fields) for eid, fields in entries]
 
+    async def read_game_tail(self, game_id: str, count: int) -> list[StoredEvent]:
+        """A game's last ``count`` events, oldest first (none for an archived game: it
+        is over)."""
+        check_game_id(game_id)
+        entries = cast(
+            list[Entry], await self.redis.xrevrange(self.keys.game(game_id), count=count)
+        )
+        if not entries:
+            return []
+        game_type = await self.game_type(game_id)
+        return [parse_game_entry(game_id, game_type, i, f) for i, f in reversed(entries)]
+
     async def _from_archive(
         self, game_id: str, after: int, to: int | None, limit: int | None
     ) -> list[StoredEvent]:
