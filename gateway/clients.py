@@ -12,6 +12,7 @@ from redis.asyncio import Redis
 
 from gateway.accounts import AccountLimits, Accounts
 from gateway.delay import Delays
+from gateway.holds import Holds
 from gateway.live import LiveHub
 from gateway.quota import CreateQuota, JoinLimits
 from gateway.recent import RecentViews
@@ -50,6 +51,7 @@ class Clients:
     queue: Queue
     rematches: Rematches
     delays: Delays
+    holds: Holds
     recent_views: RecentViews = field(default_factory=RecentViews)
     _gen: tuple[float, int] = field(default=(0.0, 1))
 
@@ -80,13 +82,14 @@ class Clients:
             delays,
         )
         live.start()
+        engines = {
+            name: EngineClient.connect(target, multiplexed=True)
+            for name, target in settings.engines.items()
+        }
         return cls(
             settings,
             store,
-            {
-                name: EngineClient.connect(target, multiplexed=True)
-                for name, target in settings.engines.items()
-            },
+            engines,
             projection_pb2_grpc.ProjectionStub(channel),  # type: ignore[no-untyped-call]
             channel,
             ReadModels(store),
@@ -99,6 +102,7 @@ class Clients:
             Queue(store),
             Rematches(store),
             delays,
+            Holds(engines),
         )
 
     async def names(self, game_ids: list[str]) -> dict[str, dict[int, str]]:

@@ -142,6 +142,8 @@ async def lobby(
     names = await c.names([g["game_id"] for g in games])
     out = []
     for summary in games:
+        if await c.holds.held(summary["game_id"]):
+            continue  # a duplicate table whose deal is still played elsewhere
         summary["open_seats"] = unclaimed[summary["game_id"]]
         with_names(summary.get("seats", []), names[summary["game_id"]])
         over = summary["status"]["over"]
@@ -280,6 +282,7 @@ async def get_game(
     older one)."""
     seat = seat_in(game_id, who)
     engine = await c.engine_for(game_id)  # 404 for unknown games, before any waiting
+    await check_hold(c, game_id, seat)
     late = await c.delays.limit(game_id) if seat == SPECTATOR else None
     if late is not None:  # spectators see this game late (gateway.delay)
         view = await c.replay(game_id, SPECTATOR, late)
@@ -306,6 +309,17 @@ async def get_game(
     if version < min_version:  # not there after RAFFE_READ_WAIT_MS: say so, not 200
         response.status_code = 202
     return GameView(game_id=game_id, version=version, seat=seat, view=view, source="engine")
+
+
+async def check_hold(c: Clients, game_id: str, seat: int) -> None:
+    """Anyone outside a held duplicate table (gateway.holds) is refused its game."""
+    if seat == SPECTATOR and await c.holds.held(game_id):
+        raise Problem(
+            403,
+            "held",
+            "this table's deal is still played at other tables of its round: its game "
+            "shows once they have all finished",
+        )
 
 
 def view_response(game_id: str, seat: int, version: int, view: bytes) -> Response:
@@ -364,6 +378,7 @@ async def events(
     """Events after version ``after``, redacted for the caller until the game ends (and,
     for spectators of a game shown late, up to the version they may see)."""
     seat = seat_in(game_id, who)
+    await check_hold(c, game_id, seat)
     version, page = await (await c.engine_for(game_id)).events(game_id, seat, after, limit)
     late = await c.delays.limit(game_id) if seat == SPECTATOR else None
     if late is not None:
@@ -411,7 +426,7 @@ async def stream(
         if found is None:
             raise Problem(401, "bad_ticket", "unknown or expired stream ticket")
         who = found
-    seat_in(game_id, who)
+    await check_hold(c, game_id, seat_in(game_id, who))
     game_type = await c.game_type(game_id)
     resume = version_number(last_event_id.strip()) if last_event_id else None
     start = after if resume is None else resume
@@ -435,6 +450,7 @@ async def replay(
     the seed, for games that are over (their whole log is public then)."""
     seat = seat_in(game_id, who)
     await c.game_type(game_id)
+    await check_hold(c, game_id, seat)
     late = await c.delays.limit(game_id) if seat == SPECTATOR else None
     if late is not None and version > late:
         raise Problem(403, "delayed", f"spectators see this game late: up to version {late}")

@@ -15,9 +15,10 @@ from gateway.auth import clients
 from gateway.clients import Clients
 from gateway.problems import Problem
 from gateway.record_models import GameRecord
-from gateway.routes.games import PROBLEMS, GameId
+from gateway.routes.games import PROBLEMS, GameId, check_hold
 from services.core.eventstore import StoredEvent
 from services.games import GAMES
+from services.kernel.game import SPECTATOR
 from services.records.document import is_finished, record
 from services.records.export import finished
 
@@ -32,6 +33,7 @@ async def game_record(game_id: GameId, c: ClientsDep) -> Response:
     command with its time and every event. ``raffe verify FILE`` re-plays it offline.
     409 ``game_not_over`` while it is played."""
     game = GAMES.get(await c.game_type(game_id))
+    await check_hold(c, game_id, SPECTATOR)
     stored = await c.store.read_game(game_id)
     if game is None or not is_finished(stored):
         raise Problem(409, "game_not_over", "a record is made once the game is over")
@@ -67,7 +69,8 @@ async def export(
 
     async def lines() -> AsyncIterator[bytes]:
         async for stored in finished(c.store, game, since_ms, until):
-            yield await _line(c, stored)
+            if not await c.holds.held(stored[0].game_id):
+                yield await _line(c, stored)
 
     return StreamingResponse(lines(), media_type="application/jsonl")
 

@@ -85,10 +85,6 @@ def _register(state: State, command: Mapping[str, Any], actor: int = ORGANISER) 
     level = command.get("bot_level", "") or ""
     if kind not in ("human", "bot") or not isinstance(level, str) or len(level) > 32:
         raise InvalidArgument("kind is human or bot; bot_level a short string", "bad_player")
-    if kind == "human" and state.options["format"] == "duplicate":
-        # A finished table reveals its seed, which is the deal the other tables of the
-        # round are still playing: humans could look it up. Bots only see their views.
-        raise RuleViolation("duplicate tournaments are for bots only", "bots_only")
     most = state.options.get("max_players", MAX_PLAYERS)
     if len(entrants(state)) >= most:
         raise RuleViolation(f"at most {most} players", "tournament_full")

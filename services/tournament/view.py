@@ -1,5 +1,8 @@
 """What anyone may see of a tournament: everything but its seed (hidden by the engine's
-redaction until the end), which would reveal the deals of the games to come."""
+redaction until the end), which would reveal the deals of the games to come, and, in a
+duplicate tournament with people, the results of a round until every table of its deal
+has finished it (a finished table's result tells how the deal plays; the gateway holds
+the tables themselves back meanwhile: gateway/holds.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +15,31 @@ from services.tournament.rules import ORGANISER, buchholz, ranked, status
 from services.tournament.state import State
 
 
+def held_round(state: State) -> int | None:
+    """The round whose results are held back: a duplicate round with a person in it that
+    some table still plays; None when nothing is held."""
+    current = state.current
+    if current is None or state.options["format"] != "duplicate":
+        return None
+    if not any(p.kind == "human" for p in state.players):
+        return None  # bots only: nobody could use what a finished table shows
+    return None if all(t.finished for t in current.tables) else current.round
+
+
+def shown_ratings(state: State) -> tuple[ratings.Rating, ...]:
+    """The ratings anyone may see: those after the last closed round while one is held
+    (each table's result moves them)."""
+    if held_round(state) is None:
+        return state.ratings
+    return (
+        state.rating_history[-1]
+        if state.rating_history
+        else (ratings.INITIAL,) * len(state.players)
+    )
+
+
 def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
+    held = None if state.over or reveal else held_round(state)
     return {
         "game": "tournament",
         "seat": seat,
@@ -33,7 +60,12 @@ def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
                 "round": r.round,
                 "game": r.game,
                 "tables": [
-                    {"table": t.table, "players": list(t.players), "keys": t.keys} for t in r.tables
+                    {
+                        "table": t.table,
+                        "players": list(t.players),
+                        "keys": None if r.round == held else t.keys,
+                    }
+                    for t in r.tables
                 ],
                 "byes": list(r.byes),
                 "points": list(r.points),
@@ -49,6 +81,7 @@ def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
 
 def standings(state: State) -> list[dict[str, Any]]:
     tiebreak = buchholz(state)
+    shown = shown_ratings(state)
     return [
         {
             "rank": rank,
@@ -57,9 +90,9 @@ def standings(state: State) -> list[dict[str, Any]]:
             "points": state.points[p],
             "buchholz": tiebreak[p],
             "rating": {
-                "mu": state.ratings[p][0],
-                "sigma": state.ratings[p][1],
-                "ordinal": ratings.ordinal(state.ratings[p]),
+                "mu": shown[p][0],
+                "sigma": shown[p][1],
+                "ordinal": ratings.ordinal(shown[p]),
             },
             **({"alive": p in state.alive} if state.options["format"] == "elimination" else {}),
         }
@@ -68,6 +101,9 @@ def standings(state: State) -> list[dict[str, Any]]:
 
 
 def redact(state: State, event: Event, seat: int) -> Event:
+    held = held_round(state)
+    if event.type == "TableFinished" and held is not None and event.data["round"] == held:
+        return Event(event.type, {"round": held, "table": event.data["table"]}, event.actor)
     if event.type == "GameOptionsSet":
         public = public_game_options(dict(event.data["game_options"]))
         return Event(event.type, {"game_options": public}, event.actor)

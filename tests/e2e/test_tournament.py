@@ -256,3 +256,58 @@ def test_a_custom_deck_in_a_tournament_shows_no_answer_while_it_runs(http: httpx
     facts = http.get(f"/v1/games/{table}").json()["view"]["last_reveal"]["ids"]
     assert set(facts) <= {f"s{i}" for i in range(7)}  # the table played the custom deck
     assert str(answers[0]) in http.get(f"/v1/games/{tid}/events").text  # public once over
+
+
+def test_a_duplicate_table_is_held_from_everyone_outside_it_until_the_round_is_done(
+    http: httpx.Client,
+) -> None:
+    """A person's table still plays the deal another table has finished: nothing of the
+    finished table (view, events, stream, replay, record, lobby, its result) shows to
+    anyone outside it until the person's table has finished too."""
+    created = create(http, games=["giraffe-raffe"], format="duplicate", table_size=2, rounds=1)
+    tid, organiser = created["tournament_id"], auth(created["organiser_token"])
+    human = http.post(
+        f"/v1/tournaments/{tid}/players", json={"name": "ada", "kind": "human"}, headers=organiser
+    ).json()
+    for i in range(3):
+        bot = {"name": f"bot{i}", "kind": "bot", "bot_level": "random"}
+        assert http.post(f"/v1/tournaments/{tid}/players", json=bot, headers=organiser).is_success
+    assert http.post(f"/v1/tournaments/{tid}/start", headers=organiser).is_success
+    deadline = time.monotonic() + 60
+    mine: dict[str, Any] = {}
+    while time.monotonic() < deadline and not (mine.get("tables") and mine["tables"][0]["ready"]):
+        mine = http.get(f"/v1/tournaments/{tid}/me", headers=auth(human["token"])).json()
+        time.sleep(0.1)
+    table = mine["tables"][0]
+    t = http.get(f"/v1/tournaments/{tid}").json()
+    other = next(
+        tb["game_id"] for tb in t["rounds"][0]["tables"] if tb["game_id"] != table["game_id"]
+    )
+    # The bots' table finishes; the person has not moved yet.
+    finished: list[dict[str, Any]] = []
+    while time.monotonic() < deadline and not finished:
+        events = http.get(f"/v1/games/{tid}/events", params={"limit": 500}).json()["events"]
+        finished = [e for e in events if e["type"] == "TableFinished"]
+        time.sleep(0.1)
+    assert finished and all("keys" not in e["data"] for e in finished)
+    t = http.get(f"/v1/tournaments/{tid}").json()
+    assert [tb["keys"] for tb in t["rounds"][0]["tables"]] == [None, None]
+    for path in ("", "/events", "/replay?version=1", "/record", "/events/stream"):
+        held = http.get(f"/v1/games/{other}{path}")
+        assert held.status_code == 403 and held.json()["code"] == "held", (path, held.text)
+    lobby = http.get("/v1/games", params={"limit": 200}).json()["games"]
+    assert other not in {g["game_id"] for g in lobby}
+    # The person sees their own table (as its player) and concedes it; then all is shown.
+    own = http.get(f"/v1/games/{table['game_id']}", headers=auth(table["token"]))
+    assert own.status_code == 200
+    conceded = http.post(
+        f"/v1/games/{table['game_id']}/commands",
+        json={"command": {"type": "concede"}, "command_id": "concede"},
+        headers=auth(table["token"]),
+    )
+    assert conceded.status_code == 200, conceded.text
+    t = wait_finished(http, tid)
+    assert all(tb["keys"] for tb in t["rounds"][0]["tables"])
+    time.sleep(0.6)  # gateways ask again about a held round at most every 0.5 s
+    assert http.get(f"/v1/games/{other}").json()["view"]["status"]["over"]
+    assert http.get(f"/v1/games/{other}/record").status_code == 200

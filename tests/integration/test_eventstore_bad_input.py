@@ -91,6 +91,7 @@ def script_args(store: EventStore, **override: Any) -> list[Any]:
         "attended": 0,
         "key": "0:" + cmd(),
         "digest": "",
+        "said": b"",  # the command as sent (kept with its first event)
     }
     event = {"id": "e1", "etype": "T", "schema": 1, "payload": b"{}", "actor": -1}
     head.update({k: v for k, v in override.items() if k in head})
@@ -114,6 +115,7 @@ LUA_CASES = [
     ("DEL in a command id", {"command": "c\x7f"}, "bad_command_id"),
     ("empty idempotency key", {"key": ""}, "bad_command_id"),
     ("digest that is not hex", {"digest": "xyz"}, "bad_arguments"),
+    ("oversized command", {"said": b"x" * 70000}, "event_too_large"),
 ]
 
 

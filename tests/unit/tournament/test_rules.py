@@ -123,12 +123,30 @@ def test_ratings_move_as_each_game_finishes() -> None:
     assert len(p.state.rating_history) == 0  # the round has not ended
 
 
-def test_duplicate_tournaments_take_no_humans() -> None:
-    """A finished table's revealed seed is the deal the round's other tables still play."""
-    p = Playthrough.start(GAME, {"format": "duplicate"}, [SeatSpec("human")], "s")
-    with pytest.raises(RuleViolation) as info:
-        p.execute(ORGANISER, {"type": "register", "name": "ada", "kind": "human"})
-    assert info.value.code == "bots_only" and p.state.players == ()
+def test_a_duplicate_round_with_a_person_holds_its_results_until_every_table_is_done() -> None:
+    """A finished table's result tells how the round's deal plays: while another table
+    still plays it, nobody sees any table's result, nor the ratings it moved."""
+    p = Playthrough.start(GAME, {"format": "duplicate", "table_size": 2}, [SeatSpec("human")], "s")
+    p.execute(ORGANISER, {"type": "register", "name": "ada", "kind": "human"})
+    for i in range(3):
+        p.execute(ORGANISER, {"type": "register", "name": f"b{i}", "kind": "bot"})
+    p.execute(ORGANISER, {"type": "start"})
+    current = p.state.current
+    assert current is not None and len(current.tables) == 2
+    first = current.tables[0]
+    done = p.execute(
+        ENGINE, {"type": "result", "round": 1, "table": first.table, "keys": [1.0, 0.0]}
+    )
+    seen = GAME.view(p.state, -1)
+    assert [t["keys"] for t in seen["rounds"][0]["tables"]] == [None, None]
+    assert all(s["rating"]["mu"] == seen["standings"][0]["rating"]["mu"] for s in seen["standings"])
+    hidden = GAME.redact(p.state, done[0], -1)
+    assert hidden.type == "TableFinished" and "keys" not in hidden.data
+    last = current.tables[1]
+    p.execute(ENGINE, {"type": "result", "round": 1, "table": last.table, "keys": [0.0, 1.0]})
+    shown = GAME.view(p.state, -1)["rounds"][0]["tables"]
+    assert [list(t["keys"]) for t in shown] == [[1.0, 0.0], [0.0, 1.0]]
+    assert "keys" in GAME.redact(p.state, done[0], -1).data
 
 
 def test_results_are_checked_against_the_current_round() -> None:
