@@ -252,8 +252,12 @@ class _TableOf(Generic[S]):
     def options_schema(self) -> dict[str, Any]:
         schema = self.g.options_schema
         base = dict(schema() if callable(schema) else schema)
-        properties = {**base.get("properties", {}), **BANK_SCHEMA}
-        return {**base, "properties": properties}
+        offered = {
+            name: prop
+            for name, prop in TABLE_SCHEMA.items()
+            if self.g.expire is not None or not name.startswith("bank_")
+        }
+        return {**base, "properties": {**base.get("properties", {}), **offered}}
 
     # -- folding ---------------------------------------------------------------------
 
@@ -714,7 +718,9 @@ def _with_table(model: type | None, name: str, kind: Any) -> type | None:
     return create_model(model.__name__, __base__=model, **{name: (kind | None, None)})  # type: ignore[call-overload,no-any-return]
 
 
-BANK_SCHEMA: dict[str, Any] = {
+# The table's options, offered with every game's own (a time bank only where the game
+# has a default move).
+TABLE_SCHEMA: dict[str, Any] = {
     "spectator_delay_moves": {
         "title": "Spectators see the game this many moves late",
         "type": ["integer", "null"],

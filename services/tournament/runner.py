@@ -26,6 +26,7 @@ from services.core.transport import EngineClient
 from services.core.worker import TOURNAMENT_GROUP, CheckpointedWorker, gather_all
 from services.kernel.errors import RuleViolation
 from services.kernel.game import ENGINE, SPECTATOR, SeatSpec
+from services.kernel.table import DEFAULT_DELAY_MOVES
 from services.tournament.ids import table_game_id, table_of, table_seed
 from services.tournament.scoring import result_keys
 
@@ -62,9 +63,11 @@ class TournamentRunner(CheckpointedWorker):
 
         async def create(table: dict[str, Any]) -> None:
             game_id = table_game_id(tournament_id, number, table["table"])
+            seats = [_seat(players[p]) for p in table["players"]]
+            people = any(s.kind == "human" for s in seats)
             await self.engines[game].create(
-                [_seat(players[p]) for p in table["players"]],
-                table_options(game_options.get(game, {})),
+                seats,
+                table_options(game_options.get(game, {}), people),
                 game_id=game_id,
                 seed=table_seed(seed, number, table["table"], duplicate),
                 command_id=f"create:{game_id}",
@@ -115,12 +118,18 @@ class TournamentRunner(CheckpointedWorker):
         return self._secrets[tournament_id]
 
 
-def table_options(options: dict[str, Any]) -> dict[str, Any]:
+def table_options(options: dict[str, Any], people: bool = False) -> dict[str, Any]:
     """A table's game options: a custom deck is shared by every table of the tournament,
-    so no finished table may show its answers (GM-6)."""
+    so no finished table may show its answers (GM-6); a table with people in it shows
+    spectators its game two moves late unless the organiser chose a delay
+    (docs/fair-table.md)."""
+    out = dict(options)
     if isinstance(options.get("deck"), dict):
-        return {**options, "seal_deck": True}
-    return options
+        out["seal_deck"] = True
+    delays = ("spectator_delay_moves", "spectator_delay_s")
+    if people and not any(k in options for k in delays):
+        out["spectator_delay_moves"] = DEFAULT_DELAY_MOVES
+    return out
 
 
 def _seat(player: dict[str, Any]) -> SeatSpec:

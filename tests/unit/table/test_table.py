@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.games import GAMES
-from services.kernel.errors import RuleViolation
+from services.kernel.errors import InvalidArgument, RuleViolation
 from services.kernel.game import ENGINE, SeatSpec
 from services.kernel.playthrough import Playthrough
 from services.kernel.rng import SeededRng
@@ -124,3 +124,15 @@ def test_a_stand_in_move_needs_a_seat_a_bot_stands_in_for() -> None:
         game.decide(p.state, seat, StandIn(typed), SeededRng("s", p.version), 0)
     with pytest.raises(RuleViolation, match="not_allowed"):
         p.execute(seat, {"type": "seat_gone", "seat": 1 - seat}, 0)
+
+
+def test_spectators_are_two_moves_late_by_default_when_a_seat_is_a_players() -> None:
+    game = GAMES["giraffe-raffe"]
+    people = [SeatSpec("human", player="pl" + "1" * 24), SeatSpec("human")]
+    assert game.options({}, people)["spectator_delay_moves"] == 2
+    assert "spectator_delay_moves" not in game.options({}, [SeatSpec("human")] * 2)
+    assert "spectator_delay_moves" not in game.options({"spectator_delay_moves": 0}, people)
+    chosen = game.options({"spectator_delay_s": 30}, people)
+    assert chosen["spectator_delay_s"] == 30 and "spectator_delay_moves" not in chosen
+    with pytest.raises(InvalidArgument, match="bad_option"):
+        game.options({"spectator_delay_moves": 51}, people)
