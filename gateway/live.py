@@ -184,7 +184,8 @@ class LiveHub:
         self.store, self.games, self.listener = store, games, listener
         self.presence = presence
         self.delays = delays
-        self._marks: set[asyncio.Task[None]] = set()  # presence writes of ended streams
+        # Presence writes and delayed spectators' releases in flight (kept referenced).
+        self._tasks: set[asyncio.Task[None]] = set()
         self.streams_per_address, self.max_streams = streams_per_address, max_streams
         self.tokens = tokens
         self.watched: dict[str, Watched] = {}
@@ -310,8 +311,8 @@ class LiveHub:
         p = self.presence
         write = p.forget(game_id, seat, mark) if over else p.closed(game_id, seat, mark)
         task = asyncio.create_task(self._mark(write))
-        self._marks.add(task)
-        task.add_done_callback(self._marks.discard)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _mark(self, write: Coroutine[Any, Any, None]) -> None:
         """A presence write; Redis failing it must not end the stream (it is shown late)."""
@@ -420,8 +421,8 @@ class LiveHub:
                 self._release(game_id, watched)
 
         task = asyncio.create_task(release())
-        self._marks.add(task)
-        task.add_done_callback(self._marks.discard)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def _fan_out(
         self,

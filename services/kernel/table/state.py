@@ -1,0 +1,75 @@
+"""The state of a table: the game's own, and what the table knows around it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Generic, TypeVar
+
+from services.kernel.game import Event
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True, slots=True)
+class Table(Generic[S]):
+    game: S
+    kinds: tuple[str, ...] = ()  # each seat's kind at creation: human, bot, open
+    seed: str = ""
+    left: tuple[tuple[int, str], ...] = ()  # (seat, reason), in the order they left
+    gone: tuple[int, ...] = ()
+    claim_from_ms: int = 0  # a table of two: when the remaining player may claim
+    bank_ms: int = 0  # 0: no time banks
+    increment_ms: int = 0
+    banks: tuple[int, ...] = ()
+    since: tuple[int, ...] = ()
+    flagged: frozenset[int] = frozenset()
+    ended: Mapping[str, Any] | None = None  # the table's own GameEnded
+
+    def but(self, **changes: Any) -> Table[S]:
+        return replace(self, **changes)
+
+    @property
+    def left_seats(self) -> frozenset[int]:
+        return frozenset(seat for seat, _ in self.left)
+
+    @property
+    def stand_ins(self) -> tuple[int, ...]:
+        """Seats a bot plays now for a player who left or is gone."""
+        return tuple(sorted(self.left_seats | set(self.gone)))
+
+    @property
+    def quiet(self) -> bool:
+        """Nothing of the table to show: the game's view and status stand as they are."""
+        return not (self.left or self.gone or self.bank_ms or self.ended)
+
+
+def created(t: Table[Any], e: Event) -> Table[Any]:
+    kinds = tuple(str(s.get("kind", "human")) for s in e.data.get("seats", []))
+    options = e.data.get("options", {})
+    bank = int(options.get("bank_timer") or 0) * 1000
+    n = len(kinds)
+    return t.but(
+        kinds=kinds,
+        seed=str(e.data.get("seed", "")),
+        bank_ms=bank,
+        increment_ms=int(options.get("bank_increment") or 0) * 1000,
+        banks=(bank,) * n if bank else (),
+        since=(0,) * n if bank else (),
+    )
+
+
+TABLE_FOLDS: dict[str, Callable[[Table[Any], Any], Table[Any]]] = {
+    "SeatLeft": lambda t, e: t.but(
+        left=(*t.left, (e.seat, e.reason)),
+        gone=tuple(s for s in t.gone if s != e.seat),
+        claim_from_ms=e.claim_from_ms or t.claim_from_ms,
+    ),
+    "SeatGone": lambda t, e: t.but(gone=(*t.gone, e.seat), claim_from_ms=e.claim_from_ms),
+    "SeatReturned": lambda t, e: t.but(
+        gone=tuple(s for s in t.gone if s != e.seat), claim_from_ms=0
+    ),
+    "ClocksSet": lambda t, e: t.but(
+        banks=tuple(e.banks), since=tuple(e.since), flagged=frozenset(e.flagged)
+    ),
+}
