@@ -3,6 +3,8 @@ finishes against the bot that plays the seat; each sees who is at the table."""
 
 from __future__ import annotations
 
+import json
+
 import httpx
 from selenium.webdriver.common.by import By
 
@@ -87,3 +89,24 @@ def test_a_spectator_sees_the_game_two_moves_late(system: System, http: httpx.Cl
         assert not [e for e in spectator.get_log("browser") if e["level"] == "SEVERE"]
     finally:
         spectator.quit()
+
+
+def test_a_players_time_bank_counts_down_at_the_table(system: System, http: httpx.Client) -> None:
+    game = create(http, "giraffometer", [{"kind": "human"}] * 2, options={"bank_timer": 60})
+    gid, token = game["game_id"], game["tokens"]["0"]
+    page = browser()
+    try:
+        page.get(f"{system.base_url}/")
+        tokens = json.dumps({gid: {"seat": 0, "token": token}})
+        page.execute_script(f"localStorage.setItem('raffe.tokens', {json.dumps(tokens)})")
+        page.get(f"{system.base_url}/#/games/{gid}")
+        wait_for(lambda: "Your move" in status(page), 15, "the table did not load")
+        first = find(page, "#bank-0").text
+        assert first.startswith("⏱ 1:00") or first.startswith("⏱ 0:5"), first
+        wait_for(lambda: find(page, "#bank-0").text != first, 5, "the clock does not run")
+        assert "running" in (find(page, "#bank-0").get_attribute("class") or "")
+        assert (
+            find(page, "#bank-1").text.startswith("⏱ 1:00") or "⏱ 0:5" in find(page, "#bank-1").text
+        )
+    finally:
+        page.quit()
