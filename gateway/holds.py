@@ -18,6 +18,7 @@ from services.kernel.game import SPECTATOR
 from services.tournament.ids import table_of
 
 ASK_EVERY_S = 0.5  # a held round's answer is kept this long
+MAX_KNOWN = 100_000  # released rounds remembered
 
 
 class Holds:
@@ -42,6 +43,8 @@ class Holds:
             self._held[round_of] = time.monotonic()
         else:
             self._held.pop(round_of, None)
+            if len(self._released) >= MAX_KNOWN:  # forgotten rounds are asked once more
+                self._released.clear()
             self._released.add(round_of)
         return holding
 

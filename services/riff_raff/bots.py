@@ -26,6 +26,26 @@ def _decisions(view: dict[str, Any], legal: dict[str, Any], rng: SeededRng) -> C
             return {"type": "choose_captain", "seat": rng.choice(c["seat"])}
         if c["type"] == "order_players":
             return {"type": "order_players", "order": rng.shuffled(c["order"])}
+        tabletop = _tabletop(view, c)
+        if tabletop is not None:
+            return tabletop
+    return None
+
+
+def _tabletop(view: dict[str, Any], c: dict[str, Any]) -> Command | None:
+    """The real ship's steps, which a bot takes only standing in for a player who left
+    (bots play the simulated ship): the documented defaults (AL-3): nothing fell,
+    accept, settle as reported."""
+    if c["type"] in ("report", "accept"):
+        return {"type": c["type"]}
+    if c["type"] == "settle":
+        report = ((view.get("turn") or {}).get("report")) or {}
+        return {
+            "type": "settle",
+            "fell": list(report.get("fell", [])),
+            "caught": list(report.get("caught", [])),
+            "second_not_loaded": bool(report.get("second_not_loaded", False)),
+        }
     return None
 
 
@@ -82,6 +102,8 @@ def careful_bot(view: dict[str, Any], legal: dict[str, Any], rng: SeededRng) -> 
     if c["type"] == "catch":
         fallen = sorted(view["turn"]["fallen"], key=lambda f: f["height"])
         return {"type": "catch", "pieces": [f["id"] for f in fallen[:2]]}
+    if "pieces" not in (view.get("ship") or {}):  # the real ship: nothing to simulate
+        return random_bot(view, legal, rng)
     tilt, ship = _ship_of(view)
     me = view["seat"]
     best: tuple[tuple[int, float], dict[str, Any], physics.Outcome] | None = None

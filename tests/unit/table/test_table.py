@@ -136,3 +136,19 @@ def test_spectators_are_two_moves_late_by_default_when_a_seat_is_a_players() -> 
     assert chosen["spectator_delay_s"] == 30 and "spectator_delay_moves" not in chosen
     with pytest.raises(InvalidArgument, match="bad_option"):
         game.options({"spectator_delay_moves": 51}, people)
+
+
+def test_a_bot_stands_in_on_the_real_ship_too() -> None:
+    """Tabletop Riff Raff takes no bot seats, but a leaver's seat still needs playing: the
+    stand-in takes the real ship's steps by their defaults (AL-3)."""
+    game = GAMES["riff-raff"]
+    p = Playthrough.start(game, {"mode": "tabletop"}, [SeatSpec("human")] * 3, "ship", 0)
+    p.execute(1, {"type": "leave"}, 1)
+    rng = SeededRng("ship", "bots")
+    for _ in range(3000):
+        if game.status(p.state).over:
+            break
+        moves_of(p, rng, 2)
+    assert game.status(p.state).over
+    stand_in = [e for e in p.events[1:] if e.actor == 1 and e.type != "SeatLeft"]
+    assert stand_in, "the bot played the seat that was left"
