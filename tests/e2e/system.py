@@ -112,6 +112,15 @@ def wait_over(client: httpx.Client, game_id: str, timeout: float = 60.0) -> dict
 def extra_gateway(system: System, **env: str) -> Iterator[httpx.Client]:
     """A second gateway process on the running system's Redis and engines, with ``env``
     added (settings under test), and a client of it once it answers."""
+    with extra_gateway_process(system, **env) as (client, _):
+        yield client
+
+
+@contextmanager
+def extra_gateway_process(
+    system: System, **env: str
+) -> Iterator[tuple[httpx.Client, subprocess.Popen[bytes]]]:
+    """The same, with its process (a test may kill it)."""
     from services.core.local_redis import free_port
 
     port = free_port()
@@ -127,7 +136,7 @@ def extra_gateway(system: System, **env: str) -> Iterator[httpx.Client]:
                     break
                 except httpx.TransportError:
                     time.sleep(0.1)
-            yield client
+            yield client, gateway
     finally:
         gateway.terminate()
         try:

@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from tests.e2e.players import auth, create, play_seat
-from tests.e2e.system import System, running_system
+from tests.e2e.system import System, extra_gateway_process, running_system
 
 
 def send(http: httpx.Client, game_id: str, token: str, command: dict[str, Any]) -> httpx.Response:
@@ -288,3 +288,22 @@ def test_a_delay_in_seconds_shows_each_move_after_it(system: System, http: httpx
     assert time.monotonic() - started > 1.0  # held back about two seconds
     assert view(http, gid)["version"] == moved[1]
     watcher.close()
+
+
+def test_presence_spans_gateways_and_outlives_one_that_dies(quick: System) -> None:
+    """Seat 1 watches through a second gateway: the first shows them here; when that
+    gateway is killed, their stream goes stale and they are away, then gone."""
+    with (
+        httpx.Client(base_url=quick.base_url, timeout=20) as http,
+        extra_gateway_process(quick) as (other, process),
+    ):
+        game = create(http, "giraffe-raffe", [{"kind": "human"}] * 3)
+        gid, tokens = game["game_id"], [game["tokens"][str(s)] for s in range(3)]
+        here = Stream(quick.base_url, gid, tokens[0])
+        there = Stream(str(other.base_url), gid, tokens[1])
+        until(lambda: here.presence().get(1) == "connected", 15)
+        process.kill()  # no goodbye: its streams just stop being refreshed
+        until(lambda: here.presence().get(1) in ("away", "gone"), 20)
+        until(lambda: view(http, gid, tokens[0])["view"]["status"].get("stand_ins") == [1], 20)
+        here.close()
+        there.close()
