@@ -18,6 +18,7 @@ from typing import Any
 from services.core.codec import loads
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.gamestate import fold
+from services.core.lru import BytesLRU
 from services.kernel.game import Game
 
 TAIL = 500  # events read back from a game's end to find where its spectators are
@@ -74,6 +75,9 @@ class Delays:
     def __init__(self, store: EventStore) -> None:
         self.store = store
         self._known: dict[str, Delay | None] = {}
+        # Spectators' views by (game, version): every spectator of a delayed game asks
+        # for the same few versions, each a replay from the log.
+        self.views: BytesLRU[tuple[str, int], dict[str, Any]] = BytesLRU(16 * 1024 * 1024)
 
     async def of(self, game_id: str) -> Delay | None:
         if game_id not in self._known:

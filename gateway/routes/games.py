@@ -28,6 +28,7 @@ from gateway.models import (
 from gateway.openapi import TOKEN_OPTIONAL, TOKEN_REQUIRED
 from gateway.problems import Problem
 from gateway.tokens import TICKET_S, Caller, TokenRotated, creation_key
+from services.core.codec import dumps
 from services.core.eventstore.keys import GAME_ID
 from services.games import GAMES
 from services.kernel.game import SPECTATOR, SeatSpec
@@ -285,7 +286,7 @@ async def get_game(
     await check_hold(c, game_id, seat)
     late = await c.delays.limit(game_id) if seat == SPECTATOR else None
     if late is not None:  # spectators see this game late (gateway.delay)
-        view = await c.replay(game_id, SPECTATOR, late)
+        view = await delayed_view(c, game_id, late)
         response.headers["ETag"] = f'"{late}"'
         if late < min_version:
             response.status_code = 202
@@ -309,6 +310,15 @@ async def get_game(
     if version < min_version:  # not there after RAFFE_READ_WAIT_MS: say so, not 200
         response.status_code = 202
     return GameView(game_id=game_id, version=version, seat=seat, view=view, source="engine")
+
+
+async def delayed_view(c: Clients, game_id: str, version: int) -> dict[str, Any]:
+    """The spectators' view of a game shown late, at ``version`` (kept: all ask alike)."""
+    view = c.delays.views.get((game_id, version))
+    if view is None:
+        view = await c.replay(game_id, SPECTATOR, version)
+        c.delays.views.put((game_id, version), view, len(dumps(view)))
+    return view
 
 
 async def check_hold(c: Clients, game_id: str, seat: int) -> None:
