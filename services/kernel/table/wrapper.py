@@ -169,7 +169,7 @@ class TableOf(Generic[S]):
             banks[s] = max(0, banks[s] - spent) + after.increment_ms
             since[s] = 0
         for s in waiting:
-            if not since[s] and 0 <= s < len(since):
+            if 0 <= s < len(since) and not since[s]:
                 since[s] = now_ms
         flagged = sorted((after.flagged - moved) & waiting)
         if (
