@@ -86,7 +86,7 @@ export function tickClocks(root) {
     const bank = Number(clock.dataset.bank);
     const since = Number(clock.dataset.since);
     const left = since ? bank - (Date.now() - since) : bank;
-    clock.textContent = `⏱ ${clockText(left)}`;
+    clock.textContent = `clock ${clockText(left)}`;
     clock.setAttribute("aria-label", `${clockText(left)} left on the clock`);
     clock.classList.toggle("running", Boolean(since));
     clock.classList.toggle("warn", Boolean(since) && left < 10_000);

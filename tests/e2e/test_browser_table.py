@@ -102,11 +102,12 @@ def test_a_players_time_bank_counts_down_at_the_table(system: System, http: http
         page.get(f"{system.base_url}/#/games/{gid}")
         wait_for(lambda: "Your move" in status(page), 15, "the table did not load")
         first = find(page, "#bank-0").text
-        assert first.startswith("⏱ 1:00") or first.startswith("⏱ 0:5"), first
+        assert first.startswith("clock 1:00") or first.startswith("clock 0:5"), first
         wait_for(lambda: find(page, "#bank-0").text != first, 5, "the clock does not run")
         assert "running" in (find(page, "#bank-0").get_attribute("class") or "")
         assert (
-            find(page, "#bank-1").text.startswith("⏱ 1:00") or "⏱ 0:5" in find(page, "#bank-1").text
+            find(page, "#bank-1").text.startswith("clock 1:00")
+            or "clock 0:5" in find(page, "#bank-1").text
         )
     finally:
         page.quit()
