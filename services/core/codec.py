@@ -39,10 +39,14 @@ def loads(raw: bytes | str) -> Any:
 
 def to_new(event: Event) -> NewEvent:
     return NewEvent(
-        id=str(uuid.uuid4()), type=event.type, payload=dumps(event.data), actor=event.actor
+        id=str(uuid.uuid4()),
+        type=event.type,
+        payload=dumps(event.data),
+        actor=event.actor,
+        schema_version=event.schema_version,
     )
 
 
 def to_domain(stored: StoredEvent) -> Event:
     data: Mapping[str, Any] = loads(stored.payload)
-    return Event(stored.type, data, stored.actor)
+    return Event(stored.type, data, stored.actor, stored.schema_version)

@@ -12,12 +12,28 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from services.core.codec import to_domain, to_new
+from services.core.codec import dumps, to_domain, to_new
 from services.core.eventstore import StoredEvent
+from services.kernel.events import EventTypes
 from services.kernel.game import Event, Game
 from services.kernel.spec import unsealed
 
 S = TypeVar("S")
+
+
+def current_shapes(game: Game[Any], stored: list[StoredEvent]) -> list[StoredEvent]:
+    """``stored`` with every event of an older schema version upcast to the current one
+    (the same list when none is: the usual case costs a lookup per event)."""
+    types: EventTypes | None = getattr(game, "events", None)
+    if types is None or not any(types.stale(s.type, s.schema_version) for s in stored):
+        return stored
+    out = []
+    for s in stored:
+        if types.stale(s.type, s.schema_version):
+            e = types.upcast(to_domain(s))
+            s = replace(s, payload=dumps(e.data), schema_version=e.schema_version)
+        out.append(s)
+    return out
 
 
 def redact_event(game: Game[S], state: S, event: Event, seat: int) -> Event:
@@ -38,7 +54,10 @@ def redact_stored(
     of them, seed included, once the game is over. Shared by the engine (reads, command
     answers) and the gateway's live fan-out, so both show the same. ``domain``: the same
     events as the game emitted them (a command's own, at hand in the engine), which
-    spares parsing the stored payloads back."""
+    spares parsing the stored payloads back. Events stored in an older shape are shown
+    in the current one (docs/events.md)."""
+    if domain is None:
+        stored = current_shapes(game, stored)
     over = game.status(state).over
     if over and game.seal is unsealed:
         return stored

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-from services.kernel.events import EventTypes, GameCreated, event
+from services.kernel.events import EventTypes, GameCreated, Upcast, event
 
 
 @event
@@ -43,8 +43,21 @@ class VoteCast:
     commitment: str
 
 
+def _closed_by(v1: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 said only whether the round timer closed the round."""
+    data = {k: v for k, v in v1.items() if k != "closed_by_timer"}
+    return {**data, "closed_by": "timer" if v1.get("closed_by_timer") else "votes"}
+
+
 @event
 class RoundRevealed:
+    """Version 2 (docs/events.md): ``closed_by`` says what closed the round: every vote
+    in ("votes"), the round timer ("timer"), or the seats still to vote out of time on
+    their time banks ("clock"); version 1 had ``closed_by_timer: bool``."""
+
+    VERSION: ClassVar[int] = 2
+    UPCASTS: ClassVar[Mapping[int, Upcast]] = {1: _closed_by}
+
     round: int
     answers: Sequence[float]
     lowest_position: int
@@ -52,7 +65,7 @@ class RoundRevealed:
     votes: Mapping[str, Mapping[str, Any]]
     changes: Sequence[int]
     scores: Sequence[int]
-    closed_by_timer: bool = False
+    closed_by: str = "votes"
 
 
 @event

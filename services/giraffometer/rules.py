@@ -125,10 +125,10 @@ def decide(
     if isinstance(command, Vote):
         _vote(flow, seat, command, rng)
         if len(flow.state.votes) == state.seat_count:
-            reveal(flow, rng, now_ms, closed=False)
+            reveal(flow, rng, now_ms, closed_by="votes")
     else:
         deadline_passed(state.deadline_ms, now_ms, "round")
-        reveal(flow, rng, now_ms, closed=True)
+        reveal(flow, rng, now_ms, closed_by="timer")
     return flow.decision()
 
 
@@ -138,7 +138,7 @@ def default_move(
     """AL-3: the seats out of time cast no vote; called when every seat still to vote is
     out of time, so the round is revealed with the votes that are in."""
     flow = Flow(state, evolve)
-    reveal(flow, rng, now_ms, closed=True)
+    reveal(flow, rng, now_ms, closed_by="clock")
     return flow.decision()
 
 
@@ -169,7 +169,7 @@ def _vote(flow: Flow, seat: int, command: Vote, rng: SeededRng) -> None:
     )
 
 
-def reveal(flow: Flow, rng: SeededRng, now_ms: int, closed: bool) -> None:
+def reveal(flow: Flow, rng: SeededRng, now_ms: int, closed_by: str) -> None:
     s = flow.state
     answers = [s.facts[i].answer for i in s.table]
     lowest = POSITIONS[answers.index(min(answers))]
@@ -189,7 +189,7 @@ def reveal(flow: Flow, rng: SeededRng, now_ms: int, closed: bool) -> None:
             votes={str(seat): asdict(v) for seat, v in s.votes},
             changes=changes,
             scores=scores,
-            closed_by_timer=closed,
+            closed_by=closed_by,
         )
     )
     target = s.options["target"]

@@ -2,7 +2,13 @@
 dataclasses named after the event. The store keeps ``Event(type, data)``; folding reads
 the typed form back and dispatches on its class. An event type the game does not
 declare is an error, never silently skipped: a log the code cannot read must stop the
-fold, not bend the state."""
+fold, not bend the state.
+
+Shapes change by version (docs/events.md): a type declares its ``VERSION`` (1 if it
+never changed) and ``UPCASTS``, one function per older version turning that version's
+data into the next one's. Every read of a stored event goes through ``upcast`` (the
+folds here, the engine's and the live hub's redaction, records), so code only ever
+sees the current shape and a log written by any released version still replays."""
 
 from __future__ import annotations
 
@@ -26,6 +32,14 @@ class UnknownEvent(Exception):
 def event(cls: type[T]) -> type[T]:
     """Declare an event type: a frozen, slotted dataclass (``@event class CardsPlayed``)."""
     return dataclasses.dataclass(frozen=True, slots=True)(cls)
+
+
+Upcast = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def version_of(cls: type) -> int:
+    """The current schema version of an event type (``VERSION``; 1 if never changed)."""
+    return int(getattr(cls, "VERSION", 1))
 
 
 def payload(typed: Any) -> dict[str, Any]:
@@ -57,6 +71,7 @@ class EventTypes:
     def __init__(self, *types: type, seen: Mapping[str, type] | None = None) -> None:
         self.by_name: dict[str, type] = {t.__name__: t for t in types}
         self._fields = {t.__name__: {f.name for f in dataclasses.fields(t)} for t in types}
+        self._versions = {t.__name__: version_of(t) for t in types}  # read on every fold
         self.seen: dict[str, type] = dict(seen or {})
         unknown = sorted(set(self.seen) - set(self.by_name))
         if unknown:
@@ -65,11 +80,35 @@ class EventTypes:
     def __iter__(self) -> Iterator[str]:
         return iter(self.by_name)
 
+    def version(self, name: str) -> int:
+        return self._versions.get(name, 1)
+
+    def stale(self, name: str, schema_version: int) -> bool:
+        """Whether an event of this type stored at ``schema_version`` has an older shape
+        than today's (events written before versions were counted are version 1)."""
+        return max(1, schema_version) < self._versions.get(name, 1)
+
+    def upcast(self, stored: Event) -> Event:
+        """The event in its type's current shape: each older version's upcaster applied
+        in turn (an event of the current version, or of an unknown type, as it is)."""
+        cls = self.by_name.get(stored.type)
+        if cls is None or not self.stale(stored.type, stored.schema_version):
+            return stored
+        data = dict(stored.data)
+        steps: Mapping[int, Upcast] = getattr(cls, "UPCASTS", {})
+        for v in range(max(1, stored.schema_version), version_of(cls)):
+            if v not in steps:
+                raise UnknownEvent(f"{stored.type} has no upcaster from version {v}")
+            data = steps[v](data)
+        return Event(stored.type, data, stored.actor, version_of(cls))
+
     def parse(self, stored: Event) -> Any:
-        """The typed form of a stored event; raises UnknownEvent."""
+        """The typed form of a stored event (upcast first); raises UnknownEvent."""
         cls = self.by_name.get(stored.type)
         if cls is None:
             raise UnknownEvent(f"no event type {stored.type!r} in this game")
+        if stored.schema_version < self._versions[stored.type]:
+            stored = self.upcast(stored)  # (a no-op for version 0: read as version 1)
         try:
             return cls(**stored.data)
         except TypeError:  # keys this version no longer reads (or lacks)
@@ -102,8 +141,9 @@ class Folds(Generic[S]):
 
 
 def stored(typed: Any, actor: int = ENGINE) -> Event:
-    """The event as the store keeps it."""
-    return Event(type(typed).__name__, payload(typed), actor)
+    """The event as the store keeps it, in its type's current version."""
+    cls = type(typed)
+    return Event(cls.__name__, payload(typed), actor, version_of(cls))
 
 
 @event

@@ -21,11 +21,13 @@ JSON = dict[str, Any]
 
 @dataclass(frozen=True)
 class Event:
-    """A domain event: past-tense type and a JSON-serialisable payload."""
+    """A domain event: past-tense type and a JSON-serialisable payload, in the shape of
+    its type's ``schema_version`` (docs/events.md: older shapes are upcast when read)."""
 
     type: str
     data: Mapping[str, Any] = field(default_factory=dict)
     actor: int = ENGINE
+    schema_version: int = 1
 
 
 @dataclass(frozen=True)

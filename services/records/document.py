@@ -15,7 +15,7 @@ import orjson
 from services.core.codec import loads
 from services.core.eventstore import StoredEvent
 from services.core.gamestate import fold
-from services.core.redaction import redact_stored
+from services.core.redaction import current_shapes, redact_stored
 from services.kernel.game import SPECTATOR, Game
 
 FORMAT = "raffe-record/1"
@@ -31,6 +31,7 @@ def record(
 ) -> dict[str, Any]:
     """The record of a finished game (``stored``: all its events, from the store)."""
     state = fold(game, stored)
+    stored = current_shapes(game, stored)  # every event in its type's current version
     shown = redact_stored(game, state, stored, SPECTATOR)
     created = loads(stored[0].payload)
     seats = [

@@ -5,7 +5,9 @@ Each command is decided again on the state the record's earlier events fold to, 
 seed's draws at the version it was decided on and the time it arrived, exactly as the
 engine did; its events must be the recorded ones (type, actor, payload bytes), in order.
 A sealed event (hidden for good, e.g. a duplicate tournament's deck) is checked by type
-and actor only. The first difference is reported with its place."""
+and actor only. A record shows every event in its type's current version (an older
+stored shape is upcast: docs/events.md), the version the code re-plays with. The first
+difference is reported with its place."""
 
 from __future__ import annotations
 

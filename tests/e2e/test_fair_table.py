@@ -101,7 +101,7 @@ def test_a_time_bank_runs_out_and_the_default_move_is_played(http: httpx.Client)
         return next((e for e in events if e["type"] == "RoundRevealed"), None)
 
     reveal = until(revealed, timeout=40)
-    assert reveal["data"]["closed_by_timer"] is True
+    assert reveal["data"]["closed_by"] == "clock"
     assert set(reveal["data"]["votes"]) == {"0"}
     table = view(http, gid, tokens[0])["view"]["table"]["clocks"]
     assert table["banks_ms"][1] == 1_000  # out of time, then the increment of its move

@@ -95,7 +95,7 @@ async def test_the_runner_closes_a_round_when_its_timer_runs_out(
         runner.stopping.set()
         await task
         await store.redis.aclose()
-    assert revealed is not None and revealed["data"]["closed_by_timer"]
+    assert revealed is not None and revealed["data"]["closed_by"] == "timer"
     assert revealed["actor"] == -1 and revealed["data"]["changes"][0] == 0
 
 

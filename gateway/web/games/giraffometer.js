@@ -3,6 +3,12 @@
 
 import { el } from "/static/api.js";
 
+// What closed a round, when not every vote (RoundRevealed's closed_by, version 2).
+const CLOSED_BY = {
+  timer: " (the round timer closed it)",
+  clock: " (the players still to vote ran out of time)",
+};
+
 export function render({ view, legal, seat, send, who }) {
   const canVote = Boolean(send && legal && legal.commands.some((c) => c.type === "vote"));
   const mine = view.your_vote;
@@ -198,7 +204,7 @@ function revealed(last, name) {
       "p",
       {},
       `The lowest was fact ${last.lowest_position}, the highest fact ` +
-        `${last.highest_position}${last.closed_by_timer ? " (the timer closed the round)" : ""}.`,
+        `${last.highest_position}${CLOSED_BY[last.closed_by] || ""}.`,
     ),
     facts,
     votes,
@@ -275,7 +281,7 @@ export function describe(event, who) {
     case "RoundRevealed": {
       const changes = d.changes.map((c, s) => `${who(s)} ${signed(c)}`).join(", ");
       return (
-        `Round ${d.round} revealed${d.closed_by_timer ? " (the timer closed it)" : ""}: ` +
+        `Round ${d.round} revealed${CLOSED_BY[d.closed_by] || ""}: ` +
         `the lowest was fact ${d.lowest_position}, the highest fact ${d.highest_position}; ` +
         `crystals ${changes}`
       );

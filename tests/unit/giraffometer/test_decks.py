@@ -103,7 +103,7 @@ def test_a_game_dealt_before_a_fact_was_retired_still_reveals_it() -> None:
     rules.start_round(flow, rules.SeededRng("s"), 0)
     table = list(flow.state.table)
     assert table[0] == retired[0] and len(table) == 6  # a retired fact is dealt first
-    rules.reveal(flow, rules.SeededRng("s"), 0, closed=True)
+    rules.reveal(flow, rules.SeededRng("s"), 0, closed_by="timer")
     revealed = next(e for e in flow.events if e.type == "RoundRevealed")
     known = decks.known_facts()
     assert revealed.data["answers"] == [known[i].answer for i in table]

@@ -196,7 +196,7 @@ def test_close_round_only_after_the_deadline_then_missing_voters_score_nothing()
     assert info.value.code == "round_still_open"
     events = when(s, -1, now_ms=31_000, type="close_round")
     assert [e.type for e in events] == ["RoundRevealed", "RoundStarted"]
-    assert events[0].data["changes"] == [2, 0, 0] and events[0].data["closed_by_timer"]
+    assert events[0].data["changes"] == [2, 0, 0] and events[0].data["closed_by"] == "timer"
     assert events[1].data["deadline_ms"] == 31_000 + 30_000
 
 
