@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
+import uuid
 
 import orjson
 from prometheus_client import Counter, Histogram
@@ -26,8 +28,11 @@ from gateway.problems import failure_problem, on_raffe_error, problem_response
 from gateway.ratelimit import Buckets
 from gateway.settings import GatewaySettings
 from gateway.tokens import token_hash
+from services.core.logs import REQUEST_ID
 
 log = logging.getLogger(__name__)
+access = logging.getLogger("access")  # one line per request (RAFFE_ACCESS_LOG)
+REQUEST_ID_FORMAT = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 # On every answer: browsers never guess a type (a JSON body is never run as a page), and
 # no cache keeps an answer (seat tokens, private views).
 SAFETY_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"cache-control", b"no-store")]
@@ -49,7 +54,10 @@ class Guard:
             await self.app(scope, receive, send)
             return
         started, status = time.perf_counter(), [500]
-        scope.setdefault("state", {})["client_address"] = client_address(scope, self.trusted)
+        address = client_address(scope, self.trusted)
+        scope.setdefault("state", {})["client_address"] = address
+        request_id = _request_id(scope)
+        REQUEST_ID.set(request_id)  # this request's task: its logs and engine calls carry it
 
         started_response, guarding = [False], [True]
         deadline = asyncio.timeout(self.settings.request_timeout_s)
@@ -60,7 +68,8 @@ class Guard:
                 if guarding[0]:  # answering: a stream may go on for hours
                     deadline.reschedule(None)
                 status[0] = message["status"]
-                message["headers"] = [*message.get("headers", []), *SAFETY_HEADERS]
+                request_header = (b"x-request-id", request_id.encode())
+                message["headers"] = [*message.get("headers", []), *SAFETY_HEADERS, request_header]
             await send(message)
 
         try:
@@ -81,8 +90,20 @@ class Guard:
             await refusal(scope, receive, send_noting_status)
         finally:
             route = scope.get(ROUTE_LABEL) or getattr(scope.get("route"), "path", "unmatched")
+            took = time.perf_counter() - started
             REQUESTS.labels(scope["method"], route, str(status[0])).inc()
-            LATENCY.labels(scope["method"], route).observe(time.perf_counter() - started)
+            LATENCY.labels(scope["method"], route).observe(took)
+            if self.settings.access_log:
+                access.info(
+                    "request",
+                    extra={
+                        "method": scope["method"],
+                        "path": scope["path"],  # never the query: stream tickets ride there
+                        "status": status[0],
+                        "ms": round(took * 1000, 2),
+                        "client": address,
+                    },
+                )
 
     async def _checked(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
@@ -132,6 +153,15 @@ class Guard:
                 "the body is not JSON (RFC 8259: UTF-8, no NaN or Infinity, no lone surrogates)",
             )
         return None
+
+
+def _request_id(scope: Scope) -> str:
+    """The caller's X-Request-Id when it is a sane one, else a new id."""
+    for name, value in scope.get("headers", ()):
+        if name == b"x-request-id":
+            said = value.decode("latin-1")
+            return said if REQUEST_ID_FORMAT.match(said) else uuid.uuid4().hex[:16]
+    return uuid.uuid4().hex[:16]
 
 
 def _strict_json(body: bytes) -> bool:

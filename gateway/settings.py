@@ -28,6 +28,7 @@ class GatewaySettings(Env):
     # it has started is not bound by it.
     request_timeout_s: float = Field(3.0, gt=0)
     sse_heartbeat_s: float = Field(15.0, gt=0)
+    access_log: bool = True  # a JSON line per request (method, path, status, ms, request id)
     # Proxies whose X-Forwarded-For names the client (gateway.addresses); none by default.
     trusted_proxies: Names = Field(default_factory=list)
     token_ttl_s: int = Field(30 * 24 * 3600, ge=1)  # a seat token lives this long

@@ -18,6 +18,7 @@ from services.core.codec import dumps, loads
 from services.core.errors import InvalidArgument, RaffeError, store_failure
 from services.core.eventstore import StoredEvent
 from services.core.grpc_errors import INTERNAL, status_of
+from services.core.logs import REQUEST_ID
 from services.core.runtime import GameRuntime, Outcome
 from services.kernel.game import SeatSpec
 
@@ -172,6 +173,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
 
     async def _execute(self, c: common_pb2.Command) -> common_pb2.ExecuteResponse:
         game = self.runtime.game.name
+        REQUEST_ID.set(c.request_id)  # its logs name the gateway's request ("" if none)
         try:
             with LATENCY.labels(game).time():
                 return await self._execute_timed(c)

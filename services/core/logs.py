@@ -1,24 +1,42 @@
-"""JSON-lines logging for every service: one object per line, extra fields included."""
+"""JSON-lines logging for every service: one object per line, extra fields included, the
+time to the millisecond (UTC), no terminal colour codes (uvicorn's ``color_message`` is
+dropped), and the request id of the call being served when there is one (set by the
+gateway for each request and carried to the engines with each command)."""
 
 from __future__ import annotations
 
 import json
 import logging
 import os
+import re
 import sys
 import time
+from contextvars import ContextVar
 
-_STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+_STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "color_message"}
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+# The request a line was logged while serving ("" outside any): the gateway sets it per
+# HTTP request, an engine per command (proto Command.request_id).
+REQUEST_ID: ContextVar[str] = ContextVar("request_id", default="")
+
+
+def timestamp(created: float) -> str:
+    """ISO 8601 UTC to the millisecond: 2026-12-02T06:31:10.123Z."""
+    seconds = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(created))
+    return f"{seconds}.{int(created * 1000) % 1000:03d}Z"
 
 
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         line = {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)),
+            "time": timestamp(record.created),
             "level": record.levelname.lower(),
             "logger": record.name,
-            "message": record.getMessage(),
+            "message": _ANSI.sub("", record.getMessage()),
         }
+        request_id = REQUEST_ID.get()
+        if request_id:
+            line["request_id"] = request_id
         line.update({k: v for k, v in vars(record).items() if k not in _STANDARD})
         if record.exc_info:
             line["exception"] = self.formatException(record.exc_info)

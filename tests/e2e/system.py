@@ -29,6 +29,7 @@ class System:
     processes: dict[str, tuple[str, int]] = field(default_factory=dict)
     metrics: dict[str, str] = field(default_factory=dict)  # name -> metrics address
     output: list[str] = field(default_factory=list)  # every line the launcher printed
+    log: Path | None = None  # every service's log lines (JSON), as they were written
 
 
 @contextmanager
@@ -70,7 +71,14 @@ def running_system(state_dir: Path, *args: str, **env: str) -> Iterator[System]:
     try:
         env_out = {**full_env, **wiring}
         yield System(
-            gateway.group(1), redis_url.group(1), env_out, process, processes, metrics, output
+            gateway.group(1),
+            redis_url.group(1),
+            env_out,
+            process,
+            processes,
+            metrics,
+            output,
+            state_dir / "system.log",
         )
     except BaseException:
         # Shown by pytest under "Captured stdout" when the test fails: what the launcher

@@ -17,6 +17,7 @@ from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.codec import dumps, loads
 from services.core.errors import RaffeError
 from services.core.grpc_errors import from_call_error, typed
+from services.core.logs import REQUEST_ID
 from services.core.transport.lanes import ExecuteStreams
 from services.core.transport.replicas import ReplicaChannels
 from services.kernel.game import SeatSpec
@@ -227,6 +228,7 @@ class EngineClient:
                 command_json=dumps(dict(command)),
                 answer_next=answer_next,
                 stand_in=stand_in,
+                request_id=REQUEST_ID.get(),
             )
         )
         if self.streams is not None:
