@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import JSONResponse
 
 from gateway import openapi
 from gateway.clients import Clients
@@ -77,6 +78,14 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:
+        """Liveness: the process answers (a Redis outage must not restart it)."""
         return {"status": "ok"}
+
+    @app.get("/readyz", include_in_schema=False)
+    async def readyz(request: Request) -> JSONResponse:
+        """Readiness: Redis answers and so does every engine (each reaching Redis)."""
+        failing = await request.app.state.clients.failing()
+        body = {"status": "not ready" if failing else "ready", "failing": failing}
+        return JSONResponse(body, status_code=503 if failing else 200)
 
     return app

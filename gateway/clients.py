@@ -3,6 +3,7 @@ engines and the projection over gRPC. Built once by the app's lifespan."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,7 @@ from services.core.codec import loads
 from services.core.errors import UnknownGame
 from services.core.eventstore import EventStore, check_game_id, open_store
 from services.core.presence import Presence
+from services.core.readiness import Readiness
 from services.core.transport import EngineClient, typed_error
 from services.projection.readmodels import ReadModels
 from services.projection.streams import STREAMS
@@ -104,6 +106,14 @@ class Clients:
             delays,
             Holds(engines),
         )
+
+    async def failing(self) -> list[str]:
+        """What this gateway needs and cannot reach now: "redis", "engine:<game>"."""
+        checks = [Readiness(self.store.redis).check()]
+        checks += [engine.ready() for engine in self.engines.values()]
+        names = ["redis", *(f"engine:{game}" for game in self.engines)]
+        answers = await asyncio.gather(*checks)
+        return [name for name, ok in zip(names, answers, strict=True) if not ok]
 
     async def names(self, game_ids: list[str]) -> dict[str, dict[int, str]]:
         """Each game's seats held by players (seat -> the player's name now)."""

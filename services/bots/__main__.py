@@ -12,6 +12,7 @@ from services.core.logs import configure_logging
 from services.core.loop import run
 from services.core.metrics import start_metrics
 from services.core.presence import Presence
+from services.core.readiness import Readiness
 from services.core.settings import BotSettings, ServiceSettings
 from services.core.transport import EngineClient
 from services.quickplay.matchmaker import Matchmaker
@@ -21,9 +22,11 @@ from services.targets import engine_targets
 
 async def main() -> None:
     configure_logging()
-    start_metrics()
     settings = ServiceSettings.from_env(default_port=50071)
     store = await open_store(settings.store)
+    readiness = Readiness(store.redis)  # /readyz on the metrics port
+    checking = readiness.start()
+    start_metrics(readiness)
     engines = {name: EngineClient.connect(t) for name, t in engine_targets().items()}
     bots = BotSettings()
     runner = BotRunner(store, engines, settings.lease_ms, bots.bot_pace_ms)
@@ -45,6 +48,7 @@ async def main() -> None:
         loop.add_signal_handler(sig, stop)
     logging.getLogger("bots").info("running")
     await asyncio.gather(runner.run(), matchmaker.run(), sweeper.run())
+    checking.cancel()
     for engine in engines.values():
         await engine.close()
     await store.redis.aclose()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,7 @@ from services.core.engine_service import EngineService, guard
 from services.core.eventstore import open_store
 from services.core.logs import configure_logging
 from services.core.metrics import start_metrics
+from services.core.readiness import READY_SERVICE, Readiness
 from services.core.runtime import GameRuntime
 from services.core.settings import ServiceSettings
 from services.kernel.game import Game
@@ -31,9 +33,13 @@ class RunningEngine:
     runtime: GameRuntime[Any]
     health: health.aio.HealthServicer
     port: int
+    readiness: Readiness | None = None
+    checking: asyncio.Task[None] | None = None  # the readiness loop
 
     async def stop(self, grace: float = GRACE_SECONDS) -> None:
         # Not serving first, so load balancers stop sending; then finish calls in flight.
+        if self.checking is not None:
+            self.checking.cancel()
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
         await self.runtime.store.redis.aclose()
@@ -54,15 +60,28 @@ async def start_engine(game: Game[Any], settings: ServiceSettings) -> RunningEng
     await server.start()
     for name in ("", ENGINE_SERVICE):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return RunningEngine(server, runtime, health_servicer, port)
+    readiness = Readiness(store.redis)
+    await health_servicer.set(READY_SERVICE, health_pb2.HealthCheckResponse.NOT_SERVING)
+    await readiness.listen(serving(health_servicer, READY_SERVICE))
+    return RunningEngine(server, runtime, health_servicer, port, readiness, readiness.start())
+
+
+def serving(servicer: health.aio.HealthServicer, name: str) -> Callable[[bool], Awaitable[None]]:
+    """A Readiness listener: the gRPC health of ``name`` follows it (readiness probes)."""
+    statuses = health_pb2.HealthCheckResponse
+
+    async def follow(ready: bool) -> None:
+        await servicer.set(name, statuses.SERVING if ready else statuses.NOT_SERVING)
+
+    return follow
 
 
 async def serve_engine(game: Game[Any], default_port: int) -> None:
     """The entry point of ``python -m services.<game>``."""
     configure_logging()
-    start_metrics()
     settings = ServiceSettings.from_env(default_port)
     engine = await start_engine(game, settings)
+    start_metrics(engine.readiness)
     log = logging.getLogger(game.name)
     log.info("serving", extra={"port": engine.port, "game": game.name})
     stopping = asyncio.Event()

@@ -18,7 +18,8 @@ from services.core.eventstore import EventStore, open_store
 from services.core.gamestate import fold, state_at
 from services.core.logs import configure_logging
 from services.core.metrics import start_metrics
-from services.core.server import guard
+from services.core.readiness import READY_SERVICE, Readiness
+from services.core.server import guard, serving
 from services.core.settings import ServiceSettings
 from services.projection.consumer import Projector
 from services.projection.streams import STREAMS
@@ -67,8 +68,10 @@ class ProjectionService(projection_pb2_grpc.ProjectionServicer):
 async def serve() -> None:
     configure_logging()
     settings = ServiceSettings.from_env(default_port=50070)
-    start_metrics()
     store = await open_store(settings.store)
+    readiness = Readiness(store.redis)  # gRPC health raffe.ready, and /readyz
+    checking = readiness.start()
+    start_metrics(readiness)
     server = grpc.aio.server()
     projection_pb2_grpc.add_ProjectionServicer_to_server(ProjectionService(store), server)  # type: ignore[no-untyped-call]
     health_servicer = health.aio.HealthServicer()
@@ -77,6 +80,8 @@ async def serve() -> None:
     server.add_insecure_port(f"{settings.host}:{settings.port}")
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    await health_servicer.set(READY_SERVICE, health_pb2.HealthCheckResponse.NOT_SERVING)
+    await readiness.listen(serving(health_servicer, READY_SERVICE))
     projector = Projector(store, settings.lease_ms, settings.cache_mb * 1024 * 1024)
     worker = asyncio.create_task(projector.run())
     boards = asyncio.create_task(follow_ratings(boards_of(store, settings.ratings)))
@@ -90,6 +95,7 @@ async def serve() -> None:
     )
     projector.stopping.set()
     boards.cancel()
+    checking.cancel()
     await health_servicer.enter_graceful_shutdown()
     await server.stop(5)
     await worker

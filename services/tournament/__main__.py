@@ -13,6 +13,7 @@ from services.core.eventstore import open_store
 from services.core.logs import configure_logging
 from services.core.loop import run
 from services.core.metrics import start_metrics
+from services.core.readiness import Readiness
 from services.core.server import start_engine
 from services.core.settings import ServiceSettings
 from services.core.transport import EngineClient
@@ -26,7 +27,10 @@ log = logging.getLogger("tournament")
 
 async def main(part: str) -> None:
     configure_logging()
-    start_metrics()
+    probe = await open_store(ServiceSettings.from_env(DEFAULT_PORT).store)
+    readiness = Readiness(probe.redis)  # /readyz on the metrics port
+    checking = readiness.start()
+    start_metrics(readiness)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -41,6 +45,8 @@ async def main(part: str) -> None:
         await stopping.wait()
     if engine is not None:
         await engine.stop()
+    checking.cancel()
+    await probe.redis.aclose()
     log.info("stopped")
 
 

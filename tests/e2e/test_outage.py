@@ -62,6 +62,8 @@ def test_the_system_rides_out_a_redis_crash(tmp_path: Path) -> None:
         hung = time.monotonic()
         time.sleep(0.3)
         down = httpx.get(f"{s.base_url}/v1/games/{humans['game_id']}", headers=ORIGIN)
+        # Not ready (it cannot reach Redis), yet alive: nothing restarts it (#29 item 5).
+        not_ready, alive = httpx.get(f"{s.base_url}/readyz"), httpx.get(f"{s.base_url}/healthz")
         time.sleep(max(0.0, 2.0 - (time.monotonic() - hung)))
         os.kill(pid, signal.SIGKILL)
         time.sleep(1.0)
@@ -69,6 +71,8 @@ def test_the_system_rides_out_a_redis_crash(tmp_path: Path) -> None:
         voter.join(timeout=30)
         # Every refusal meanwhile was typed and carried CORS headers.
         assert down.status_code == 503, down.text
+        assert not_ready.status_code == 503 and "redis" in not_ready.json()["failing"]
+        assert alive.status_code == 200
         refusals = [*voter.refusals, down]
         assert any(r.status_code == 503 for r in refusals), [r.status_code for r in refusals]
         for r in refusals:
@@ -96,6 +100,8 @@ def test_the_system_rides_out_a_redis_crash(tmp_path: Path) -> None:
         assert view.json()["source"] in ("projection", "engine")
         time.sleep(1.0)
         assert http.get(f"/v1/games/{humans['game_id']}").json()["source"] == "projection"
+        ready = http.get("/readyz")  # every part reaches Redis again: ready
+        assert ready.status_code == 200 and ready.json()["failing"] == [], ready.text
 
 
 class Voter(threading.Thread):

@@ -110,6 +110,24 @@ def test_every_workload_has_probes_resources_and_a_locked_down_context(target: s
 
 @needs_kubectl
 @pytest.mark.parametrize("target", TARGETS)
+def test_readiness_checks_what_a_service_needs_and_liveness_does_not(target: str) -> None:
+    """Readiness asks whether the service reaches Redis (and the gateway its engines):
+    gRPC health ``raffe.ready`` or ``/readyz``; liveness only whether it answers, so a
+    Redis outage takes pods out of their Services without restarting them all."""
+    for w in workloads(render(target)):
+        if "redis" in w["metadata"]["name"]:
+            continue  # Redis itself: its own ping is both
+        for c in w["spec"]["template"]["spec"]["containers"]:
+            where = f"{w['metadata']['name']}/{c['name']}"
+            ready, alive = c["readinessProbe"], c["livenessProbe"]
+            asked = ready.get("grpc", {}).get("service") or ready.get("httpGet", {}).get("path")
+            assert asked in ("raffe.ready", "/readyz"), where
+            assert ready != alive and "raffe.ready" not in str(alive), where
+            assert "/readyz" not in str(alive), where
+
+
+@needs_kubectl
+@pytest.mark.parametrize("target", TARGETS)
 def test_every_setting_a_service_reads_has_a_value(target: str) -> None:
     objects = render(target)
     wanted = settings_read_by_code()

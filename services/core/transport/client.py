@@ -12,12 +12,14 @@ from typing import Any, TypeVar
 
 import grpc
 import orjson
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.codec import dumps, loads
 from services.core.errors import RaffeError
 from services.core.grpc_errors import from_call_error, typed
 from services.core.logs import REQUEST_ID
+from services.core.readiness import READY_SERVICE
 from services.core.transport.lanes import ExecuteStreams
 from services.core.transport.replicas import ReplicaChannels
 from services.kernel.game import SeatSpec
@@ -118,6 +120,17 @@ class EngineClient:
         # The command lanes are placed on every replica (services.core.transport.replicas).
         lanes = ReplicaChannels.of(target, [*options, *REPLICA_OPTIONS]) if multiplexed else None
         return cls(channel, multiplexed=multiplexed, replicas=lanes)
+
+    async def ready(self, within_s: float = 1.0) -> bool:
+        """Whether the engine says it can serve (its gRPC health ``raffe.ready``: it
+        reaches Redis; services.core.readiness)."""
+        stub = health_pb2_grpc.HealthStub(self.channel)
+        request = health_pb2.HealthCheckRequest(service=READY_SERVICE)
+        try:
+            answer = await stub.Check(request, timeout=within_s)
+        except grpc.aio.AioRpcError:
+            return False
+        return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
 
     async def close(self) -> None:
         if self.streams is not None:
