@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gateway.access import AccessLog
 from gateway.addresses import client_address, networks
 from gateway.problems import failure_problem, on_raffe_error, problem_response
 from gateway.ratelimit import Buckets
@@ -31,7 +32,6 @@ from gateway.tokens import token_hash
 from services.core.logs import REQUEST_ID
 
 log = logging.getLogger(__name__)
-access = logging.getLogger("access")  # one line per request (RAFFE_ACCESS_LOG)
 REQUEST_ID_FORMAT = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 # On every answer: browsers never guess a type (a JSON body is never run as a page), and
 # no cache keeps an answer (seat tokens, private views).
@@ -48,6 +48,7 @@ class Guard:
         self.per_token = Buckets(settings.rate_per_token, settings.rate_per_token * 2)
         self.per_address = Buckets(settings.rate_per_address, settings.rate_per_address * 2)
         self.trusted = networks(settings.trusted_proxies)
+        self.access = AccessLog() if settings.access_log else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -93,16 +94,14 @@ class Guard:
             took = time.perf_counter() - started
             REQUESTS.labels(scope["method"], route, str(status[0])).inc()
             LATENCY.labels(scope["method"], route).observe(took)
-            if self.settings.access_log:
-                access.info(
-                    "request",
-                    extra={
-                        "method": scope["method"],
-                        "path": scope["path"],  # never the query: stream tickets ride there
-                        "status": status[0],
-                        "ms": round(took * 1000, 2),
-                        "client": address,
-                    },
+            if self.access is not None:
+                self.access.request(
+                    request_id,
+                    method=scope["method"],
+                    path=scope["path"],  # never the query: stream tickets ride there
+                    status=status[0],
+                    ms=round(took * 1000, 2),
+                    client=address,
                 )
 
     async def _checked(self, scope: Scope, receive: Receive, send: Send) -> None:
