@@ -169,12 +169,47 @@ def test_images_and_ports_agree_with_the_services(target: str) -> None:
 @needs_kubectl
 @pytest.mark.parametrize("target", TARGETS)
 def test_every_game_has_an_engine_scaled_by_the_overlay(target: str) -> None:
-    deployments = {o["metadata"]["name"]: o for o in render(target) if o["kind"] == "Deployment"}
-    replicas = {"base": 2, "overlays/local": 1, "overlays/production": 4}[target]
+    objects = render(target)
+    deployments = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Deployment"}
+    scalers = {o["metadata"]["name"]: o for o in objects if o["kind"] == KIND_HPA}
+    least = {"base": 2, "overlays/local": 1, "overlays/production": 4}[target]
     for name in GAMES:
         engine = deployments[f"raffe-{name}"]
         assert engine["spec"]["template"]["spec"]["containers"][0]["args"][1] == name
-        assert engine["spec"]["replicas"] == replicas
+        assert scalers[f"raffe-{name}"]["spec"]["minReplicas"] == least
+
+
+KIND_HPA = "HorizontalPodAutoscaler"
+
+
+@needs_kubectl
+@pytest.mark.parametrize("target", TARGETS)
+def test_autoscaled_workloads_leave_their_replica_count_to_the_autoscaler(target: str) -> None:
+    """A Deployment's count would be put back on every apply, undoing the autoscaler's."""
+    objects = render(target)
+    scaled = {o["spec"]["scaleTargetRef"]["name"] for o in objects if o["kind"] == KIND_HPA}
+    assert {"raffe-gateway", "raffe-bots"} <= scaled
+    for o in objects:
+        if o["kind"] == "Deployment" and o["metadata"]["name"] in scaled:
+            assert "replicas" not in o["spec"], o["metadata"]["name"]
+
+
+@needs_kubectl
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_disruption_budget_allows_a_node_drain(target: str) -> None:
+    """With the fewest pods a workload may run (its count, or its autoscaler's minimum),
+    its budget still lets a drain evict one of them."""
+    objects = render(target)
+    least = {o["metadata"]["name"]: o["spec"].get("replicas", 1) for o in workloads(objects)}
+    for o in objects:
+        if o["kind"] == KIND_HPA:
+            least[o["spec"]["scaleTargetRef"]["name"]] = o["spec"]["minReplicas"]
+    for budget in (o for o in objects if o["kind"] == "PodDisruptionBudget"):
+        name, spec = budget["metadata"]["name"], budget["spec"]
+        if "maxUnavailable" in spec:
+            assert int(spec["maxUnavailable"]) >= 1, name
+        else:
+            assert int(spec["minAvailable"]) < least[name], name
 
 
 def admitted(policy: dict[str, Any], pod: dict[str, Any], port: dict[str, Any]) -> bool:
