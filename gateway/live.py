@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+from prometheus_client import Histogram
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 from starlette.background import BackgroundTask
@@ -63,6 +64,13 @@ from services.kernel.game import SPECTATOR, Game
 
 log = logging.getLogger(__name__)
 QUEUE_FRAMES = 2000  # a viewer further behind than this is dropped (it reconnects)
+# From a command's time (its events' time_ms, the engine's clock) to its frames being
+# queued for a watching audience here: what the "push latency" alert watches.
+PUSH = Histogram(
+    "raffe_live_push_seconds",
+    "From a command to its live frames queued for viewers",
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+)
 RESUBSCRIBE_S = (0.1, 2.0)  # backoff after the listening connection fails
 
 
@@ -435,6 +443,7 @@ class LiveHub:
         """One audience's frames of a batch, redacted once (and its view drawn once, if
         any of its viewers asked for views), queued to each of its viewers."""
         redacted = redact_stored(watched.game, watched.state, new, seat)
+        PUSH.observe(max(0.0, time.time() - redacted[-1].time_ms / 1000))
         # One write per batch and audience, not one per event: each write crosses the
         # ASGI middlewares and the server's transport.
         batch = b"".join(frame(e) for e in redacted)

@@ -183,6 +183,24 @@ KIND_HPA = "HorizontalPodAutoscaler"
 
 
 @needs_kubectl
+def test_production_serves_the_gateway_over_tls_with_streams_unbuffered() -> None:
+    objects = render("overlays/production")
+    ingress = next(o for o in objects if o["kind"] == "Ingress")
+    tls = ingress["spec"]["tls"][0]
+    hosts = {rule["host"] for rule in ingress["spec"]["rules"]}
+    assert tls["secretName"] and set(tls["hosts"]) == hosts
+    notes = ingress["metadata"]["annotations"]
+    assert "cert-manager.io/cluster-issuer" in notes
+    assert notes["nginx.ingress.kubernetes.io/proxy-buffering"] == "off"  # SSE frames flow
+    assert int(notes["nginx.ingress.kubernetes.io/proxy-read-timeout"]) >= 600
+    backends = [
+        p["backend"]["service"] for r in ingress["spec"]["rules"] for p in r["http"]["paths"]
+    ]
+    assert backends == [{"name": "raffe-gateway", "port": {"name": "main"}}]
+    assert not [o for o in render("overlays/local") if o["kind"] == "Ingress"]
+
+
+@needs_kubectl
 @pytest.mark.parametrize("target", TARGETS)
 def test_autoscaled_workloads_leave_their_replica_count_to_the_autoscaler(target: str) -> None:
     """A Deployment's count would be put back on every apply, undoing the autoscaler's."""

@@ -1,0 +1,78 @@
+"""The alerting rules and the dashboard in deploy/monitoring (docs/operations.md): valid
+for Prometheus (promtool, from Debian's prometheus package, when installed: it checks
+the rules and fires each alert on made-up series), covering what matters, and naming
+only metrics the services export."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import orjson
+import pytest
+import yaml
+
+ROOT = Path(__file__).parent.parent.parent
+MONITORING = ROOT / "deploy" / "monitoring"
+METRIC = re.compile(r"\b(raffe_[a-z_]+)")
+
+
+def exported_metrics() -> set[str]:
+    """Every metric name the code declares (Counter/Gauge/Histogram("raffe_…"))."""
+    names: set[str] = set()
+    for folder in ("services", "gateway"):
+        for path in (ROOT / folder).rglob("*.py"):
+            names |= set(re.findall(r'"(raffe_[a-z_]+)"', path.read_text()))
+    return names
+
+
+def series(expr: str) -> set[str]:
+    """The metrics an expression reads (a histogram's _bucket/_count/_sum is its own)."""
+    return {re.sub(r"_(bucket|count|sum)$", "", m) for m in METRIC.findall(expr)}
+
+
+def rules() -> list[dict[str, object]]:
+    doc = yaml.safe_load((MONITORING / "alerts.yaml").read_text())
+    return [r for group in doc["groups"] for r in group["rules"]]
+
+
+def test_the_alerts_cover_what_matters_and_read_real_metrics() -> None:
+    found = {str(r["alert"]) for r in rules()}
+    assert {
+        "RaffeErrorRate",
+        "RaffePushLatencyHigh",
+        "RaffeProjectionLag",
+        "RaffeRedisMemoryNearLimit",
+        "RaffeRedisUnreachable",
+    } <= found
+    exported = exported_metrics()
+    for rule in rules():
+        assert rule["labels"]["severity"] in ("page", "ticket"), rule  # type: ignore[index]
+        assert rule["annotations"]["summary"], rule  # type: ignore[index]
+        assert series(str(rule["expr"])) <= exported, rule["alert"]
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool (Debian: prometheus)")
+def test_promtool_accepts_the_rules_and_each_alert_fires_on_its_series() -> None:
+    for command in (["check", "rules", "alerts.yaml"], ["test", "rules", "alerts_test.yaml"]):
+        done = subprocess.run(
+            ["promtool", *command], cwd=MONITORING, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_dashboard_is_grafana_json_over_real_metrics() -> None:
+    board = orjson.loads((MONITORING / "dashboard.json").read_bytes())
+    assert board["uid"] and board["title"] and board["schemaVersion"] >= 30
+    ids = [p["id"] for p in board["panels"]]
+    assert len(ids) == len(set(ids)) >= 6
+    exported = exported_metrics()
+    for panel in board["panels"]:
+        assert panel["datasource"]["uid"] == "${datasource}", panel["title"]
+        assert panel["targets"], panel["title"]
+        for target in panel["targets"]:
+            assert series(target["expr"]) <= exported, (panel["title"], target["expr"])
+    variables = {v["name"] for v in board["templating"]["list"]}
+    assert "datasource" in variables
