@@ -315,3 +315,15 @@ def test_redis_never_evicts_and_stays_below_its_container_limit() -> None:
     redis = next(w for w in workloads(objects) if w["metadata"]["name"] == "raffe-redis")
     limit = redis["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["memory"]
     assert int(lines["maxmemory"].removesuffix("mb")) < int(limit.removesuffix("Gi")) * 1024
+
+
+def test_running_the_demo_or_rendering_manifests_installs_no_test_tools() -> None:
+    """`make demo` and `make manifests` need what `make run` needs (the runtime and the
+    protobuf generator), not the test and lint tools or npm."""
+    text = (ROOT / "Makefile").read_text()
+    for target in ("run", "demo", "manifests"):
+        rule = re.search(rf"^{target}:(.*)$", text, re.M)
+        assert rule is not None, target
+        assert "$(STAMP)" not in rule.group(1), target
+    generated = re.search(r"^\$\(GEN\):(.*)$", text, re.M)
+    assert generated is not None and "$(RUN_STAMP)" in generated.group(1)
