@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -17,6 +18,8 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from redis import Redis as SyncRedis
 
 from services.core.local_redis import (
     RedisCluster,
@@ -72,18 +75,48 @@ def available(service: Service) -> bool:
         return False
 
 
-def start_redis(state_dir: Path, port: int | None) -> RedisServer:
+def start_redis(state_dir: Path, port: int | None, restore: Path | None = None) -> RedisServer:
+    """The embedded Redis on its AOF; ``restore``: first load that backup (an RDB from
+    ``python -m services.backup``) into this fresh state directory, then keep it on the
+    AOF like any other start (docs/operations.md)."""
     directory = state_dir / "redis"
     directory.mkdir(parents=True, exist_ok=True)
+    if restore is not None:
+        if any(directory.iterdir()):
+            raise SystemExit(f"--restore needs a fresh state directory; {directory} has data")
+        shutil.copyfile(restore, directory / "dump.rdb")
     fsync = os.environ.get("RAFFE_APPENDFSYNC", "always")
     server = RedisServer(
         binary=find_binary(),
         port=port or free_port(),
-        appendonly=True,
+        appendonly=restore is None,  # a restore loads the RDB first: AOF would win
         appendfsync=fsync,
         directory=str(directory),
-    )
-    return server.start()
+    ).start()
+    if restore is not None:
+        keep_on_aof(server)
+    return server
+
+
+def keep_on_aof(server: RedisServer, timeout: float = 120.0) -> None:
+    """Switch a Redis that loaded an RDB to its AOF, written from what it holds, and wait
+    for the AOF to be complete: from then on it starts (and restarts) on it."""
+    client = SyncRedis.from_url(server.url)
+    client.config_set("appendonly", "yes")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = client.info("persistence")
+        if (
+            info.get("aof_enabled") == 1
+            and not info.get("aof_rewrite_in_progress")
+            and not (info.get("aof_rewrite_scheduled"))
+        ):
+            break
+        time.sleep(0.1)
+    else:
+        raise SystemExit("the restored data did not reach the AOF in time")
+    client.close()
+    server.appendonly = True  # a restart now loads the AOF
 
 
 def start_store(args: argparse.Namespace) -> tuple[RedisServer | RedisCluster, dict[str, str]]:
@@ -92,7 +125,8 @@ def start_store(args: argparse.Namespace) -> tuple[RedisServer | RedisCluster, d
         cluster = RedisCluster().start()
         print(f"redis cluster of 3 primaries at {cluster.url}", flush=True)
         return cluster, {"RAFFE_REDIS_URL": cluster.url, "RAFFE_REDIS_CLUSTER": "1"}
-    redis = start_redis(Path(args.state_dir), args.redis_port)
+    restore = Path(args.restore) if args.restore else None
+    redis = start_redis(Path(args.state_dir), args.redis_port, restore)
     print(
         f"redis {server_version(redis.binary)} (embedded, AOF appendfsync="
         f"{redis.appendfsync}) at {redis.url} (pid {redis.process.pid if redis.process else 0})",
@@ -191,6 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--free-ports", action="store_true", help="every service on a free port")
     parser.add_argument("--replicas", type=int, default=1, help="of every service but the gateway")
     parser.add_argument("--cluster", action="store_true", help="a local 3-primary Redis Cluster")
+    parser.add_argument(
+        "--restore", default="", help="start from this backup (python -m services.backup)"
+    )
     args = parser.parse_args(argv)
     services = replicated([s for s in SERVICES if available(s)], args.replicas)
     if args.free_ports:
