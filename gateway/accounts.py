@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import secrets
 import time
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ from services.core.eventstore import EventStore
 from services.core.seating import player_games_key
 from services.kernel.errors import InvalidArgument, RuleViolation
 from services.kernel.names import clean_name, look_alike_key
+
+log = logging.getLogger(__name__)
 
 PLAYER_ID_PREFIX = "pl"
 PLAYER_ID_PATTERN = r"^pl[0-9a-f]{24}$"
@@ -292,12 +295,23 @@ class Accounts:
             ok = await asyncio.to_thread(self.passwords.verify, hashed, password or "")
             if not ok:
                 raise Problem(401, "bad_credentials", "erasing an account needs its password")
-        name = await self.opened(who.player_id, state.name)
-        await self._decide(who.player_id, rules.erase)
+        await self.erased(who.player_id)
+
+    async def erased(self, player_id: str) -> None:
+        """Erase without asking (the operator's ``python -m gateway.admin erase``, e.g.
+        again after a restore from a backup older than the erasure). Logged with the
+        player id alone: the line an operator replays erasures from."""
+        state = await self.load(player_id)
+        if not state.exists:
+            raise Problem(404, "no_player", f"no player {player_id}")
+        name = await self.opened(player_id, state.name)
+        if not state.erased:
+            await self._decide(player_id, rules.erase)
+        log.info("account erased", extra={"player_id": player_id})
         pipe = self.store.redis.pipeline(transaction=False)
-        pipe.delete(self._key_key(who.player_id))
-        pipe.hdel(self.directory_key, who.player_id)
-        pipe.delete(self.games_key(who.player_id))
+        pipe.delete(self._key_key(player_id))
+        pipe.hdel(self.directory_key, player_id)
+        pipe.delete(self.games_key(player_id))
         if name:
             pipe.delete(self._name_key(name))
         await pipe.execute()

@@ -58,6 +58,7 @@ def test_a_backup_restores_into_a_fresh_system_that_serves_the_same(tmp_path: Pa
         httpx.Client(base_url=first.base_url, timeout=20) as http,
     ):
         ann = register(http, unique("Ann"), "ann's password")
+        bob = register(http, unique("Bob"), "bob's password")
         rated = http.post(
             "/v1/games",
             json={
@@ -76,11 +77,45 @@ def test_a_backup_restores_into_a_fresh_system_that_serves_the_same(tmp_path: Pa
         before = seen(http, [rated, *bots], ann["player_id"])
         said = backup(first, tmp_path / "raffe.rdb")
         assert "saved" in said
+        # Bob erases his account after the backup: the restore brings it back ...
+        since = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(time.time() - 1))
+        gone = http.post(
+            "/v1/accounts/me/erase",
+            json={"password": "bob's password"},
+            headers=auth(bob["token"]),
+        )
+        assert gone.status_code == 204, gone.text
+        assert http.get(f"/v1/players/{bob['player_id']}").status_code == 404
     with (
         running_system(tmp_path / "b", "--restore", str(tmp_path / "raffe.rdb"), **FAST) as second,
         httpx.Client(base_url=second.base_url, timeout=20) as http,
     ):
         assert seen(http, [rated, *bots], ann["player_id"]) == before
+        assert http.get(f"/v1/players/{bob['player_id']}").json()["name"] == bob["name"]
+        # ... so the erasures the gateways logged since the backup are applied again.
+        assert first.log is not None
+        again = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "gateway.admin",
+                "erase",
+                "--from-log",
+                str(first.log),
+                "--since",
+                since,
+            ],
+            env=second.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert again.returncode == 0 and "1 of 1 accounts erased" in again.stdout, again.stdout
+        assert http.get(f"/v1/players/{bob['player_id']}").status_code == 404
+        refused = http.post(
+            "/v1/sessions", json={"name": bob["name"], "password": "bob's password"}
+        )
+        assert refused.status_code == 401, refused.text
         # It plays on: a new game on the restored store, and Ann signs in again.
         signed = http.post("/v1/sessions", json={"name": ann["name"], "password": "ann's password"})
         assert signed.status_code == 201, signed.text
