@@ -729,13 +729,27 @@ async function tablePage(gameId) {
   await refresh();
 }
 
+// The seats still open, from GET /seats: asked again while the game is too new for the
+// read models (503 not_projected), so a table opened at once still shows its invite.
+async function openSeats(gameId) {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    try {
+      const { seats } = await api("GET", `/v1/games/${gameId}/seats`);
+      return seats.filter((s) => s.open).map((s) => s.seat);
+    } catch (e) {
+      if (e.status !== 503) return [];
+      await new Promise((done) => setTimeout(done, 250));
+    }
+  }
+  return [];
+}
+
 async function showInvites(gameId, box) {
   try {
-    const { games } = await api("GET", "/v1/games?limit=200");
-    const mine = games.find((g) => g.game_id === gameId);
-    if (!mine || !mine.open_seats.length) return;
+    const open = await openSeats(gameId);
+    if (!open.length) return;
     box.append("Invite a friend: ");
-    for (const s of mine.open_seats) {
+    for (const s of open) {
       const link = `${location.origin}${location.pathname}#/join/${gameId}/${s}`;
       box.append(
         el("a", { href: link, class: "invite-link" }, `seat ${s}`),
@@ -752,7 +766,7 @@ async function showInvites(gameId, box) {
       );
     }
   } catch {
-    /* the lobby is a read model; a table works without it */
+    /* the seats are a read model; a table works without them */
   }
 }
 
