@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, cast
 
 import orjson
 from redis.asyncio import Redis, RedisCluster
+
+SCRIPT = (Path(__file__).parent / "presence.lua").read_text()
 
 
 def now_ms() -> int:
@@ -61,17 +64,21 @@ class Presence:
         # A stream unrefreshed for three heartbeats is taken for closed.
         self.stale_ms = int(heartbeat_s * 3000) + 1000
         self.gone_after_ms = int(gone_after_s * 1000)
+        # Opening and closing in one round trip each (presence.lua): a pipeline, a read
+        # back and a publish per stream were a tenth of a gateway's CPU where many short
+        # games opened and closed streams (docs/performance.md).
+        self._changed = redis.register_script(SCRIPT)
+
+    async def _change(self, mode: str, game_id: str, seat: int, stream: str, since: int) -> None:
+        keys = [self.keys.streams(game_id), self.keys.away(game_id)]
+        keys += [self.keys.marks, self.keys.absent]
+        now = now_ms()
+        args: list[str | int] = [mode, game_id, seat, stream, now, self.stale_ms]
+        args += [self.gone_after_ms, self.keys.channel, since or now]
+        await self._changed(keys=keys, args=args)
 
     async def opened(self, game_id: str, seat: int, stream: str) -> None:
-        now = now_ms()
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.zadd(self.keys.streams(game_id), {f"{seat}:{stream}": now})
-        pipe.zadd(self.keys.marks, {f"{game_id}|{seat}|{stream}": now})
-        pipe.hdel(self.keys.away(game_id), str(seat))
-        pipe.zrem(self.keys.absent, f"{game_id}|{seat}")
-        pipe.expire(self.keys.streams(game_id), 7 * 24 * 3600)
-        await pipe.execute()
-        await self.announce(game_id)
+        await self._change("open", game_id, seat, stream, 0)
 
     async def refreshed(self, game_id: str, seat: int, stream: str) -> None:
         now = now_ms()
@@ -82,19 +89,7 @@ class Presence:
 
     async def closed(self, game_id: str, seat: int, stream: str, at_ms: int = 0) -> None:
         """A stream ended (``at_ms``: when it was last known open, for a stale one)."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.zrem(self.keys.streams(game_id), f"{seat}:{stream}")
-        pipe.zrem(self.keys.marks, f"{game_id}|{seat}|{stream}")
-        await pipe.execute()
-        if await self._open_of(game_id, seat):
-            return
-        since = at_ms or now_ms()
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hset(self.keys.away(game_id), str(seat), since)
-        pipe.expire(self.keys.away(game_id), 7 * 24 * 3600)
-        pipe.zadd(self.keys.absent, {f"{game_id}|{seat}": since}, nx=True)
-        await pipe.execute()
-        await self.announce(game_id)
+        await self._change("close", game_id, seat, stream, at_ms)
 
     async def forget(self, game_id: str, seat: int, stream: str) -> None:
         """A stream of a finished game ended: nothing of the seat is kept."""
@@ -104,12 +99,6 @@ class Presence:
         pipe.hdel(self.keys.away(game_id), str(seat))
         pipe.zrem(self.keys.absent, f"{game_id}|{seat}")
         await pipe.execute()
-
-    async def _open_of(self, game_id: str, seat: int) -> bool:
-        fresh = now_ms() - self.stale_ms
-        found = await self.redis.zrangebyscore(self.keys.streams(game_id), fresh, "+inf")
-        marks = cast(list[bytes], found)
-        return any(m.decode().split(":", 1)[0] == str(seat) for m in marks)
 
     async def of(self, game_id: str) -> dict[int, dict[str, Any]]:
         """Each seat with a known presence: state ("connected", "away", "gone"), since."""

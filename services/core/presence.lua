@@ -1,0 +1,60 @@
+-- A live stream of a seat opened or closed (services/core/presence.py), in one round trip:
+-- its marks written, and, when the seat's state changed (its first stream opened, its
+-- last closed), every seat's presence published on the channel for the live hubs.
+--
+-- KEYS: 1 the game's streams, 2 the game's away seats, 3 every stream's mark, 4 absent
+--       seats (all under the {pr} hash tag)
+-- ARGV: 1 "open" | "close", 2 game id, 3 seat, 4 stream id, 5 now (ms), 6 stale after (ms),
+--       7 gone after (ms), 8 channel, 9 away since (ms; close only)
+-- Returns 1 when it published, 0 when nothing changed for anyone.
+local mode, game, seat, stream = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local now, stale, gone_after = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local member, mark, absent = seat .. ':' .. stream, game .. '|' .. seat .. '|' .. stream, game .. '|' .. seat
+local week = 7 * 24 * 3600
+
+local function open_streams()
+  return redis.call('ZRANGEBYSCORE', KEYS[1], now - stale, '+inf')
+end
+
+local function has_stream(s)
+  for _, m in ipairs(open_streams()) do
+    if string.match(m, '^(%d+):') == s then return true end
+  end
+  return false
+end
+
+if mode == 'open' then
+  local already = has_stream(seat)
+  redis.call('ZADD', KEYS[1], now, member)
+  redis.call('ZADD', KEYS[3], now, mark)
+  redis.call('HDEL', KEYS[2], seat)
+  redis.call('ZREM', KEYS[4], absent)
+  redis.call('EXPIRE', KEYS[1], week)
+  if already then return 0 end
+else
+  redis.call('ZREM', KEYS[1], member)
+  redis.call('ZREM', KEYS[3], mark)
+  if has_stream(seat) then return 0 end
+  local since = tonumber(ARGV[9])
+  redis.call('HSET', KEYS[2], seat, since)
+  redis.call('EXPIRE', KEYS[2], week)
+  redis.call('ZADD', KEYS[4], 'NX', since, absent)
+end
+
+local states = {}
+local away = redis.call('HGETALL', KEYS[2])
+for i = 1, #away, 2 do
+  local since = tonumber(away[i + 1])
+  local state = 'away'
+  if now - since >= gone_after then state = 'gone' end
+  states[away[i]] = {seat = tonumber(away[i]), state = state, since_ms = since}
+end
+for _, m in ipairs(open_streams()) do
+  local s = string.match(m, '^(%d+):')
+  states[s] = {seat = tonumber(s), state = 'connected', since_ms = 0}
+end
+local seats = {}
+for _, v in pairs(states) do seats[#seats + 1] = v end
+table.sort(seats, function(a, b) return a.seat < b.seat end)
+redis.call('PUBLISH', ARGV[8], cjson.encode({game_id = game, seats = seats}))
+return 1
