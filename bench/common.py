@@ -94,6 +94,10 @@ def launch(*args: str, cwd: str | None = None) -> tuple[subprocess.Popen[str], s
         "RAFFE_RATE_PER_TOKEN": "1000000",
         "RAFFE_CREATES_PER_HOUR": "1000000",
         "RAFFE_STREAMS_PER_ADDRESS": "1000000",
+        # The load generator leaves games unfinished with their streams closed: without
+        # this, two minutes on, bots would play them out for the "gone" players
+        # (docs/fair-table.md) while the next round is measured.
+        "RAFFE_GONE_AFTER_S": "86400",
     }
     proc = subprocess.Popen(
         [sys.executable, "-m", "services.launcher", "--free-ports", *args],

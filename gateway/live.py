@@ -279,6 +279,7 @@ class LiveHub:
                 )
             if mark:  # registered first: the stream hears its own arrival too
                 await self._mark(self.presence.opened(game_id, seat, mark))  # type: ignore[union-attr]
+            marked = time.monotonic()
             if backlog or current:
                 yield b"".join(frame(e) for e in backlog) + current
                 if backlog and backlog[-1].type == "GameEnded":
@@ -293,10 +294,15 @@ class LiveHub:
                         return
                     if mark:
                         await self._mark(self.presence.refreshed(game_id, seat, mark))  # type: ignore[union-attr]
+                        marked = time.monotonic()
                     yield PING
                     continue
                 if item is None:
                     return
+                if mark and time.monotonic() - marked >= heartbeat_s:
+                    # A busy stream sends no pings: its mark is refreshed as frames go.
+                    marked = time.monotonic()
+                    await self._mark(self.presence.refreshed(game_id, seat, mark))  # type: ignore[union-attr]
                 yield item[0]
                 if item[1]:
                     return
