@@ -33,16 +33,24 @@ def wait_finished(http: httpx.Client, tid: str, timeout: float = 120.0) -> dict[
     raise AssertionError(f"tournament {tid} did not end in {timeout}s")
 
 
-def test_a_human_plays_a_swiss_tournament_against_bots(http: httpx.Client) -> None:
-    created = create(http, name="e2e", games=["giraffe-raffe", "giraffometer"], rounds=2)
+def started_with_a_person(
+    http: httpx.Client, created: dict[str, Any], bots: int
+) -> tuple[str, dict[str, Any]]:
+    """Register the person "ada" and ``bots`` random bots, start; (tournament id, ada)."""
     tid, organiser = created["tournament_id"], auth(created["organiser_token"])
     human = http.post(
         f"/v1/tournaments/{tid}/players", json={"name": "ada", "kind": "human"}, headers=organiser
     ).json()
-    for i in range(5):
+    for i in range(bots):
         bot = {"name": f"bot{i}", "kind": "bot", "bot_level": "random"}
         assert http.post(f"/v1/tournaments/{tid}/players", json=bot, headers=organiser).is_success
     assert http.post(f"/v1/tournaments/{tid}/start", headers=organiser).is_success
+    return tid, dict(human)
+
+
+def test_a_human_plays_a_swiss_tournament_against_bots(http: httpx.Client) -> None:
+    created = create(http, name="e2e", games=["giraffe-raffe", "giraffometer"], rounds=2)
+    tid, human = started_with_a_person(http, created, bots=5)
     played = set()
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -265,14 +273,7 @@ def test_a_duplicate_table_is_held_from_everyone_outside_it_until_the_round_is_d
     finished table (view, events, stream, replay, record, lobby, its result) shows to
     anyone outside it until the person's table has finished too."""
     created = create(http, games=["giraffe-raffe"], format="duplicate", table_size=2, rounds=1)
-    tid, organiser = created["tournament_id"], auth(created["organiser_token"])
-    human = http.post(
-        f"/v1/tournaments/{tid}/players", json={"name": "ada", "kind": "human"}, headers=organiser
-    ).json()
-    for i in range(3):
-        bot = {"name": f"bot{i}", "kind": "bot", "bot_level": "random"}
-        assert http.post(f"/v1/tournaments/{tid}/players", json=bot, headers=organiser).is_success
-    assert http.post(f"/v1/tournaments/{tid}/start", headers=organiser).is_success
+    tid, human = started_with_a_person(http, created, bots=3)
     deadline = time.monotonic() + 60
     mine: dict[str, Any] = {}
     while time.monotonic() < deadline and not (mine.get("tables") and mine["tables"][0]["ready"]):
