@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-from redis.asyncio import Redis
 
 from gateway.accounts import AccountLimits, Accounts
 from gateway.delay import Delays
@@ -25,6 +24,7 @@ from services.accounts.passwords import Passwords
 from services.core.codec import loads
 from services.core.errors import UnknownGame
 from services.core.eventstore import EventStore, check_game_id, open_store
+from services.core.eventstore.connect import listener_client
 from services.core.presence import Presence
 from services.core.readiness import Readiness
 from services.core.transport import EngineClient, typed_error
@@ -64,11 +64,7 @@ class Clients:
             settings.projection, options=[("grpc.lb_policy_name", "round_robin")]
         )
         # Its own connection, outside the pool: it listens for as long as the gateway runs.
-        listener = Redis.from_url(
-            settings.store.redis_url,
-            password=settings.store.redis_password or None,
-            socket_keepalive=True,
-        )
+        listener = listener_client(settings.store)
         tokens = SeatTokens(store, settings.token_ttl_s)
         prefix, heartbeat = settings.store.key_prefix, settings.sse_heartbeat_s
         presence = Presence(store.redis, prefix, heartbeat, settings.gone_after_s)

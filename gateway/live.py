@@ -48,6 +48,7 @@ from typing import Any
 import orjson
 from prometheus_client import Histogram
 from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 from starlette.background import BackgroundTask
 from starlette.responses import StreamingResponse
@@ -57,6 +58,7 @@ from gateway.problems import Problem
 from gateway.tokens import Caller, SeatTokens, revoked_channel
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.eventstore.announce import parse_announcement
+from services.core.eventstore.connect import follows_sentinels, primary_moved
 from services.core.gamestate import fold
 from services.core.presence import Presence
 from services.core.redaction import redact_stored
@@ -532,14 +534,7 @@ class LiveHub:
                     self._set_listening(True)
                     self._resync()
                     await self._check_tokens()
-                    async for message in pubsub.listen():
-                        if message["type"] == "pmessage":
-                            self._on_message(message["channel"], message["data"])
-                        elif message["type"] == "message":
-                            if message["channel"].decode() == revocations:
-                                self.revoked(message["data"].decode())
-                            else:
-                                self._presence(message["data"])
+                    await self._until_lost(pubsub, revocations)
             except (RedisError, OSError) as error:
                 self._set_listening(False)
                 log.warning("live listener lost Redis", extra={"error": str(error)})
@@ -549,6 +544,35 @@ class LiveHub:
                 self._set_listening(False)
                 log.error("live listener failed", exc_info=error)
                 await asyncio.sleep(delay)
+
+    async def _until_lost(self, pubsub: PubSub, revocations: str) -> None:
+        """Messages until the connection fails, or, under Sentinel, until another primary
+        is named: a primary frozen, not dead, keeps its connections open, and a pub/sub
+        reconnecting by itself would not read again what it missed."""
+        if not follows_sentinels(self.listener):
+            return await self._messages(pubsub, revocations)
+        tasks = [
+            asyncio.create_task(self._messages(pubsub, revocations)),
+            asyncio.create_task(primary_moved(self.listener, pubsub)),
+        ]
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+        for task in done:
+            task.result()  # the messages' failure, if that came first
+        raise ConnectionError("the sentinels named another primary")
+
+    async def _messages(self, pubsub: PubSub, revocations: str) -> None:
+        async for message in pubsub.listen():
+            if message["type"] == "pmessage":
+                self._on_message(message["channel"], message["data"])
+            elif message["type"] == "message":
+                if message["channel"].decode() == revocations:
+                    self.revoked(message["data"].decode())
+                else:
+                    self._presence(message["data"])
 
     def _set_listening(self, listening: bool) -> None:
         if self.tokens is not None:

@@ -29,6 +29,7 @@ from services.core.local_redis import (
     port_free,
     server_version,
 )
+from services.core.local_sentinel import SentinelGroup
 from services.games import GAMES
 
 
@@ -119,12 +120,24 @@ def keep_on_aof(server: RedisServer, timeout: float = 120.0) -> None:
     server.appendonly = True  # a restart now loads the AOF
 
 
-def start_store(args: argparse.Namespace) -> tuple[RedisServer | RedisCluster, dict[str, str]]:
-    """The embedded Redis (or, with --cluster, a 3-primary cluster) and how to reach it."""
-    if args.cluster:
-        cluster = RedisCluster().start()
-        print(f"redis cluster of 3 primaries at {cluster.url}", flush=True)
-        return cluster, {"RAFFE_REDIS_URL": cluster.url, "RAFFE_REDIS_CLUSTER": "1"}
+Store = RedisServer | RedisCluster | SentinelGroup
+
+
+def start_store(args: argparse.Namespace) -> tuple[Store, dict[str, str]]:
+    """The embedded Redis (or, with --cluster, a 3-primary cluster; with --sentinel a
+    primary, two replicas and three sentinels) and how to reach it."""
+    if args.sentinel:
+        return start_sentinel_group(Path(args.state_dir))
+    if args.cluster or args.cluster_replicas:
+        cluster = RedisCluster(replicas=args.cluster_replicas).start()
+        each = f", each with {args.cluster_replicas} replica(s)" if args.cluster_replicas else ""
+        print(f"redis cluster of 3 primaries{each} at {cluster.url}", flush=True)
+        for node in cluster.nodes:
+            print(f"redis cluster node at {node.url} (pid {pid_of(node)})", flush=True)
+        env = {"RAFFE_REDIS_URL": cluster.url, "RAFFE_REDIS_CLUSTER": "1"}
+        if args.cluster_replicas:
+            env["RAFFE_REDIS_WAIT_REPLICAS"] = os.environ.get("RAFFE_REDIS_WAIT_REPLICAS", "1")
+        return cluster, env
     restore = Path(args.restore) if args.restore else None
     redis = start_redis(Path(args.state_dir), args.redis_port, restore)
     print(
@@ -133,6 +146,64 @@ def start_store(args: argparse.Namespace) -> tuple[RedisServer | RedisCluster, d
         flush=True,
     )
     return redis, {"RAFFE_REDIS_URL": redis.url}
+
+
+def start_sentinel_group(state_dir: Path) -> tuple[SentinelGroup, dict[str, str]]:
+    """Appends wait for one replica (RAFFE_REDIS_WAIT_REPLICAS, unless set already)."""
+    directory = state_dir / "redis-sentinel"
+    if directory.exists() and any(directory.iterdir()):
+        # The sentinels' files name the ports of an earlier start: a local group starts
+        # afresh each time (docs/operations.md); plain `make run` keeps its data.
+        print(f"starting a fresh Sentinel group in {directory}", flush=True)
+        shutil.rmtree(directory)
+    fsync = os.environ.get("RAFFE_APPENDFSYNC", "always")
+    group = SentinelGroup(directory, appendfsync=fsync).start()
+    for i, node in enumerate(group.nodes):
+        role = "primary" if i == 0 else "replica"
+        print(f"redis {role} at {node.url} (pid {pid_of(node)})", flush=True)
+    for node in group.sentinels:
+        print(f"redis sentinel at 127.0.0.1:{node.port} (pid {pid_of(node)})", flush=True)
+    print(f"redis sentinels at {group.sentinel_addresses}", flush=True)
+    env = {
+        "RAFFE_REDIS_URL": group.url,
+        "RAFFE_REDIS_SENTINELS": group.sentinel_addresses,
+        "RAFFE_REDIS_WAIT_REPLICAS": os.environ.get("RAFFE_REDIS_WAIT_REPLICAS", "1"),
+    }
+    return group, env
+
+
+def pid_of(node: RedisServer) -> int:
+    return node.process.pid if node.process else 0
+
+
+def watch_store(store: Store, exited_at: dict[int, float]) -> None:
+    """Bring back a Redis that exited, as a StatefulSet would: on the same port and AOF
+    (appendfsync always: nothing acknowledged is lost); services reconnect by
+    themselves. A replicated node (Sentinel, a cluster with replicas) comes back only
+    after REPLICA_RESTART_S, as a replaced node would, so a replica takes over first
+    (back at once, the old primary would win the race and no failover be seen); it then
+    rejoins as a replica."""
+    if isinstance(store, RedisServer) and store.process and store.process.poll() is not None:
+        print("redis exited; restarting it", flush=True)
+        store.process = None
+        store.start()
+        print(f"redis restarted (pid {pid_of(store)})", flush=True)
+    replicated = [*store.nodes, *store.sentinels] if isinstance(store, SentinelGroup) else []
+    if isinstance(store, RedisCluster) and store.replicas:
+        replicated = store.nodes
+    for node in replicated:
+        if node.process is None or node.process.poll() is None:
+            continue
+        first = exited_at.setdefault(node.port, time.monotonic())
+        if time.monotonic() - first < REPLICA_RESTART_S:
+            continue
+        del exited_at[node.port]
+        node.process = None
+        node.start()
+        print(f"redis node on port {node.port} restarted (pid {pid_of(node)})", flush=True)
+
+
+REPLICA_RESTART_S = 5.0
 
 
 def wait_port(port: int, process: subprocess.Popen[bytes], timeout: float = 30.0) -> bool:
@@ -226,6 +297,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replicas", type=int, default=1, help="of every service but the gateway")
     parser.add_argument("--cluster", action="store_true", help="a local 3-primary Redis Cluster")
     parser.add_argument(
+        "--sentinel",
+        action="store_true",
+        help="a replicated Redis: a primary, 2 replicas, 3 sentinels; appends wait for 1 replica",
+    )
+    parser.add_argument(
+        "--cluster-replicas",
+        type=int,
+        default=0,
+        help="a local Redis Cluster with this many replicas per primary; appends wait for 1",
+    )
+    parser.add_argument(
         "--restore", default="", help="start from this backup (python -m services.backup)"
     )
     args = parser.parse_args(argv)
@@ -269,20 +351,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"gateway: http://127.0.0.1:{gateway.port}  docs: /docs", flush=True)
         print("raffe is running; Ctrl-C stops it", flush=True)
         restarts: dict[str, list[float]] = {}
+        exited_at: dict[int, float] = {}
         while not stop:
-            if (
-                isinstance(redis, RedisServer)
-                and redis.process
-                and redis.process.poll() is not None
-            ):
-                # As a StatefulSet would: the same port and AOF, so nothing acknowledged is
-                # lost (appendfsync always); services reconnect by themselves.
-                print("redis exited; restarting it", flush=True)
-                redis.process = None
-                redis.start()
-                print(
-                    f"redis restarted (pid {redis.process.pid if redis.process else 0})", flush=True
-                )
+            watch_store(redis, exited_at)
             for i, (service, process) in enumerate(children):
                 if process.poll() is None:
                     continue

@@ -65,10 +65,44 @@ class StoreUnavailable(RaffeError):
     code = "store_unavailable"
 
 
-def store_failure(error: BaseException) -> StoreUnavailable | None:
-    """The typed error for a failure to reach Redis, or None for any other error."""
-    from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
+class NotReplicated(StoreUnavailable):
+    """An append the primary holds but too few replicas confirmed in time (WAIT): it may
+    survive or be lost in a failover; the same command id decides it exactly once."""
 
-    if isinstance(error, ConnectionError | TimeoutError | BusyLoadingError | OSError):
+    code = "not_replicated"
+
+
+def store_failure(error: BaseException) -> StoreUnavailable | None:
+    """The typed error for a failure to reach Redis, or None for any other error. A
+    failover shows as a refused connection, a former primary's READONLY, a cluster that
+    is down or a slot that moves for a moment: all of them pass, so all are 503s."""
+    from redis.exceptions import (
+        BusyLoadingError,
+        ClusterDownError,
+        ConnectionError,
+        ReadOnlyError,
+        TimeoutError,
+        TryAgainError,
+    )
+
+    passing = (
+        ConnectionError,
+        TimeoutError,
+        BusyLoadingError,
+        ReadOnlyError,
+        ClusterDownError,
+        TryAgainError,
+        OSError,
+    )
+    if isinstance(error, passing) or _no_replicas(error):
         return StoreUnavailable(f"the event store did not answer ({type(error).__name__})")
     return None
+
+
+def _no_replicas(error: BaseException) -> bool:
+    """A primary short of replicas refuses writes (min-replicas-to-write): a primary cut
+    off from its replicas, or one the sentinels replaced that has not heard it yet."""
+    from redis.exceptions import ResponseError
+
+    # "in", not "startswith": a pipeline wraps its commands' errors in a sentence.
+    return isinstance(error, ResponseError) and "NOREPLICAS" in str(error)

@@ -77,3 +77,6 @@ class GameStates(Generic[S]):
 
     def drop(self, game_id: str) -> None:
         self._lru.pop(game_id)
+
+    def clear(self) -> None:
+        self._lru.clear()

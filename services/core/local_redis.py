@@ -114,6 +114,8 @@ class RedisServer:
         ]
         if self.cluster:
             args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
+            # A replica takes over a primary silent this long (Redis's default: 15 s).
+            args += ["--cluster-node-timeout", "2000", "--repl-diskless-sync-delay", "0"]
         return args
 
     def start(self, timeout: float = 10.0) -> RedisServer:
@@ -169,9 +171,10 @@ class RedisServer:
 
 @dataclass
 class RedisCluster:
-    """A local Redis Cluster of ``size`` primaries and no replicas."""
+    """A local Redis Cluster of ``size`` primaries, each with ``replicas`` replicas."""
 
     size: int = 3
+    replicas: int = 0
     binary: str = field(default_factory=find_binary)
     nodes: list[RedisServer] = field(default_factory=list)
 
@@ -180,12 +183,21 @@ class RedisCluster:
         return self.nodes[0].url
 
     def start(self, timeout: float = 30.0) -> RedisCluster:
-        for _ in range(self.size):
-            self.nodes.append(RedisServer(binary=self.binary, cluster=True).start())
+        for _ in range(self.size * (1 + self.replicas)):
+            node = RedisServer(binary=self.binary, cluster=True, appendonly=self.replicas > 0)
+            self.nodes.append(node.start())
         cli = find_binary("redis-cli")
         addresses = [f"127.0.0.1:{n.port}" for n in self.nodes]
         subprocess.run(
-            [cli, "--cluster", "create", *addresses, "--cluster-replicas", "0", "--cluster-yes"],
+            [
+                cli,
+                "--cluster",
+                "create",
+                *addresses,
+                "--cluster-replicas",
+                str(self.replicas),
+                "--cluster-yes",
+            ],
             check=True,
             capture_output=True,
             timeout=timeout,
@@ -202,10 +214,26 @@ class RedisCluster:
                 ).stdout
                 for n in self.nodes
             ]
-            if all("cluster_state:ok" in s for s in states):
+            if all("cluster_state:ok" in s for s in states) and self._replicas_online(cli):
                 return
             time.sleep(0.1)
         raise RuntimeError("the local Redis Cluster did not reach cluster_state:ok")
+
+    def _replicas_online(self, cli: str) -> bool:
+        if not self.replicas:
+            return True
+        nodes = subprocess.run(
+            [cli, "-p", str(self.nodes[0].port), "cluster", "nodes"], capture_output=True, text=True
+        ).stdout
+        online = [n for n in self.nodes if n.process is not None and self._link_up(cli, n.port)]
+        return nodes.count("slave") >= self.size * self.replicas and len(online) == len(self.nodes)
+
+    @staticmethod
+    def _link_up(cli: str, port: int) -> bool:
+        info = subprocess.run(
+            [cli, "-p", str(port), "info", "replication"], capture_output=True, text=True
+        ).stdout
+        return "role:master" in info or "master_link_status:up" in info
 
     def stop(self) -> None:
         for node in self.nodes:

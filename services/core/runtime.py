@@ -8,6 +8,7 @@ reloads and decides again, a bounded number of times (DESIGN §3).
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 import time
 import uuid
@@ -38,6 +39,8 @@ S = TypeVar("S")
 RETRIES = 3
 GAME_ENDED = "GameEnded"  # every game's last event: the projection and runners read it too
 ANY_VERSION = 0  # an Execute that pins no version: the engine retries on conflicts
+
+log = logging.getLogger(__name__)
 
 
 def now_ms() -> int:
@@ -95,6 +98,7 @@ class GameRuntime(Generic[S]):
         self.game = game
         self.store = store
         self._cache: GameStates[S] = GameStates(cache_bytes)
+        store.on_failover(self._cache.clear)  # it may hold appends the failover lost
         # Bound once: looking the labels up costs about a microsecond on every command.
         self._found = {
             k: CACHE.labels(game.name, k) for k in ("trusted", "current", "behind", "cold")
@@ -171,6 +175,10 @@ class GameRuntime(Generic[S]):
         for _ in range(RETRIES + 1):
             loaded = await self._current(game_id, expected_version, fresh)
             if expected_version not in (ANY_VERSION, loaded.version):
+                behind = expected_version < loaded.version and not fresh
+                if behind and await self._ahead_of_store(game_id, loaded):
+                    fresh = True
+                    continue
                 # A retry of a command that went through carries the version it saw then.
                 conflict = VersionConflict(expected_version, loaded.version)
                 return await self._known(game_id, key, seat, digest, conflict)
@@ -190,6 +198,17 @@ class GameRuntime(Generic[S]):
                     raise
                 fresh = True
         raise AssertionError("unreachable")
+
+    async def _ahead_of_store(self, game_id: str, loaded: GameAt[S]) -> bool:
+        """Whether the cached state holds versions the store has not: appends a failover
+        lost (read from the old primary, never acknowledged; on a cluster no hook tells
+        of it). Asked only when a command is behind the cache, so never on the way of a
+        command that agrees with it; when ahead, the entry is dropped."""
+        if await self.store.version(game_id) >= loaded.version:
+            return False
+        log.warning("cache ahead of the store (a failover)", extra={"game_id": game_id})
+        self._cache.drop(game_id)
+        return True
 
     def _command(self, command: Mapping[str, Any]) -> Any:
         """The game's typed command (its commands.py), or a typed InvalidArgument."""

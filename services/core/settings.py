@@ -22,6 +22,16 @@ class StoreSettings(Env):
     # Kept apart from the URL so it can come from a Secret (RAFFE_REDIS_PASSWORD).
     redis_password: str = ""
     cluster: bool = Field(False, validation_alias=AliasChoices("RAFFE_REDIS_CLUSTER", "cluster"))
+    # Replicated Redis under Sentinel (docs/operations.md): "host:port,host:port" of the
+    # sentinels, which name the primary of redis_service (redis_url then gives only the
+    # database and password). Empty: redis_url is the one Redis (or a cluster node).
+    redis_sentinels: str = ""
+    redis_service: str = "raffe"
+    # An append is acknowledged only once this many replicas hold it (Redis WAIT), or
+    # answered 503 not_replicated after redis_wait_ms (the outcome unknown: send it again
+    # with the same command id). 0: acknowledged when the primary has it.
+    redis_wait_replicas: int = Field(0, ge=0, le=16)
+    redis_wait_ms: int = Field(1000, ge=1, le=60_000)
     key_prefix: str = "raffe"
     # Fixed per deployment: changing it moves games to other partitions.
     partitions: int = Field(64, ge=1, le=16384)

@@ -54,6 +54,12 @@ class PartitionWorker(ABC):
         self.store = store
         self.leases = PartitionLeases(store, group, ttl_ms)
         self.checkpoints: dict[int, int] = {}
+        # A failover may have lost log entries this worker read (never acknowledged):
+        # its positions and what it keeps in memory are dropped, read again from the
+        # checkpoints the new primary holds (each stored after what it covers, so
+        # whatever it kept, it kept what came before).
+        self._failed_over = False
+        store.on_failover(self._on_failover)
         self.stopping = asyncio.Event()
         self._last_refresh = 0.0
         # Wake at least four times a lease period, so leases are renewed in time, and well
@@ -118,7 +124,18 @@ class PartitionWorker(ABC):
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self.stopping.wait(), delay)
 
+    def _on_failover(self) -> None:
+        self._failed_over = True
+
+    def forget(self) -> None:  # noqa: B027 - an optional hook, empty by default
+        """Drop what is kept in memory of the log (a failover): it is read again."""
+
     async def step(self) -> bool:
+        if self._failed_over:
+            self._failed_over = False
+            self.forget()
+            for p in list(self.checkpoints):
+                self.checkpoints[p] = await self.load_checkpoint(p)
         owned = await self._owned()
         if not owned:
             return False

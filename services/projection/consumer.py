@@ -41,6 +41,9 @@ class Projector(PartitionWorker):
         self._gen_checked = 0.0
         self._archived_at = 0.0
 
+    def forget(self) -> None:
+        self.folder.games.clear()
+
     async def load_checkpoint(self, partition: int) -> int:
         return await self.models.checkpoint(self.gen, partition)
 

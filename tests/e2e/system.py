@@ -65,6 +65,9 @@ def running_system(state_dir: Path, *args: str, **env: str) -> Iterator[System]:
         "RAFFE_ENGINES": ",".join(f"{k}={v}" for k, v in engines.items()),
         "RAFFE_PROJECTION": projection.group(1) if projection else "",
     }
+    if sentinels := re.search(r"redis sentinels at (\S+)", text):  # launched --sentinel
+        wiring["RAFFE_REDIS_SENTINELS"] = sentinels.group(1)
+        wiring["RAFFE_REDIS_WAIT_REPLICAS"] = full_env.get("RAFFE_REDIS_WAIT_REPLICAS", "1")
     output = list(lines)
     drain = threading.Thread(target=lambda: output.extend(process.stdout), daemon=True)  # type: ignore[arg-type]
     drain.start()

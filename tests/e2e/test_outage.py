@@ -9,18 +9,15 @@ from __future__ import annotations
 import os
 import re
 import signal
-import threading
 import time
-import uuid
 from pathlib import Path
-from typing import Any
 
 import httpx
 
 from tests.e2e.players import auth, create
 from tests.e2e.system import System, running_system, wait_over
+from tests.e2e.voters import ORIGIN, Voter, all_events
 
-ORIGIN = {"Origin": "https://play.example.org"}
 UNLIMITED = {
     "RAFFE_RATE_PER_ADDRESS": "5000",
     "RAFFE_RATE_PER_TOKEN": "5000",
@@ -35,15 +32,6 @@ def redis_pid(system: System) -> int:
         if found:
             return int(found.group(1))
     raise AssertionError("no redis pid printed")
-
-
-def all_events(http: httpx.Client, game_id: str) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
-    while page := http.get(f"/v1/games/{game_id}/events", params={"after": len(events)}).json()[
-        "events"
-    ]:
-        events += page
-    return events
 
 
 def test_the_system_rides_out_a_redis_crash(tmp_path: Path) -> None:
@@ -102,48 +90,6 @@ def test_the_system_rides_out_a_redis_crash(tmp_path: Path) -> None:
         assert http.get(f"/v1/games/{humans['game_id']}").json()["source"] == "projection"
         ready = http.get("/readyz")  # every part reaches Redis again: ready
         assert ready.status_code == 200 and ready.json()["failing"] == [], ready.text
-
-
-class Voter(threading.Thread):
-    """Both seats of a long Giraffometer game vote round after round, each vote retried
-    with its command id until it is answered; every acknowledged answer is kept."""
-
-    def __init__(self, base_url: str, game: dict[str, Any]) -> None:
-        super().__init__(daemon=True)
-        self.base_url, self.game = base_url, game
-        self.acknowledged: list[dict[str, Any]] = []
-        self.refusals: list[httpx.Response] = []
-        self.stop = threading.Event()
-        self.rounds = 1000
-
-    def run(self) -> None:
-        with httpx.Client(base_url=self.base_url, timeout=5) as http:
-            for _ in range(self.rounds):
-                for seat in ("0", "1"):
-                    if self.stop.is_set():
-                        return
-                    self.vote(http, seat)
-
-    def vote(self, http: httpx.Client, seat: str) -> None:
-        body = {
-            "command": {"type": "vote", "lowest": 1, "highest": 2},
-            "command_id": uuid.uuid4().hex,
-        }
-        url = f"/v1/games/{self.game['game_id']}/commands"
-        headers = {**auth(self.game["tokens"][seat]), **ORIGIN}
-        for _ in range(400):  # the same command id until it is answered
-            try:
-                sent = http.post(url, json=body, headers=headers)
-            except httpx.TransportError:
-                time.sleep(0.05)
-                continue
-            if sent.status_code == 200:
-                self.acknowledged.append(sent.json())
-                return
-            self.refusals.append(sent)
-            if sent.status_code != 503:
-                return
-            time.sleep(0.05)
 
 
 def test_a_hung_redis_answers_503_within_the_deadline_then_recovers(tmp_path: Path) -> None:

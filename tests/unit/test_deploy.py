@@ -28,7 +28,7 @@ from services.targets import TOURNAMENT_PORT, default_ports, engine_targets
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
-TARGETS = ["base", "overlays/local", "overlays/production"]
+TARGETS = ["base", "overlays/local", "overlays/production", "overlays/replicated"]
 K8S_VERSION = "1.32"
 # Settings only the local launcher, the local redis helpers or the `raffe` CLI read.
 LOCAL_ONLY = {"RAFFE_APPENDFSYNC", "RAFFE_REDIS_SERVER", "RAFFE_REDIS_CLI", "RAFFE_URL"}
@@ -172,7 +172,7 @@ def test_every_game_has_an_engine_scaled_by_the_overlay(target: str) -> None:
     objects = render(target)
     deployments = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Deployment"}
     scalers = {o["metadata"]["name"]: o for o in objects if o["kind"] == KIND_HPA}
-    least = {"base": 2, "overlays/local": 1, "overlays/production": 4}[target]
+    least = {"base": 2, "overlays/local": 1, "overlays/production": 4}.get(target, 2)
     for name in GAMES:
         engine = deployments[f"raffe-{name}"]
         assert engine["spec"]["template"]["spec"]["containers"][0]["args"][1] == name
@@ -327,3 +327,43 @@ def test_running_the_demo_or_rendering_manifests_installs_no_test_tools() -> Non
         assert "$(STAMP)" not in rule.group(1), target
     generated = re.search(r"^\$\(GEN\):(.*)$", text, re.M)
     assert generated is not None and "$(RUN_STAMP)" in generated.group(1)
+
+
+@needs_kubectl
+def test_the_replicated_overlay_runs_redis_under_sentinel_on_three_nodes() -> None:
+    """#29 item 1: three Redis pods, never two on a node, a sentinel beside each; the
+    services name every sentinel and wait for one replica; a primary cut off from its
+    replicas takes no writes; a drain moves one pod at a time; the start scripts parse."""
+    objects = render("overlays/replicated")
+    redis = next(o for o in workloads(objects) if o["metadata"]["name"] == "raffe-redis")
+    pod = redis["spec"]["template"]["spec"]
+    assert redis["spec"]["replicas"] == 3
+    spread = pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert spread[0]["topologyKey"] == "kubernetes.io/hostname"
+    assert {c["name"] for c in pod["containers"]} == {"redis", "sentinel"}
+    config = next(o for o in objects if o["metadata"]["name"] == "raffe-config")["data"]
+    sentinels = config["RAFFE_REDIS_SENTINELS"].split(",")
+    assert sentinels == [f"raffe-redis-{i}.raffe-redis:26379" for i in range(3)]
+    assert config["RAFFE_REDIS_WAIT_REPLICAS"] == "1"
+    redis_conf = next(o for o in objects if o["metadata"]["name"] == "raffe-redis-config")
+    assert "min-replicas-to-write 1" in redis_conf["data"]["redis.conf"]
+    service = next(
+        o for o in objects if o["kind"] == "Service" and o["metadata"]["name"] == "raffe-redis"
+    )
+    assert service["spec"]["clusterIP"] == "None"  # pod names resolve
+    policy = next(
+        o
+        for o in objects
+        if o["kind"] == "NetworkPolicy" and o["metadata"]["name"] == "raffe-redis"
+    )
+    assert {p["port"] for p in policy["spec"]["ingress"][0]["ports"]} == {6379, 26379}
+    budget = next(
+        o
+        for o in objects
+        if o["kind"] == "PodDisruptionBudget" and o["metadata"]["name"] == "raffe-redis"
+    )
+    assert budget["spec"]["maxUnavailable"] == 1
+    scripts = next(o for o in objects if o["metadata"]["name"] == "raffe-redis-scripts")
+    for name, script in scripts["data"].items():
+        parsed = subprocess.run(["sh", "-n"], input=script, capture_output=True, text=True)
+        assert parsed.returncode == 0, (name, parsed.stderr)

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlparse
+
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
+from redis.exceptions import RedisError
 
 from services.core.eventstore.store import EventStore, RedisClient
 from services.core.settings import StoreSettings
+
+log = logging.getLogger(__name__)
 
 
 async def redis_client(settings: StoreSettings) -> RedisClient:
@@ -19,6 +31,8 @@ async def redis_client(settings: StoreSettings) -> RedisClient:
         "socket_timeout": settings.redis_timeout_s,
         "socket_connect_timeout": min(2.0, settings.redis_timeout_s),
     }
+    if settings.redis_sentinels:
+        return primary_of(settings, max_connections=settings.redis_connections, **timeouts)
     if not settings.cluster:
         pool = BlockingConnectionPool.from_url(
             settings.redis_url,
@@ -40,5 +54,106 @@ async def redis_client(settings: StoreSettings) -> RedisClient:
     return client
 
 
+class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
+    """The primary's pool as named by the sentinels, waiting for a free connection like
+    the single node's pool.
+
+    redis-py asks the sentinels only when it opens a connection; a primary frozen and
+    thawed after its replacement keeps its connections and answers them (stale reads,
+    refused writes) until the sentinels demote it. So ``watch`` asks them every second:
+    when they name another primary, every connection is closed (in use too: it fails,
+    and the call is retried by its caller) and ``failover_hooks`` run: what a process
+    keeps in memory of Redis may be ahead of the new primary (writes of the old one no
+    replica had, never acknowledged, now gone), so it drops that and reads again
+    (engine caches, followers' positions: docs/operations.md)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[no-untyped-call]
+        self.failover_hooks: list[Callable[[], None]] = []
+        self._watching: asyncio.Task[None] | None = None
+
+    async def get_master_address(self) -> Any:
+        if self._watching is None:
+            self._watching = asyncio.create_task(self.watch())
+        address = await self.sentinel_manager.discover_master(self.service_name)
+        await self._moved_to(address)
+        return address
+
+    async def watch(self, every_s: float = 1.0) -> None:
+        while True:
+            await asyncio.sleep(every_s)
+            with contextlib.suppress(RedisError, OSError):
+                await self._moved_to(await self.sentinel_manager.discover_master(self.service_name))
+
+    async def _moved_to(self, address: Any) -> None:
+        before, self.master_address = self.master_address, address
+        if before is None or before == address:
+            return
+        log.warning("the sentinels named another primary", extra={"primary": str(address)})
+        await self.disconnect(inuse_connections=True)
+        for hook in self.failover_hooks:
+            hook()
+
+
+def sentinels(settings: StoreSettings) -> list[tuple[str, int]]:
+    out = []
+    for address in settings.redis_sentinels.split(","):
+        host, _, port = address.strip().rpartition(":")
+        out.append((host or "127.0.0.1", int(port)))
+    return out
+
+
+def primary_of(settings: StoreSettings, **options: Any) -> Redis:
+    """A client of the primary the sentinels name (database and password from the URL or
+    RAFFE_REDIS_PASSWORD; sentinels themselves take no password here)."""
+    url = urlparse(settings.redis_url)
+    database = int(url.path.strip("/") or 0)
+    password = settings.redis_password or url.password or None
+    timeout = options.get("socket_timeout") or settings.redis_timeout_s
+    watchers = Sentinel(  # type: ignore[no-untyped-call]
+        sentinels(settings), sentinel_kwargs={"socket_timeout": min(1.0, timeout)}
+    )
+    if "max_connections" in options:
+        options = {**options, "timeout": settings.redis_timeout_s}
+    pool = BlockingSentinelPool if "max_connections" in options else SentinelConnectionPool
+    client: Redis = watchers.master_for(
+        settings.redis_service,
+        connection_pool_class=pool,
+        db=database,
+        password=password,
+        **options,
+    )
+    return client
+
+
+def listener_client(settings: StoreSettings) -> Redis:
+    """A connection of its own for a long pub/sub subscription (outside the pool)."""
+    if settings.redis_sentinels:
+        return primary_of(settings, socket_keepalive=True)
+    return Redis.from_url(
+        settings.redis_url, password=settings.redis_password or None, socket_keepalive=True
+    )
+
+
 async def open_store(settings: StoreSettings) -> EventStore:
     return EventStore(await redis_client(settings), settings)
+
+
+def follows_sentinels(client: Redis) -> bool:
+    return isinstance(client.connection_pool, SentinelConnectionPool)
+
+
+async def primary_moved(listener: Redis, pubsub: PubSub, every_s: float = 1.0) -> None:
+    """Returns once the sentinels name a primary other than the one ``pubsub`` listens to
+    (a frozen primary keeps its connections open, so nothing else would tell)."""
+    pool = listener.connection_pool
+    assert isinstance(pool, SentinelConnectionPool)
+    while True:
+        await asyncio.sleep(every_s)
+        connection = pubsub.connection
+        if connection is None:
+            continue
+        with contextlib.suppress(RedisError, OSError):
+            primary = await pool.sentinel_manager.discover_master(pool.service_name)
+            if (connection.host, connection.port) != tuple(primary):
+                return

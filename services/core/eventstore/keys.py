@@ -47,6 +47,11 @@ class Keys:
         """A finished game's events, compacted into one value after its retention."""
         return self.game(game_id) + ":archive"
 
+    def sync(self, game_id: str) -> str:
+        """A scratch key in the game's slot: a write to it moves a connection's
+        replication offset, so WAIT confirms what was there before (replication.py)."""
+        return f"{self.tag(self.partition_of(game_id))}:sync"
+
     def log(self, partition: int) -> str:
         return f"{self.tag(partition)}:log"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.resources import files
 from typing import Any, cast
 
@@ -22,6 +22,7 @@ from services.core.errors import (
 )
 from services.core.eventstore.keys import Keys, check_game_id
 from services.core.eventstore.model import AppendResult, GameMeta, NewEvent, StoredEvent
+from services.core.eventstore.replication import confirm, evalsha_and_wait
 from services.core.lru import BytesLRU
 from services.core.settings import StoreSettings
 
@@ -87,7 +88,15 @@ class EventStore:
         self._append = redis.register_script(APPEND_LUA)
         self._archive = redis.register_script(ARCHIVE_LUA)
         self.archive_ttl_s = settings.archive_ttl_s
+        self.wait_replicas = settings.redis_wait_replicas
         self._types: BytesLRU[str, str] = BytesLRU(TYPES_CACHE_BYTES)
+
+    def on_failover(self, hook: Callable[[], None]) -> None:
+        """Run ``hook`` whenever the sentinels name another primary (connect.py's
+        BlockingSentinelPool): what was read of the old one may be gone."""
+        hooks = getattr(getattr(self.redis, "connection_pool", None), "failover_hooks", None)
+        if hooks is not None:
+            hooks.append(hook)
 
     def partition_of(self, game_id: str) -> int:
         return self.keys.partition_of(game_id)
@@ -139,8 +148,16 @@ class EventStore:
             digest,
             command,
         )
-        reply = await self._append(keys=self.keys.append_keys(game_id), args=args)
-        return self._parse_reply(game_id, expected_version, reply)
+        keys = self.keys.append_keys(game_id)
+        if not self.wait_replicas:
+            reply = await self._append(keys=keys, args=args)
+            return self._parse_reply(game_id, expected_version, reply)
+        wait = self.wait_replicas, self.settings.redis_wait_ms
+        reply = await evalsha_and_wait(self.redis, self._append, keys, args, *wait)
+        result = self._parse_reply(game_id, expected_version, reply)
+        if result.duplicate:  # the original append may be unconfirmed yet: confirm it
+            await confirm(self.redis, self.keys.sync(game_id), *wait)
+        return result
 
     def _append_args(
         self,

@@ -1,0 +1,69 @@
+"""Players who keep a game moving through an outage or a failover: every command sent
+again with its command id until it is answered, every acknowledged answer kept, so a
+test can check that nothing acknowledged was lost."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from typing import Any
+
+import httpx
+
+from tests.e2e.players import auth
+
+ORIGIN = {"Origin": "https://play.example.org"}
+
+
+def all_events(http: httpx.Client, game_id: str) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    while page := http.get(f"/v1/games/{game_id}/events", params={"after": len(events)}).json()[
+        "events"
+    ]:
+        events += page
+    return events
+
+
+class Voter(threading.Thread):
+    """Both seats of a long Giraffometer game vote round after round, each vote retried
+    with its command id until it is answered; every acknowledged answer is kept."""
+
+    def __init__(self, base_url: str, game: dict[str, Any]) -> None:
+        super().__init__(daemon=True)
+        self.base_url, self.game = base_url, game
+        self.acknowledged: list[dict[str, Any]] = []
+        self.acknowledged_at: list[float] = []  # time.monotonic() of each
+        self.refusals: list[httpx.Response] = []
+        self.stop = threading.Event()
+        self.rounds = 1000
+
+    def run(self) -> None:
+        with httpx.Client(base_url=self.base_url, timeout=5) as http:
+            for _ in range(self.rounds):
+                for seat in ("0", "1"):
+                    if self.stop.is_set():
+                        return
+                    self.vote(http, seat)
+
+    def vote(self, http: httpx.Client, seat: str) -> None:
+        body = {
+            "command": {"type": "vote", "lowest": 1, "highest": 2},
+            "command_id": uuid.uuid4().hex,
+        }
+        url = f"/v1/games/{self.game['game_id']}/commands"
+        headers = {**auth(self.game["tokens"][seat]), **ORIGIN}
+        for _ in range(400):  # the same command id until it is answered
+            try:
+                sent = http.post(url, json=body, headers=headers)
+            except httpx.TransportError:
+                time.sleep(0.05)
+                continue
+            if sent.status_code == 200:
+                self.acknowledged.append(sent.json())
+                self.acknowledged_at.append(time.monotonic())
+                return
+            self.refusals.append(sent)
+            if sent.status_code != 503:
+                return
+            time.sleep(0.05)
