@@ -1,0 +1,366 @@
+"""Thousands of people at once, at human pace (#28 items 1-2): connections and fan-out,
+not moves per second.
+
+    python -m bench.crowd [--levels 100,250,500,1000] [--hold 45] [--gateways 1|2]
+                          [--think 2,20] [--spectators 1]
+
+Tables of four simulated people playing Giraffe Raffe (seeded practice games whose moves
+are computed beforehand, so the client does no game logic), each person thinking for a
+time drawn uniformly from --think seconds before a move; every seat holds its live
+stream for the whole game, and --spectators more streams watch each table. The number of
+tables ramps through --levels (tables already playing go on), each level held --hold
+seconds. With --gateways 2 a second gateway runs beside the launcher's and a table's
+seats are spread over both (a move is pushed across gateways by Redis pub/sub).
+
+Per level: live streams open, moves/s, push latency p50/p99 (a move's POST start to its
+frame on every other seat's and every spectator's stream), errors (refused moves,
+frames missing after 5 s, streams dropped), RSS and CPU of every process and Redis, and
+the client's own CPU (bench.rawhttp: a small fraction of the servers'). The ratio
+column compares each level with the first. Targets (#28): 5,000 streams (1,000 tables
+plus 1,000 spectators) with push p99 <= 250 ms and no error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlparse
+
+import httpx
+
+from bench.common import (
+    Figure,
+    against,
+    cpu_seconds,
+    launch,
+    print_table,
+    rss_mib,
+    service_pids,
+    stop_all,
+    write_json,
+)
+from bench.rawhttp import Conn, SseConn, build
+from services.core.local_redis import free_port
+from services.games import GAMES
+from services.kernel.playthrough import bot_moves
+
+GAME, SEATS = "giraffe-raffe", 4
+
+
+@dataclass
+class Tally:
+    """What the crowd saw, since the last reset (one level)."""
+
+    moves: int = 0
+    push: list[float] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+    streams: int = 0  # open now (not reset)
+
+    def error(self, kind: str) -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+
+    def reset(self) -> None:
+        self.moves, self.push, self.errors = 0, [], {}
+
+
+class Table:
+    """One game: four people (each on a gateway) and its spectators, all on streams."""
+
+    def __init__(self, gateways: list[tuple[str, int]], index: int, think: tuple[float, float]):
+        self.gateways, self.index, self.think = gateways, index, think
+        self.arrivals: dict[int, dict[str, float]] = {}
+        self.streams: list[SseConn] = []
+        self.watchers: list[str] = []
+        self.frame = asyncio.Event()
+
+    def gateway_of(self, who: int) -> tuple[str, int]:
+        return self.gateways[(self.index + who) % len(self.gateways)]
+
+    async def create(self, http: httpx.AsyncClient) -> None:
+        self.seed = f"crowd-{self.index}-{uuid.uuid4().hex[:8]}"
+        body = {
+            "game": GAME,
+            "seats": [{"kind": "human"}] * SEATS,
+            "seed": self.seed,
+            "practice": True,
+        }
+        created = (await http.post("/v1/games", json=body)).json()
+        self.game_id, self.tokens, self.version = (
+            created["game_id"],
+            created["tokens"],
+            created["version"],
+        )
+        self.moves = bot_moves(GAMES[GAME], SEATS, self.seed, GAMES[GAME].bot("random"))
+
+    async def watch(self, spectators: int, tally: Tally) -> None:
+        path = f"/v1/games/{self.game_id}/events/stream?after={self.version}"
+        viewers = [(str(s), {"Authorization": f"Bearer {t}"}) for s, t in self.tokens.items()]
+        viewers += [(f"spectator{i}", {}) for i in range(spectators)]
+        for n, (who, headers) in enumerate(viewers):
+
+            def arrived(version: int, at: float, who: str = who) -> None:
+                self.arrivals.setdefault(version, {})[who] = at
+                self.frame.set()
+
+            host, port = self.gateway_of(n)
+            self.streams.append(await SseConn.open(host, port, path, headers, arrived))
+            self.watchers.append(who)
+            tally.streams += 1
+
+    async def play(
+        self, http: httpx.AsyncClient, spectators: int, tally: Tally, stop: asyncio.Event
+    ) -> None:
+        """Game after game at this table (a game of four lasts a few minutes at this
+        pace): the finished game's streams close, the next game's open."""
+        while not stop.is_set():
+            await self.play_one(tally, stop)
+            if stop.is_set():
+                return
+            self.close(tally, finished=True)
+            await self.create(http)
+            await self.watch(spectators, tally)
+
+    async def play_one(self, tally: Tally, stop: asyncio.Event) -> None:
+        conns = {}
+        for seat, version, command in self.moves:
+            if stop.is_set():
+                break
+            await asyncio.sleep(random.uniform(*self.think))
+            if seat not in conns:
+                conns[seat] = await Conn.open(*self.gateway_of(seat))
+            body = json.dumps({"command": command, "command_id": uuid.uuid4().hex}).encode()
+            headers = {
+                "Authorization": f"Bearer {self.tokens[str(seat)]}",
+                "If-Match": f'"{version}"',
+            }
+            started = time.perf_counter()
+            try:
+                status, answer = await conns[seat].request(
+                    build("POST", f"/v1/games/{self.game_id}/commands", headers, body)
+                )
+            except (OSError, asyncio.IncompleteReadError):
+                tally.error("connection")
+                break
+            if status != 200:
+                tally.error(f"http {status}")
+                break
+            tally.moves += 1
+            new = json.loads(answer)["version"]
+            await self.pushed(new, str(seat), started, tally)
+        for conn in conns.values():
+            conn.close()
+
+    async def pushed(self, version: int, mover: str, started: float, tally: Tally) -> None:
+        others = [w for w in self.watchers if w != mover]
+        deadline = time.perf_counter() + 5
+        while time.perf_counter() < deadline:
+            seen = self.arrivals.get(version, {})
+            if all(w in seen for w in others):
+                break
+            self.frame.clear()
+            try:
+                await asyncio.wait_for(self.frame.wait(), deadline - time.perf_counter())
+            except TimeoutError:
+                break
+        seen = self.arrivals.pop(version, {})
+        for old in [v for v in self.arrivals if v < version]:
+            del self.arrivals[old]
+        tally.push += [seen[w] - started for w in others if w in seen]
+        for _ in [w for w in others if w not in seen]:
+            tally.error("frame missing after 5 s")
+
+    def close(self, tally: Tally, finished: bool = False) -> None:
+        for stream in self.streams:
+            dropped = stream.transport is None and not finished
+            stream.close()
+            tally.streams -= 1
+            if dropped:
+                tally.error("stream dropped")
+        self.streams, self.watchers, self.arrivals = [], [], {}
+
+
+def second_gateway(launched: str) -> tuple[subprocess.Popen[bytes], str]:
+    """A gateway beside the launcher's, on the same Redis and engines."""
+    redis = re.search(r"at (redis://\S+)", launched)
+    engines = dict(re.findall(r"([a-z-]+) engine at (\S+)", launched))
+    projection = re.search(r"projection at (\S+)", launched)
+    assert redis and projection
+    port = free_port()
+    env = {
+        **os.environ,
+        "RAFFE_REDIS_URL": redis.group(1),
+        "RAFFE_PORT": str(port),
+        "RAFFE_METRICS_PORT": str(free_port()),
+        "RAFFE_PROJECTION": projection.group(1),
+        "RAFFE_ENGINES": ",".join(f"{k}={v}" for k, v in engines.items()),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gateway"], env=env, stderr=subprocess.DEVNULL
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            httpx.get(url + "/healthz", timeout=1)
+            break
+        except httpx.TransportError:
+            time.sleep(0.1)
+    return process, url
+
+
+def usage(pids: dict[str, int], before: dict[str, float], seconds: float) -> dict[str, Any]:
+    return {
+        name: {
+            "rss_mib": rss_mib(pid),
+            "cpu_pct": 100 * (cpu_seconds(pid) - before[name]) / seconds,
+        }
+        for name, pid in pids.items()
+    }
+
+
+async def crowd(
+    args: argparse.Namespace, urls: list[str], pids: dict[str, int]
+) -> list[dict[str, Any]]:
+    gateways = [(u.hostname or "127.0.0.1", u.port or 80) for u in map(urlparse, urls)]
+    think = tuple(float(x) for x in args.think.split(","))
+    tally, stop = Tally(), asyncio.Event()
+    tables: list[Table] = []
+    players: list[asyncio.Task[None]] = []
+    levels = []
+    async with httpx.AsyncClient(base_url=urls[0], timeout=60) as http:
+        for level in [int(x) for x in args.levels.split(",")]:
+            started = time.monotonic()
+            while len(tables) < level:
+                table = Table(gateways, len(tables), think)  # type: ignore[arg-type]
+                await table.create(http)
+                await table.watch(args.spectators, tally)
+                tables.append(table)
+                players.append(asyncio.create_task(table.play(http, args.spectators, tally, stop)))
+                if len(tables) % 50 == 0:
+                    print(
+                        f"  {len(tables)}/{level} tables seated, {tally.streams} streams",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+            print(
+                f"level {level}: seated in {time.monotonic() - started:.1f} s; holding "
+                f"{args.hold} s",
+                file=sys.stderr,
+                flush=True,
+            )
+            await asyncio.sleep(min(5.0, args.hold / 4))  # the ramp's own moves settle
+            tally.reset()
+            before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+            client_before = resource.getrusage(resource.RUSAGE_SELF)
+            held = time.monotonic()
+            await asyncio.sleep(args.hold)
+            seconds = time.monotonic() - held
+            client = resource.getrusage(resource.RUSAGE_SELF)
+            client_cpu = (
+                client.ru_utime + client.ru_stime - client_before.ru_utime - client_before.ru_stime
+            )
+            ordered = sorted(tally.push) or [0.0]
+            levels.append(
+                {
+                    "tables": level,
+                    "streams": tally.streams,
+                    "moves_per_s": tally.moves / seconds,
+                    "push_p50_ms": statistics.median(ordered) * 1000,
+                    "push_p99_ms": ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000,
+                    "pushes": len(tally.push),
+                    "errors": dict(tally.errors),
+                    "client_cpu_pct": 100 * client_cpu / seconds,
+                    "processes": usage(pids, before, seconds),
+                }
+            )
+            print(json.dumps(levels[-1]), file=sys.stderr, flush=True)
+        stop.set()
+        for task in players:
+            task.cancel()
+        for table in tables:
+            table.close(tally)
+    return levels
+
+
+def figures(levels: list[dict[str, Any]]) -> list[Figure]:
+    first = levels[0]
+    out = []
+    for level in levels:
+        t = level["tables"]
+        out.append(
+            against(
+                f"{t} tables: live streams", level["streams"], "", "first level", first["streams"]
+            )
+        )
+        out.append(
+            against(
+                f"{t} tables: moves/s",
+                level["moves_per_s"],
+                "/s",
+                "first level",
+                first["moves_per_s"],
+            )
+        )
+        for q in ("p50", "p99"):
+            out.append(
+                against(
+                    f"{t} tables: push {q}",
+                    level[f"push_{q}_ms"],
+                    "ms",
+                    "first level",
+                    first[f"push_{q}_ms"],
+                )
+            )
+        out.append(Figure(f"{t} tables: errors", sum(level["errors"].values()), ""))
+        out.append(Figure(f"{t} tables: client CPU", level["client_cpu_pct"], "%"))
+        for name, used in level["processes"].items():
+            if name.startswith(("gateway", "redis", "giraffe-raffe")):
+                out.append(Figure(f"{t} tables: {name} CPU", used["cpu_pct"], "%"))
+                out.append(Figure(f"{t} tables: {name} RSS", used["rss_mib"], "MiB"))
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--levels", default="100,250,500,1000")
+    parser.add_argument("--hold", type=float, default=45.0)
+    parser.add_argument("--think", default="2,20")
+    parser.add_argument("--spectators", type=int, default=1)
+    parser.add_argument("--gateways", type=int, default=1, choices=(1, 2))
+    args = parser.parse_args(argv)
+    os.environ.setdefault("RAFFE_MAX_STREAMS", "20000")
+    system, text = launch()
+    extra: list[subprocess.Popen[Any]] = []
+    try:
+        gateway = re.search(r"gateway: (http://\S+)", text)
+        assert gateway, text
+        urls, pids = [gateway.group(1)], service_pids(text)
+        if args.gateways == 2:
+            process, url = second_gateway(text)
+            extra.append(process)
+            urls.append(url)
+            pids["gateway #2"] = process.pid
+        levels = asyncio.run(crowd(args, urls, pids))
+    finally:
+        for process in extra:
+            process.terminate()
+        stop_all([system])
+    result = figures(levels)
+    print_table(f"a crowd at human pace ({args.gateways} gateway(s))", result)
+    write_json(f"crowd-{args.gateways}gw", result)
+    print(json.dumps(levels))
+
+
+if __name__ == "__main__":
+    main()
