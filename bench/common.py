@@ -84,21 +84,24 @@ def write_json(name: str, figures: list[Figure]) -> Path:
     return path
 
 
+# What every benchmark's system runs with (a second gateway a benchmark starts too).
+LAUNCH_ENV = {
+    "RAFFE_RATE_PER_ADDRESS": "1000000",
+    "RAFFE_BOT_PACE_MS": "0",  # bots at machine speed
+    "RAFFE_RATE_PER_TOKEN": "1000000",
+    "RAFFE_CREATES_PER_HOUR": "1000000",
+    "RAFFE_STREAMS_PER_ADDRESS": "1000000",
+    # The load generator leaves games unfinished with their streams closed: without
+    # this, two minutes on, bots would play them out for the "gone" players
+    # (docs/fair-table.md) while the next round is measured.
+    "RAFFE_GONE_AFTER_S": "86400",
+}
+
+
 def launch(*args: str, cwd: str | None = None) -> tuple[subprocess.Popen[str], str]:
     """The system as `make run` starts it (free ports, rate limits off), and what the
     launcher printed up to "raffe is running"; ``cwd``: another checkout's code."""
-    env = {
-        **os.environ,
-        "RAFFE_RATE_PER_ADDRESS": "1000000",
-        "RAFFE_BOT_PACE_MS": "0",  # bots at machine speed
-        "RAFFE_RATE_PER_TOKEN": "1000000",
-        "RAFFE_CREATES_PER_HOUR": "1000000",
-        "RAFFE_STREAMS_PER_ADDRESS": "1000000",
-        # The load generator leaves games unfinished with their streams closed: without
-        # this, two minutes on, bots would play them out for the "gone" players
-        # (docs/fair-table.md) while the next round is measured.
-        "RAFFE_GONE_AFTER_S": "86400",
-    }
+    env = {**os.environ, **LAUNCH_ENV}
     proc = subprocess.Popen(
         [sys.executable, "-m", "services.launcher", "--free-ports", *args],
         env=env,

@@ -39,8 +39,10 @@ from typing import Any
 from urllib.parse import urlparse
 
 import httpx
+from redis import Redis as SyncRedis
 
 from bench.common import (
+    LAUNCH_ENV,
     Figure,
     against,
     cpu_seconds,
@@ -55,6 +57,7 @@ from bench.rawhttp import Conn, SseConn, build
 from services.core.local_redis import free_port
 from services.games import GAMES
 from services.kernel.playthrough import bot_moves
+from services.records.verify import verify
 
 GAME, SEATS = "giraffe-raffe", 4
 
@@ -81,6 +84,8 @@ class Table:
     def __init__(self, gateways: list[tuple[str, int]], index: int, think: tuple[float, float]):
         self.gateways, self.index, self.think = gateways, index, think
         self.arrivals: dict[int, dict[str, float]] = {}
+        self.acked: dict[str, int] = {}  # game id -> highest version acknowledged
+        self.finished: list[tuple[str, float]] = []  # game id, when its last move was
         self.streams: list[SseConn] = []
         self.watchers: list[str] = []
         self.frame = asyncio.Event()
@@ -129,6 +134,7 @@ class Table:
             if stop.is_set():
                 return
             self.close(tally, finished=True)
+            self.finished.append((self.game_id, time.monotonic()))
             await self.create(http)
             await self.watch(spectators, tally)
 
@@ -138,18 +144,18 @@ class Table:
             if stop.is_set():
                 break
             await asyncio.sleep(random.uniform(*self.think))
-            if seat not in conns:
-                conns[seat] = await Conn.open(*self.gateway_of(seat))
+            where = self.gateway_of(seat)  # a connection per gateway, not per seat:
+            if where not in conns:  # the client's descriptors go to streams
+                conns[where] = await Conn.open(*where)
             body = json.dumps({"command": command, "command_id": uuid.uuid4().hex}).encode()
             headers = {
                 "Authorization": f"Bearer {self.tokens[str(seat)]}",
                 "If-Match": f'"{version}"',
             }
+            raw = build("POST", f"/v1/games/{self.game_id}/commands", headers, body)
             started = time.perf_counter()
             try:
-                status, answer = await conns[seat].request(
-                    build("POST", f"/v1/games/{self.game_id}/commands", headers, body)
-                )
+                status, answer = await send(conns, where, raw)
             except (OSError, asyncio.IncompleteReadError):
                 tally.error("connection")
                 break
@@ -158,6 +164,7 @@ class Table:
                 break
             tally.moves += 1
             new = json.loads(answer)["version"]
+            self.acked[self.game_id] = new
             await self.pushed(new, str(seat), started, tally)
         for conn in conns.values():
             conn.close()
@@ -178,8 +185,9 @@ class Table:
         for old in [v for v in self.arrivals if v < version]:
             del self.arrivals[old]
         tally.push += [seen[w] - started for w in others if w in seen]
-        for _ in [w for w in others if w not in seen]:
-            tally.error("frame missing after 5 s")
+        for w in [w for w in others if w not in seen]:
+            stream = self.streams[self.watchers.index(w)]
+            tally.error("stream refused" if stream.refused else "frame missing after 5 s")
 
     def close(self, tally: Tally, finished: bool = False) -> None:
         for stream in self.streams:
@@ -191,6 +199,18 @@ class Table:
         self.streams, self.watchers, self.arrivals = [], [], {}
 
 
+async def send(conns: dict[Any, Conn], where: Any, raw: bytes) -> tuple[int, bytes]:
+    """The answer; sent again once on a fresh connection if the server closed an idle
+    keep-alive one as it was written (uvicorn closes them after 5 s, and people think
+    longer), as browsers do: the command id makes the resend safe."""
+    try:
+        return await conns[where].request(raw)
+    except (OSError, asyncio.IncompleteReadError):
+        conns[where].close()
+        conns[where] = await Conn.open(*where)
+        return await conns[where].request(raw)
+
+
 def second_gateway(launched: str) -> tuple[subprocess.Popen[bytes], str]:
     """A gateway beside the launcher's, on the same Redis and engines."""
     redis = re.search(r"at (redis://\S+)", launched)
@@ -200,6 +220,7 @@ def second_gateway(launched: str) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     env = {
         **os.environ,
+        **LAUNCH_ENV,
         "RAFFE_REDIS_URL": redis.group(1),
         "RAFFE_PORT": str(port),
         "RAFFE_METRICS_PORT": str(free_port()),
@@ -230,7 +251,7 @@ def usage(pids: dict[str, int], before: dict[str, float], seconds: float) -> dic
 
 
 async def crowd(
-    args: argparse.Namespace, urls: list[str], pids: dict[str, int]
+    args: argparse.Namespace, urls: list[str], pids: dict[str, int], redis_url: str
 ) -> list[dict[str, Any]]:
     gateways = [(u.hostname or "127.0.0.1", u.port or 80) for u in map(urlparse, urls)]
     think = tuple(float(x) for x in args.think.split(","))
@@ -248,52 +269,122 @@ async def crowd(
                 tables.append(table)
                 players.append(asyncio.create_task(table.play(http, args.spectators, tally, stop)))
                 if len(tables) % 50 == 0:
-                    print(
-                        f"  {len(tables)}/{level} tables seated, {tally.streams} streams",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-            print(
-                f"level {level}: seated in {time.monotonic() - started:.1f} s; holding "
-                f"{args.hold} s",
-                file=sys.stderr,
-                flush=True,
-            )
+                    say(f"  {len(tables)}/{level} tables seated, {tally.streams} streams")
+            say(f"level {level}: seated in {time.monotonic() - started:.1f} s")
             await asyncio.sleep(min(5.0, args.hold / 4))  # the ramp's own moves settle
-            tally.reset()
-            before = {name: cpu_seconds(pid) for name, pid in pids.items()}
-            client_before = resource.getrusage(resource.RUSAGE_SELF)
-            held = time.monotonic()
-            await asyncio.sleep(args.hold)
-            seconds = time.monotonic() - held
-            client = resource.getrusage(resource.RUSAGE_SELF)
-            client_cpu = (
-                client.ru_utime + client.ru_stime - client_before.ru_utime - client_before.ru_stime
-            )
-            ordered = sorted(tally.push) or [0.0]
-            levels.append(
-                {
-                    "tables": level,
-                    "streams": tally.streams,
-                    "moves_per_s": tally.moves / seconds,
-                    "push_p50_ms": statistics.median(ordered) * 1000,
-                    "push_p99_ms": ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000,
-                    "pushes": len(tally.push),
-                    "errors": dict(tally.errors),
-                    "client_cpu_pct": 100 * client_cpu / seconds,
-                    "processes": usage(pids, before, seconds),
-                }
-            )
-            print(json.dumps(levels[-1]), file=sys.stderr, flush=True)
+            if args.soak:
+                levels += await soak(args, http, tables, tally, pids, redis_url)
+            else:
+                levels.append({"tables": level, **await measure(args.hold, tally, pids)})
+                say(json.dumps(levels[-1]))
         stop.set()
         for task in players:
             task.cancel()
         for table in tables:
             table.close(tally)
+        if args.soak:
+            levels.append(await nothing_lost(http, tables))
     return levels
 
 
+def say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+async def measure(seconds: float, tally: Tally, pids: dict[str, int]) -> dict[str, Any]:
+    """What the crowd saw and the processes spent over ``seconds`` from now."""
+    tally.reset()
+    before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    client_before = resource.getrusage(resource.RUSAGE_SELF)
+    held = time.monotonic()
+    await asyncio.sleep(seconds)
+    seconds = time.monotonic() - held
+    client = resource.getrusage(resource.RUSAGE_SELF)
+    client_cpu = client.ru_utime + client.ru_stime - client_before.ru_utime - client_before.ru_stime
+    ordered = sorted(tally.push) or [0.0]
+    return {
+        "streams": tally.streams,
+        "moves_per_s": tally.moves / seconds,
+        "moves": tally.moves,
+        "push_p50_ms": statistics.median(ordered) * 1000,
+        "push_p99_ms": ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000,
+        "pushes": len(tally.push),
+        "errors": dict(tally.errors),
+        "client_cpu_pct": 100 * client_cpu / seconds,
+        "processes": usage(pids, before, seconds),
+    }
+
+
+async def soak(
+    args: argparse.Namespace,
+    http: httpx.AsyncClient,
+    tables: list[Table],
+    tally: Tally,
+    pids: dict[str, int],
+    redis_url: str,
+) -> list[dict[str, Any]]:
+    """One sample a minute for --soak minutes: the figures of a level, Redis's memory,
+    and a finished game that retention has archived by now, whose record must re-play
+    exactly (services.records.verify) from the archive."""
+    samples = []
+    redis = SyncRedis.from_url(redis_url)
+    started = time.monotonic()
+    for minute in range(int(args.soak)):
+        sample = await measure(60.0, tally, pids)
+        sample["minute"] = minute + 1
+        sample["redis_used_mib"] = int(redis.info("memory")["used_memory"]) / 2**20
+        sample["archived_verified"] = await verify_archived(http, tables, args.retain)
+        samples.append(sample)
+        gateway = sample["processes"]["gateway"]["rss_mib"]
+        say(
+            f"minute {minute + 1}/{int(args.soak)} ({time.monotonic() - started:.0f} s): "
+            f"{sample['streams']} streams, {sample['moves_per_s']:.1f} moves/s, push p99 "
+            f"{sample['push_p99_ms']:.0f} ms, errors {sum(sample['errors'].values())}, gateway "
+            f"{gateway:.0f} MiB, redis {sample['redis_used_mib']:.0f} MiB, archived games "
+            f"re-played {sample['archived_verified']}"
+        )
+    return samples
+
+
+async def verify_archived(http: httpx.AsyncClient, tables: list[Table], retain: float) -> int:
+    """Records of up to three games finished long enough ago to be archived, re-played
+    through the engines' code: the count that matched (a mismatch raises)."""
+    now = time.monotonic()  # archived by now (the projection archives every 30 s), and
+    due = [g for t in tables for g, at in t.finished if retain + 45 < now - at < retain + 300]
+    verified = 0
+    for game_id in random.sample(due, min(3, len(due))):  # before the archive's TTL
+        answer = await http.get(f"/v1/games/{game_id}/record")
+        if answer.status_code != 200:
+            raise AssertionError(f"record of archived game {game_id}: {answer.status_code}")
+        verify(answer.json(), GAMES)
+        verified += 1
+    return verified
+
+
+async def nothing_lost(http: httpx.AsyncClient, tables: list[Table]) -> dict[str, Any]:
+    """Every acknowledged move is in its game's log, every log one unbroken history
+    (read back through the API: archived games from their archives)."""
+    lost = forked = games = 0
+    for table in tables:
+        for game_id, version in table.acked.items():
+            events: list[dict[str, Any]] = []
+            while True:
+                page = await http.get(f"/v1/games/{game_id}/events", params={"after": len(events)})
+                if page.status_code != 200 or not page.json()["events"]:
+                    break
+                events += page.json()["events"]
+            versions = [e["version"] for e in events]
+            lost += versions[-1:] < [version]
+            forked += versions != list(range(1, len(versions) + 1))
+            games += 1
+    say(f"checked {games} games: {lost} with acknowledged moves missing, {forked} forked")
+    return {"games_checked": games, "games_losing_moves": lost, "games_forked": forked}
+
+
 def figures(levels: list[dict[str, Any]]) -> list[Figure]:
+    levels = [level for level in levels if "tables" in level]
+    if not levels:
+        return []
     first = levels[0]
     out = []
     for level in levels:
@@ -338,28 +429,84 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--think", default="2,20")
     parser.add_argument("--spectators", type=int, default=1)
     parser.add_argument("--gateways", type=int, default=1, choices=(1, 2))
+    parser.add_argument("--soak", type=float, default=0, help="minutes at the (one) level")
+    parser.add_argument("--retain", type=float, default=60, help="soak: RAFFE_RETAIN_FINISHED_S")
+    parser.add_argument("--archive-ttl", type=float, default=600, help="soak: RAFFE_ARCHIVE_TTL_S")
+    parser.add_argument("--chart", default="", help="soak: memory over time, as a PNG")
     args = parser.parse_args(argv)
     os.environ.setdefault("RAFFE_MAX_STREAMS", "20000")
+    if args.soak:
+        os.environ["RAFFE_RETAIN_FINISHED_S"] = str(int(args.retain))
+        os.environ["RAFFE_ARCHIVE_TTL_S"] = str(int(args.archive_ttl))
     system, text = launch()
     extra: list[subprocess.Popen[Any]] = []
     try:
         gateway = re.search(r"gateway: (http://\S+)", text)
-        assert gateway, text
+        redis = re.search(r"at (redis://\S+)", text)
+        assert gateway and redis, text
         urls, pids = [gateway.group(1)], service_pids(text)
         if args.gateways == 2:
             process, url = second_gateway(text)
             extra.append(process)
             urls.append(url)
             pids["gateway #2"] = process.pid
-        levels = asyncio.run(crowd(args, urls, pids))
+        levels = asyncio.run(crowd(args, urls, pids, redis.group(1)))
     finally:
         for process in extra:
             process.terminate()
         stop_all([system])
-    result = figures(levels)
-    print_table(f"a crowd at human pace ({args.gateways} gateway(s))", result)
-    write_json(f"crowd-{args.gateways}gw", result)
+    if args.soak:
+        report_soak(levels, args.chart)
+    else:
+        result = figures(levels)
+        print_table(f"a crowd at human pace ({args.gateways} gateway(s))", result)
+        write_json(f"crowd-{args.gateways}gw", result)
     print(json.dumps(levels))
+
+
+def report_soak(samples: list[dict[str, Any]], chart: str) -> None:
+    """Drift of every process's RSS and of Redis's memory: the mean of the last third of
+    the minutes against the middle third (the first third is warm-up)."""
+    minutes = [s for s in samples if "minute" in s]
+    third = max(1, len(minutes) // 3)
+    middle, last = minutes[third : 2 * third], minutes[-third:]
+    series = {
+        name: [s["processes"][name]["rss_mib"] for s in minutes] for name in minutes[0]["processes"]
+    }
+    series["redis used memory"] = [s["redis_used_mib"] for s in minutes]
+    out = []
+    for name, values in series.items():
+        mid = statistics.mean(values[third : 2 * third]) if middle else values[0]
+        end = statistics.mean(values[-third:]) if last else values[-1]
+        out.append(against(f"{name} (MiB, last third)", end, "MiB", "middle third", mid))
+    errors = sum(sum(s["errors"].values()) for s in minutes)
+    out.append(Figure("errors", errors, ""))
+    out.append(Figure("moves", sum(s["moves"] for s in minutes), ""))
+    out.append(Figure("archived games re-played", sum(s["archived_verified"] for s in minutes), ""))
+    checked = samples[-1]
+    out.append(Figure("games losing acknowledged moves", checked["games_losing_moves"], ""))
+    out.append(Figure("games forked", checked["games_forked"], ""))
+    print_table(f"soak: {len(minutes)} minutes", out)
+    write_json("crowd-soak", out)
+    if chart:
+        draw(series, chart)
+
+
+def draw(series: dict[str, list[float]], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(8, 4.5))
+    for name, values in series.items():
+        axis.plot(range(1, len(values) + 1), values, label=name)
+    axis.set_xlabel("minute")
+    axis.set_ylabel("MiB")
+    axis.set_title("memory during the soak (RSS per process, Redis used memory)")
+    axis.legend(fontsize=7, ncol=2)
+    figure.tight_layout()
+    figure.savefig(path, dpi=90)
 
 
 if __name__ == "__main__":

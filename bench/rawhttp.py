@@ -55,7 +55,8 @@ class Conn(asyncio.Protocol):
         del self.buffer[: end + 4 + length]
         status = int(head[9:12])
         waiter, self.waiter = self.waiter, None
-        waiter.set_result((status, body))
+        if not waiter.done():  # cancelled meanwhile (a load generator stopping)
+            waiter.set_result((status, body))
 
     async def request(self, raw: bytes) -> tuple[int, bytes]:
         """The answer; a keep-alive connection the server closed is opened again."""
@@ -91,6 +92,8 @@ class SseConn(asyncio.Protocol):
         self.on_id, self.request = on_id, request
         self.tail = b""
         self.transport: asyncio.Transport | None = None
+        self.answered = False
+        self.refused = False  # answered with anything but 200 (a cap, an error)
 
     @classmethod
     async def open(
@@ -115,6 +118,8 @@ class SseConn(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         now = time.perf_counter()
+        if not self.answered:
+            self.answered, self.refused = True, not data.startswith(b"HTTP/1.1 200")
         text = self.tail + data
         end = 0
         for found in FRAME_ID.finditer(text):

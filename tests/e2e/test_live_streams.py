@@ -26,11 +26,14 @@ from tests.e2e.test_api_contract import sse_frames
 PROBLEM = "application/problem+json"
 
 
-def open_stream(base_url: str, path: str, stack: ExitStack) -> bytes:
-    """A raw connection reading a live stream: returns the answer's head, keeps it open."""
+def open_stream(base_url: str, path: str, stack: ExitStack, forwarded_for: str = "") -> bytes:
+    """A raw connection reading a live stream: returns the answer's head, keeps it open
+    (``forwarded_for``: sent as X-Forwarded-For, as a proxy in front would)."""
     url = urlparse(base_url)
     sock = stack.enter_context(socket.create_connection((url.hostname, url.port), timeout=10))
-    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+    proxy = f"X-Forwarded-For: {forwarded_for}\r\n" if forwarded_for else ""
+    head = f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{proxy}\r\n"
+    sock.sendall(head.encode())
     head = b""
     while b"\r\n\r\n" not in head:
         chunk = sock.recv(4096)
@@ -81,6 +84,31 @@ def test_streams_are_capped_per_address_and_in_all(system: System) -> None:
         full = http.get(path)
         assert full.status_code == 503 and full.json()["code"] == "streams_full"
         assert int(full.headers["retry-after"]) >= 1
+
+
+def test_behind_a_trusted_proxy_streams_are_capped_per_client_not_per_proxy(
+    system: System,
+) -> None:
+    """#28 item 2: every client behind the load balancer shares its address; trusted,
+    its X-Forwarded-For names the client, so one client's cap leaves the others alone;
+    from a peer that is not trusted the header is ignored (a client cannot dodge its cap
+    by naming another address)."""
+    trusted = {"RAFFE_STREAMS_PER_ADDRESS": "2", "RAFFE_TRUSTED_PROXIES": "127.0.0.1/32"}
+    with extra_gateway(system, **trusted) as http, ExitStack() as stack:
+        game = create(http, "giraffe-raffe", [{"kind": "human"}, {"kind": "human"}])
+        path = f"/v1/games/{game['game_id']}/events/stream"
+        base = str(http.base_url)
+        for _ in range(2):
+            assert open_stream(base, path, stack, "203.0.113.1").startswith(b"HTTP/1.1 200")
+        assert b" 429 " in open_stream(base, path, stack, "203.0.113.1")[:20]
+        for _ in range(2):  # another client behind the same proxy
+            assert open_stream(base, path, stack, "203.0.113.2").startswith(b"HTTP/1.1 200")
+    untrusted = {"RAFFE_STREAMS_PER_ADDRESS": "2", "RAFFE_TRUSTED_PROXIES": "10.0.0.0/8"}
+    with extra_gateway(system, **untrusted) as http, ExitStack() as stack:
+        base = str(http.base_url)
+        for address in ("203.0.113.1", "203.0.113.2"):
+            assert open_stream(base, path, stack, address).startswith(b"HTTP/1.1 200")
+        assert b" 429 " in open_stream(base, path, stack, "203.0.113.3")[:20]
 
 
 def test_every_seat_and_spectator_sees_each_move_once_redacted(http: httpx.Client) -> None:
