@@ -135,8 +135,15 @@ class Table:
                 return
             self.close(tally, finished=True)
             self.finished.append((self.game_id, time.monotonic()))
-            await self.create(http)
-            await self.watch(spectators, tally)
+            while not stop.is_set():  # a refused or timed-out creation: counted, again
+                try:
+                    await self.create(http)
+                    await self.watch(spectators, tally)
+                    break
+                except (httpx.HTTPError, OSError, KeyError) as error:
+                    tally.error(f"next game: {type(error).__name__}")
+                    self.close(tally, finished=True)
+                    await asyncio.sleep(1.0)
 
     async def play_one(self, tally: Tally, stop: asyncio.Event) -> None:
         conns = {}
@@ -339,7 +346,7 @@ async def soak(
         say(
             f"minute {minute + 1}/{int(args.soak)} ({time.monotonic() - started:.0f} s): "
             f"{sample['streams']} streams, {sample['moves_per_s']:.1f} moves/s, push p99 "
-            f"{sample['push_p99_ms']:.0f} ms, errors {sum(sample['errors'].values())}, gateway "
+            f"{sample['push_p99_ms']:.0f} ms, errors {sample['errors'] or 0}, gateway "
             f"{gateway:.0f} MiB, redis {sample['redis_used_mib']:.0f} MiB, archived games "
             f"re-played {sample['archived_verified']}"
         )

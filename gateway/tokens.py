@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 
 from services.core.eventstore import EventStore
+from services.core.eventstore.replication import execute_confirmed
 from services.core.lru import BytesLRU
 from services.core.seating import bind_players_calls, players_in, seats_key
 
@@ -139,7 +140,9 @@ class SeatTokens:
         pipe = self.store.redis.pipeline(transaction=False)
         for token, game_id, seat in bindings:
             pipe.set(self.token_key(token_hash(token)), f"{game_id} {seat}", ex=self.ttl_s)
-        await pipe.execute()
+        # On a replicated Redis a token handed out survives a failover, as its game does.
+        settings = self.store.settings
+        await execute_confirmed(pipe, settings.redis_wait_replicas, settings.redis_wait_ms)
 
     async def bind_account(
         self, token: str, player_id: str, session_id: str, scopes: list[str], ttl_s: int | None

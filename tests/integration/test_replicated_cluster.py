@@ -42,7 +42,7 @@ async def store(cluster: LocalCluster) -> AsyncIterator[EventStore]:
         cluster=True,
         redis_url=cluster.url,
         redis_wait_replicas=1,
-        redis_wait_ms=300,
+        redis_wait_ms=1000,  # a loaded machine (CI) may take a few hundred ms
         redis_timeout_s=2,
     )
     opened = await open_store(settings)

@@ -38,7 +38,7 @@ async def store_on(group: SentinelGroup, replicas: int) -> EventStore:
         key_prefix=unique_prefix(),
         redis_sentinels=group.sentinel_addresses,
         redis_wait_replicas=replicas,
-        redis_wait_ms=300,
+        redis_wait_ms=1000,  # a loaded machine (CI) may take a few hundred ms
         redis_timeout_s=2,
     )
     return await open_store(settings)
@@ -165,3 +165,22 @@ def test_sentinel_settings_parse() -> None:
 
     settings = StoreSettings(redis_sentinels="10.0.0.1:26379, redis-sentinel-1:26380")
     assert sentinels(settings) == [("10.0.0.1", 26379), ("redis-sentinel-1", 26380)]
+
+
+async def test_seat_tokens_handed_out_are_on_a_replica_too(
+    group: SentinelGroup, waiting: EventStore
+) -> None:
+    """A new game's seat tokens are written beside its events: acknowledged (the game's
+    201) only once a replica holds them, or a failover would leave a game nobody can
+    play."""
+    from gateway.tokens import SeatTokens
+
+    tokens = SeatTokens(waiting, 3600)
+    await tokens.bind("token-a", "g5", 0)
+    frozen = replica_pids(group)
+    freeze(frozen)
+    try:
+        with pytest.raises(NotReplicated):
+            await tokens.bind("token-b", "g5", 1)
+    finally:
+        thaw(frozen)

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.asyncio.client import Pipeline
 from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError, MovedError, NoScriptError, TimeoutError
@@ -143,3 +144,18 @@ async def _relearn(redis: RedisCluster) -> None:
     failure, not this one's)."""
     with contextlib.suppress(Exception):
         await redis.nodes_manager.initialize()
+
+
+async def execute_confirmed(pipe: Any, replicas: int, timeout_ms: int) -> list[Any]:
+    """A pipeline's replies, once ``replicas`` replicas hold its writes and everything
+    written before them (WAIT as its last command; replication is in order). For writes
+    beside the events that a client is answered with, e.g. a new game's seat tokens. On
+    a cluster the pipeline's commands spread over nodes, where one WAIT confirms nothing:
+    there they are not waited for (docs/operations.md)."""
+    if not replicas or not isinstance(pipe, Pipeline):
+        return list(await pipe.execute())
+    pipe.execute_command("WAIT", replicas, timeout_ms)
+    replies = list(await pipe.execute())
+    if int(replies[-1]) < replicas:
+        raise not_replicated(int(replies[-1]), replicas, timeout_ms)
+    return replies[:-1]
