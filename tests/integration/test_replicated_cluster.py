@@ -6,22 +6,21 @@ replica takes over its slots and the client follows without being made again."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
-import time
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from redis import Redis as SyncRedis
 
-from services.core.errors import NotReplicated, store_failure
+from services.core.errors import NotReplicated
 from services.core.eventstore import EventStore, open_store
 from services.core.local_redis import RedisCluster as LocalCluster
 from services.core.local_redis import RedisServer
 from services.core.settings import StoreSettings
 from tests.conftest import unique_prefix
 from tests.eventstore_helpers import append, cmd, ev
+from tests.failover_helpers import append_through
 
 pytestmark = pytest.mark.cluster
 
@@ -95,39 +94,17 @@ async def test_a_frozen_replica_keeps_its_primary_from_acknowledging(
 async def test_a_killed_primary_is_replaced_and_nothing_acknowledged_is_lost(
     cluster: LocalCluster, store: EventStore
 ) -> None:
-    game, version, acknowledged, refused = "moving", 0, [], 0
-    primary = owner(cluster, store, game)
-    started = time.monotonic()
-    killed_at = back_at = 0.0
-    while len(acknowledged) < 30 and time.monotonic() - started < 60:
-        if len(acknowledged) == 10 and not killed_at:
-            primary.kill()
-            killed_at = time.monotonic()
-        if killed_at and primary.process is None and time.monotonic() - killed_at > RESTART_S:
-            # Back on its disk, as a StatefulSet brings it: the promoted replica had
-            # no replica of its own, so until now its appends could not be confirmed.
+    primary = owner(cluster, store, "moving")
+
+    def bring_back(since: float) -> None:
+        # Back on its disk, as a StatefulSet brings it: the promoted replica had no
+        # replica of its own, so until now its appends could not be confirmed.
+        if primary.process is None and since > RESTART_S:
             primary.start()
-        try:
-            done = await append(store, game, version, ev("Moved", n=version))
-        except Exception as error:
-            assert isinstance(error, NotReplicated) or store_failure(error), repr(error)
-            refused += 1
-            await asyncio.sleep(0.1)
-            try:
-                version = await store.version(game)
-            except Exception as still:
-                assert store_failure(still), repr(still)
-            continue
-        if killed_at and not back_at:
-            back_at = time.monotonic()
-        acknowledged.append(done.version)
-        version = done.version
-    assert len(acknowledged) == 30, (acknowledged, refused)
-    stored = [e.version for e in await store.read_game(game)]
-    assert set(acknowledged) <= set(stored)
-    assert stored == list(range(1, len(stored) + 1))
-    assert owner(cluster, store, game).port != primary.port
-    print(f"cluster failover: appends refused for {back_at - killed_at:.2f} s")
+
+    seen = await append_through(store, "moving", 30, primary.kill, bring_back)
+    assert owner(cluster, store, "moving").port != primary.port
+    print(f"cluster failover: appends refused for {seen.unavailable_s:.2f} s")
 
 
 RESTART_S = 5.0

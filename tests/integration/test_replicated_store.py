@@ -7,21 +7,20 @@ acknowledged is on the promoted replica."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
-import time
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from redis import Redis as SyncRedis
 
-from services.core.errors import NotReplicated, store_failure
+from services.core.errors import NotReplicated
 from services.core.eventstore import EventStore, open_store
 from services.core.local_sentinel import SentinelGroup
 from services.core.settings import StoreSettings
 from tests.conftest import unique_prefix
 from tests.eventstore_helpers import append, cmd, ev
+from tests.failover_helpers import append_through
 
 
 @pytest.fixture(scope="module")
@@ -119,45 +118,14 @@ async def test_without_wait_the_same_append_is_acknowledged_unreplicated(
 async def test_the_store_follows_a_failover_and_keeps_every_acknowledged_append(
     group: SentinelGroup, waiting: EventStore
 ) -> None:
-    game, acknowledged, refused = "g4", [], 0
     old = group.node_on(group.primary_port())
-    version = 0
-    started = time.monotonic()
-    killed_at = lost_until = 0.0
-    while len(acknowledged) < 40 and time.monotonic() - started < 60:
-        if len(acknowledged) == 10 and not killed_at:
-            old.kill()  # SIGKILL: its disk stays behind, nobody restarts it here
-            killed_at = time.monotonic()
-        try:
-            done = await append(waiting, game, version, ev("Moved", n=version))
-        except Exception as error:  # refused while the sentinels fail over
-            # what the engine answers 503 to (services.core.errors.store_failure)
-            assert isinstance(error, NotReplicated) or store_failure(error), repr(error)
-            refused += 1
-            await asyncio.sleep(0.05)
-            current = await _version_or_none(waiting, game)
-            version = current if current is not None else version
-            continue
-        if killed_at and not lost_until:
-            lost_until = time.monotonic()
-        acknowledged.append(done.version)
-        version = done.version
-    assert len(acknowledged) == 40, (acknowledged, refused)
+    # SIGKILL: its disk stays behind, nobody restarts it during the appends
+    seen = await append_through(waiting, "g4", 40, old.kill)
     assert group.primary_port() != old.port  # a replica was promoted
-    stored = [e.version for e in await waiting.read_game(game)]
-    assert set(acknowledged) <= set(stored)
-    assert stored == list(range(1, len(stored) + 1))  # one history, no gap, no fork
-    print(f"unavailable for {lost_until - killed_at:.2f} s ({refused} refusals)")
+    print(f"unavailable for {seen.unavailable_s:.2f} s ({seen.refused} refusals)")
     old.start()  # back on its disk: the sentinels make it a replica of the new primary
     group.wait_synced(30)
     assert SyncRedis(port=old.port).info("replication")["role"] == "slave"
-
-
-async def _version_or_none(store: EventStore, game: str) -> int | None:
-    try:
-        return await store.version(game)
-    except Exception:
-        return None
 
 
 def test_sentinel_settings_parse() -> None:
