@@ -98,15 +98,18 @@ LAUNCH_ENV = {
 }
 
 
-def launch(*args: str, cwd: str | None = None) -> tuple[subprocess.Popen[str], str]:
+def launch(
+    *args: str, cwd: str | None = None, log: str | None = None
+) -> tuple[subprocess.Popen[str], str]:
     """The system as `make run` starts it (free ports, rate limits off), and what the
-    launcher printed up to "raffe is running"; ``cwd``: another checkout's code."""
+    launcher printed up to "raffe is running"; ``cwd``: another checkout's code;
+    ``log``: a file for the services' logs (else they are dropped)."""
     env = {**os.environ, **LAUNCH_ENV}
     proc = subprocess.Popen(
         [sys.executable, "-m", "services.launcher", "--free-ports", *args],
         env=env,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=open(log, "w") if log else subprocess.DEVNULL,  # noqa: SIM115 - the child's
         text=True,
         cwd=cwd,
     )

@@ -101,7 +101,9 @@ class Table:
             "seed": self.seed,
             "practice": True,
         }
-        created = (await http.post("/v1/games", json=body)).json()
+        answer = await http.post("/v1/games", json=body)
+        answer.raise_for_status()
+        created = answer.json()
         self.game_id, self.tokens, self.version = (
             created["game_id"],
             created["tokens"],
@@ -130,23 +132,25 @@ class Table:
         """Game after game at this table (a game of four lasts a few minutes at this
         pace): the finished game's streams close, the next game's open."""
         while not stop.is_set():
-            await self.play_one(tally, stop)
+            played_out = await self.play_one(tally, stop)
             if stop.is_set():
                 return
             self.close(tally, finished=True)
-            self.finished.append((self.game_id, time.monotonic()))
+            if played_out:  # over (a refused move abandons a game unfinished)
+                self.finished.append((self.game_id, time.monotonic()))
             while not stop.is_set():  # a refused or timed-out creation: counted, again
                 try:
                     await self.create(http)
                     await self.watch(spectators, tally)
                     break
-                except (httpx.HTTPError, OSError, KeyError) as error:
+                except (httpx.HTTPError, OSError, KeyError, ValueError) as error:
                     tally.error(f"next game: {type(error).__name__}")
                     self.close(tally, finished=True)
                     await asyncio.sleep(1.0)
 
-    async def play_one(self, tally: Tally, stop: asyncio.Event) -> None:
-        conns = {}
+    async def play_one(self, tally: Tally, stop: asyncio.Event) -> bool:
+        """The game's moves; whether every one was played (the game is over)."""
+        conns, played = {}, 0
         for seat, version, command in self.moves:
             if stop.is_set():
                 break
@@ -170,11 +174,13 @@ class Table:
                 tally.error(f"http {status}")
                 break
             tally.moves += 1
+            played += 1
             new = json.loads(answer)["version"]
             self.acked[self.game_id] = new
             await self.pushed(new, str(seat), started, tally)
         for conn in conns.values():
             conn.close()
+        return played == len(self.moves)
 
     async def pushed(self, version: int, mover: str, started: float, tally: Tally) -> None:
         others = [w for w in self.watchers if w != mover]
@@ -440,12 +446,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--retain", type=float, default=60, help="soak: RAFFE_RETAIN_FINISHED_S")
     parser.add_argument("--archive-ttl", type=float, default=600, help="soak: RAFFE_ARCHIVE_TTL_S")
     parser.add_argument("--chart", default="", help="soak: memory over time, as a PNG")
+    parser.add_argument("--log", default="", help="where the services' logs go")
     args = parser.parse_args(argv)
     os.environ.setdefault("RAFFE_MAX_STREAMS", "20000")
     if args.soak:
         os.environ["RAFFE_RETAIN_FINISHED_S"] = str(int(args.retain))
         os.environ["RAFFE_ARCHIVE_TTL_S"] = str(int(args.archive_ttl))
-    system, text = launch()
+    system, text = launch(log=args.log or None)
     extra: list[subprocess.Popen[Any]] = []
     try:
         gateway = re.search(r"gateway: (http://\S+)", text)
