@@ -387,6 +387,8 @@ async def nothing_lost(http: httpx.AsyncClient, tables: list[Table]) -> dict[str
                     break
                 events += page.json()["events"]
             versions = [e["version"] for e in events]
+            if not versions:  # deleted whole by the archive's TTL (retention), not lost
+                continue
             lost += versions[-1:] < [version]
             forked += versions != list(range(1, len(versions) + 1))
             games += 1
