@@ -9,6 +9,7 @@ from __future__ import annotations
 from services.kernel.errors import InvalidArgument, RaffeError, RuleViolation
 
 __all__ = [
+    "Contended",
     "EventTooLarge",
     "GameTypeMismatch",
     "InvalidArgument",
@@ -70,6 +71,14 @@ class NotReplicated(StoreUnavailable):
     survive or be lost in a failover; the same command id decides it exactly once."""
 
     code = "not_replicated"
+
+
+class Contended(StoreUnavailable):
+    """Writers in other replicas kept appending to the game while this command was
+    decided, more times than the engine retries: nothing of it was written; the same
+    request may be sent again (a 503 with Retry-After, like an unreachable store)."""
+
+    code = "contended"
 
 
 def store_failure(error: BaseException) -> StoreUnavailable | None:

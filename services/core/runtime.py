@@ -7,8 +7,10 @@ reloads and decides again, a bounded number of times (DESIGN §3).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
+import random
 import secrets
 import time
 import uuid
@@ -20,7 +22,13 @@ from prometheus_client import Counter
 
 from services.core.attention import attended as is_attended
 from services.core.codec import canonical, dumps, to_domain, to_new
-from services.core.errors import InvalidArgument, RaffeError, UnknownGame, VersionConflict
+from services.core.errors import (
+    Contended,
+    InvalidArgument,
+    RaffeError,
+    UnknownGame,
+    VersionConflict,
+)
 from services.core.eventstore import (
     AppendResult,
     EventStore,
@@ -30,6 +38,7 @@ from services.core.eventstore import (
 )
 from services.core.gamestate import GameAt, GameStates, state_at
 from services.core.redaction import redact_stored
+from services.core.writers import Turns
 from services.kernel.game import SPECTATOR, Decision, Game, SeatSpec
 from services.kernel.playthrough import opening
 from services.kernel.rng import SeededRng
@@ -37,6 +46,11 @@ from services.kernel.table import STAND_IN_EVENTS, StandIn
 
 S = TypeVar("S")
 RETRIES = 3
+# Commands the engine places (ANY_VERSION) are queued per game in a process, so only
+# writers in other replicas make them load again; they try this often, with a short
+# random pause between tries so that two replicas' retries do not keep meeting.
+PLACED_RETRIES = 8
+RETRY_PAUSE_S = 0.005
 GAME_ENDED = "GameEnded"  # every game's last event: the projection and runners read it too
 ANY_VERSION = 0  # an Execute that pins no version: the engine retries on conflicts
 
@@ -83,6 +97,21 @@ class Outcome:
     state: Any = None
 
 
+@dataclass(frozen=True, slots=True)
+class _Attempt:
+    """A command as execute checked it, for its tries."""
+
+    game_id: str
+    seat: int
+    typed: Any
+    command_id: str
+    expected_version: int
+    time_ms: int
+    key: str
+    digest: str
+    said: bytes
+
+
 # How a call found its game in this replica's cache: "trusted" (a command's state, not
 # read: the append checks the version), "current" (read, nothing newer), "behind" (newer
 # events read and folded: another replica moved it), "cold" (read from the start).
@@ -98,6 +127,7 @@ class GameRuntime(Generic[S]):
         self.game = game
         self.store = store
         self._cache: GameStates[S] = GameStates(cache_bytes)
+        self._turns = Turns()
         store.on_failover(self._cache.clear)  # it may hold appends the failover lost
         # Bound once: looking the labels up costs about a microsecond on every command.
         self._found = {
@@ -171,33 +201,54 @@ class GameRuntime(Generic[S]):
         time_ms = now_ms() if time_ms is None else time_ms
         key, digest = command_key(seat, command_id), digest_of(command)
         said = dumps({"seat": seat, "command": command, **({"stand_in": True} if stand_in else {})})
+        attempt = _Attempt(
+            game_id, seat, typed, command_id, expected_version, time_ms, key, digest, said
+        )
+        if expected_version != ANY_VERSION:
+            return await self._attempts(attempt, RETRIES)
+        async with self._turns.turn(game_id):
+            return await self._attempts(attempt, PLACED_RETRIES)
+
+    async def _attempts(self, a: _Attempt, retries: int) -> Outcome:
+        """load -> decide -> append, again on a refusal or conflict that a cache behind
+        the store may explain; Contended when other writers keep getting there first."""
         fresh = False
-        for _ in range(RETRIES + 1):
-            loaded = await self._current(game_id, expected_version, fresh)
-            if expected_version not in (ANY_VERSION, loaded.version):
-                behind = expected_version < loaded.version and not fresh
-                if behind and await self._ahead_of_store(game_id, loaded):
+        for attempt in range(retries + 1):
+            if attempt and a.expected_version == ANY_VERSION:
+                await asyncio.sleep(random.uniform(0, RETRY_PAUSE_S * attempt))
+            loaded = await self._current(a.game_id, a.expected_version, fresh)
+            if a.expected_version not in (ANY_VERSION, loaded.version):
+                behind = a.expected_version < loaded.version and not fresh
+                if behind and await self._ahead_of_store(a.game_id, loaded):
                     fresh = True
                     continue
                 # A retry of a command that went through carries the version it saw then.
-                conflict = VersionConflict(expected_version, loaded.version)
-                return await self._known(game_id, key, seat, digest, conflict)
+                conflict = VersionConflict(a.expected_version, loaded.version)
+                return await self._known(a.game_id, a.key, a.seat, a.digest, conflict)
             try:
-                decision = self._decide(loaded, seat, typed, time_ms)
+                decision = self._decide(loaded, a.seat, a.typed, a.time_ms)
             except RaffeError as refusal:
                 if fresh:  # a retried command may be refused by the state it produced
-                    return await self._known(game_id, key, seat, digest, refusal)
+                    return await self._known(a.game_id, a.key, a.seat, a.digest, refusal)
                 fresh = True
                 continue
             try:
                 return await self._append_decided(
-                    game_id, loaded, decision, seat, command_id, time_ms, key, digest, said
+                    a.game_id,
+                    loaded,
+                    decision,
+                    a.seat,
+                    a.command_id,
+                    a.time_ms,
+                    a.key,
+                    a.digest,
+                    a.said,
                 )
             except VersionConflict:
-                if expected_version != ANY_VERSION:
+                if a.expected_version != ANY_VERSION:
                     raise
                 fresh = True
-        raise AssertionError("unreachable")
+        raise Contended(f"game {a.game_id} moved on under this command {retries + 1} times")
 
     async def _ahead_of_store(self, game_id: str, loaded: GameAt[S]) -> bool:
         """Whether the cached state holds versions the store has not: appends a failover
