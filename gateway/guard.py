@@ -60,34 +60,48 @@ class Guard:
         request_id = _request_id(scope)
         REQUEST_ID.set(request_id)  # this request's task: its logs and engine calls carry it
 
-        started_response, guarding = [False], [True]
-        deadline = asyncio.timeout(self.settings.request_timeout_s)
+        started_response, timed_out = [False], [False]
+        task = asyncio.current_task()
+        assert task is not None
+
+        def expire() -> None:
+            """The deadline binds until the answer starts: a stream may go on for hours.
+            (asyncio.timeout's reschedule raised when the answer started just as the
+            deadline fell due, an HTTP 500 under load: bench.tournament_crowd.)"""
+            if not started_response[0]:
+                timed_out[0] = True
+                task.cancel()
+
+        deadline = asyncio.get_running_loop().call_later(self.settings.request_timeout_s, expire)
 
         async def send_noting_status(message: Message) -> None:
             if message["type"] == "http.response.start":
                 started_response[0] = True
-                if guarding[0]:  # answering: a stream may go on for hours
-                    deadline.reschedule(None)
+                deadline.cancel()
                 status[0] = message["status"]
                 request_header = (b"x-request-id", request_id.encode())
                 message["headers"] = [*message.get("headers", []), *SAFETY_HEADERS, request_header]
             await send(message)
 
         try:
-            async with deadline:
+            try:
                 await self._checked(scope, receive, send_noting_status)
+            finally:
+                deadline.cancel()
+        except asyncio.CancelledError:
+            if not timed_out[0] or started_response[0]:
+                raise  # the server's own cancellation (a client gone, a shutdown)
+            task.uncancel()
+            wait = self.settings.request_timeout_s
+            refusal = problem_response(
+                503, "unavailable", f"no answer within {wait:g} s: try again", retry_after=1
+            )
+            await refusal(scope, receive, send_noting_status)
         except Exception as error:  # past every handler: still problem+json, with CORS
-            guarding[0] = False
             if started_response[0]:
                 raise
-            if isinstance(error, TimeoutError) and deadline.expired():
-                wait = self.settings.request_timeout_s
-                refusal = problem_response(
-                    503, "unavailable", f"no answer within {wait:g} s: try again", retry_after=1
-                )
-            else:
-                log.error("unhandled error", exc_info=error)
-                refusal = await on_raffe_error(Request(scope), failure_problem(error))
+            log.error("unhandled error", exc_info=error)
+            refusal = await on_raffe_error(Request(scope), failure_problem(error))
             await refusal(scope, receive, send_noting_status)
         finally:
             route = scope.get(ROUTE_LABEL) or getattr(scope.get("route"), "path", "unmatched")
