@@ -93,7 +93,7 @@ class SeatTokens:
         return seats_key(self.store, game_id)
 
     def token_key(self, digest: str) -> str:
-        return f"{self.store.settings.key_prefix}:token:{digest}"
+        return self.store.keys.token(digest)
 
     async def register(
         self, game_id: str, kinds: list[str], key: str = "", others: frozenset[int] = frozenset()
@@ -139,7 +139,9 @@ class SeatTokens:
         """Several (token, game, seat) bindings in one round trip."""
         pipe = self.store.redis.pipeline(transaction=False)
         for token, game_id, seat in bindings:
-            pipe.set(self.token_key(token_hash(token)), f"{game_id} {seat}", ex=self.ttl_s)
+            digest = token_hash(token)
+            pipe.set(self.token_key(digest), f"{game_id} {seat}", ex=self.ttl_s)
+            pipe.sadd(self.store.keys.bound_tokens(game_id), digest)  # to go with the game
         # On a replicated Redis a token handed out survives a failover, as its game does.
         settings = self.store.settings
         await execute_confirmed(pipe, settings.redis_wait_replicas, settings.redis_wait_ms)
@@ -213,6 +215,7 @@ class SeatTokens:
         if 0 <= caller.seat < SEAT_LIMIT:
             pipe.hset(self._seats_key(caller.game_id), f"token:{caller.seat}", digest)
         pipe.set(self.token_key(digest), f"{caller.game_id} {caller.seat}", ex=self.ttl_s)
+        pipe.sadd(self.store.keys.bound_tokens(caller.game_id), digest)
         pipe.publish(revoked_channel(self.store.settings.key_prefix), caller.token_hash)
         await pipe.execute()
         self.forget(caller.token_hash)

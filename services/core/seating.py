@@ -13,7 +13,7 @@ from services.core.eventstore import EventStore
 
 
 def seats_key(store: EventStore, game_id: str) -> str:
-    return store.keys.game(game_id) + ":seats"
+    return store.keys.seats(game_id)
 
 
 def players_in(raw: dict[bytes, bytes]) -> dict[int, str]:

@@ -5,7 +5,8 @@ Once it has been over for the retention period, the archiver (run by the project
 the partitions it owns) compacts its stream and command ids into one compressed archive
 value (EventStore.archive: replay, views and events read from it alike, through the
 engine), and drops its read models and lobby entries; the archive itself is kept
-RAFFE_ARCHIVE_TTL_S (0: for ever). The partition log, which copies every event for the
+RAFFE_ARCHIVE_TTL_S (0: for ever), and with it the game's metadata, seats and seat
+tokens: after that the game is gone whole. The partition log, which copies every event for the
 projection, is trimmed to what the projection had folded a retention period ago: older
 events of games still running remain in their own streams, from which a rebuild loads
 a game it first meets mid-log."""
@@ -55,6 +56,7 @@ class Archiver:
             if meta is not None and not await self._archived(game_id):
                 if not await self.store.archive(game_id, meta.version):
                     continue  # it moved on (cannot, once over; but never lose an event)
+                await self._tokens_go_with(game_id)
                 done += 1
             pipe = redis.pipeline(transaction=False)
             pipe.delete(self.keys.game(gen, game_id))
@@ -64,6 +66,29 @@ class Archiver:
             await pipe.execute()
         ARCHIVED.inc(done)
         return done
+
+    async def _tokens_go_with(self, game_id: str) -> None:
+        """The game's seat tokens expire with its archive, not RAFFE_TOKEN_TTL_S (a
+        month) after they were handed out: no token outlives its game's last trace."""
+        ttl_ms = self.store.archive_ttl_s * 1000
+        if not ttl_ms:
+            return
+        keys, redis = self.store.keys, self.store.redis
+        pipe = redis.pipeline(transaction=False)
+        pipe.smembers(keys.bound_tokens(game_id))
+        pipe.hgetall(keys.seats(game_id))
+        bound, seats = await pipe.execute()
+        digests = set(bound) | {v for k, v in seats.items() if k.startswith(b"token:")}
+        token_keys = [keys.token(d.decode()) for d in sorted(digests)]
+        pipe = redis.pipeline(transaction=False)
+        for key in token_keys:
+            pipe.pttl(key)
+        left = await pipe.execute()
+        pipe = redis.pipeline(transaction=False)
+        for key, ms in zip(token_keys, left, strict=True):
+            if ms == -1 or ms > ttl_ms:  # -2: gone already
+                pipe.pexpire(key, ttl_ms)
+        await pipe.execute()
 
     async def _archived(self, game_id: str) -> bool:
         return bool(await self.store.redis.hget(self.store.keys.meta(game_id), "archived"))

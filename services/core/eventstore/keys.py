@@ -47,6 +47,19 @@ class Keys:
         """A finished game's events, compacted into one value after its retention."""
         return self.game(game_id) + ":archive"
 
+    def seats(self, game_id: str) -> str:
+        """Who holds the game's seats (services.core.seating)."""
+        return self.game(game_id) + ":seats"
+
+    def bound_tokens(self, game_id: str) -> str:
+        """The digests of every token bound to one of the game's seats: they go when the
+        game's archive does (services.projection.archive)."""
+        return self.game(game_id) + ":tokens"
+
+    def token(self, digest: str) -> str:
+        """A token's binding (gateway.tokens), by the token's SHA-256."""
+        return f"{self.prefix}:token:{digest}"
+
     def sync(self, game_id: str) -> str:
         """A scratch key in the game's slot: a write to it moves a connection's
         replication offset, so WAIT confirms what was there before (replication.py)."""

@@ -38,15 +38,22 @@ _LIMIT_ERRORS: dict[str, type[InvalidArgument]] = {
 }
 
 
-# KEYS: 1 game stream, 2 meta, 3 command ids, 4 archive.
+# KEYS: 1 game stream, 2 meta, 3 command ids, 4 archive, 5 seats, 6 bound tokens' digests.
 # ARGV: 1 the version the caller read, 2 the compressed events, 3 seconds to keep (0: ever)
+# Kept for a time, the game goes whole: its archive, metadata and seats expire together
+# (a meta and a seats hash kept for ever were ~1 KB a game: Redis grew 14% an hour in
+# the soak, docs/performance.md); its tokens' bindings are shortened by the archiver.
 ARCHIVE_LUA = """
 if tonumber(redis.call('HGET', KEYS[2], 'version') or '0') ~= tonumber(ARGV[1]) then
   return 0
 end
 redis.call('SET', KEYS[4], ARGV[2])
-if tonumber(ARGV[3]) > 0 then redis.call('EXPIRE', KEYS[4], ARGV[3]) end
 redis.call('HSET', KEYS[2], 'archived', '1')
+if tonumber(ARGV[3]) > 0 then
+  for i = 2, 6 do
+    if i ~= 3 then redis.call('EXPIRE', KEYS[i], ARGV[3]) end
+  end
+end
 redis.call('DEL', KEYS[1], KEYS[3])
 return 1
 """
@@ -319,6 +326,8 @@ class EventStore:
             self.keys.meta(game_id),
             self.keys.commands(game_id),
             self.keys.archive(game_id),
+            self.keys.seats(game_id),
+            self.keys.bound_tokens(game_id),
         ]
         done = await self._archive(keys=keys, args=[expected_version, blob, self.archive_ttl_s])
         return bool(done)
