@@ -19,6 +19,7 @@ from gateway.recent import RecentViews
 from gateway.rematch import Rematches
 from gateway.settings import GatewaySettings
 from gateway.tokens import SeatTokens
+from gateway.tournament_pages import TournamentPages
 from raffe.v1 import common_pb2, projection_pb2_grpc
 from services.accounts.passwords import Passwords
 from services.core.codec import loads
@@ -54,6 +55,7 @@ class Clients:
     rematches: Rematches
     delays: Delays
     holds: Holds
+    pages: TournamentPages
     recent_views: RecentViews = field(default_factory=RecentViews)
     _gen: tuple[float, int] = field(default=(0.0, 1))
 
@@ -84,13 +86,14 @@ class Clients:
             name: EngineClient.connect(target, multiplexed=True)
             for name, target in settings.engines.items()
         }
+        read_models = ReadModels(store)
         return cls(
             settings,
             store,
             engines,
             projection_pb2_grpc.ProjectionStub(channel),  # type: ignore[no-untyped-call]
             channel,
-            ReadModels(store),
+            read_models,
             tokens,
             live,
             CreateQuota(store, settings.creates_per_hour),
@@ -101,6 +104,7 @@ class Clients:
             Rematches(store),
             delays,
             Holds(engines),
+            TournamentPages(read_models),
         )
 
     async def failing(self) -> list[str]:

@@ -171,7 +171,7 @@ class CreateTournament(Strict):
         default_factory=dict, description='per game, e.g. {"giraffe-raffe": {"turn_timer": 60}}'
     )
     max_players: int = Field(
-        512, ge=2, le=512, description="registration (or joining) stops at this many entrants"
+        1024, ge=2, le=1024, description="registration (or joining) stops at this many entrants"
     )
     open_registration: StrictBool = Field(
         False,

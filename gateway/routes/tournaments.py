@@ -32,6 +32,7 @@ from gateway.openapi import TOKEN_REQUIRED
 from gateway.problems import Problem
 from gateway.routes.games import PROBLEMS, rotated
 from gateway.tokens import SEAT_LIMIT, Caller, token_hash
+from gateway.tournament_pages import with_games
 from services.core.errors import UnknownGame
 from services.core.transport import EngineClient
 from services.games import GAMES
@@ -185,12 +186,19 @@ async def get(
     tournament_id: TournamentId,
     c: ClientsDep,
     min_version: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0,
-) -> dict[str, Any]:
+) -> Any:
     """Everything: options, players, rounds with their tables and game ids, standings,
     ratings after each round, and progress in games. Served by the projection's read
     model; ``min_version`` waits for your own write, then asks the engine."""
+    if await c.game_type(tournament_id) != "tournament":
+        raise Problem(404, "unknown_tournament", f"no tournament {tournament_id}")
+    wait = c.settings.read_wait_ms / 1000
+    page = await c.pages.page(await c.generation(), tournament_id, min_version, wait)
+    if page is not None:  # made once per version (gateway.tournament_pages)
+        headers = {"ETag": f'"{page.version}"'}
+        return Response(page.body, media_type="application/json", headers=headers)
     version, view, source = await _view(c, tournament_id, min_version)
-    body = _with_games(tournament_id, view)
+    body = with_games(tournament_id, view)
     return {"tournament_id": tournament_id, "version": version, "source": source, **body}
 
 
@@ -227,15 +235,30 @@ async def _view(c: Clients, tournament_id: str, min_version: int) -> tuple[int, 
     "/{tournament_id}/me", response_model=MyTables, responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED
 )
 async def me(
-    tournament_id: TournamentId, request: Request, c: ClientsDep, who: CallerDep
+    tournament_id: TournamentId,
+    request: Request,
+    c: ClientsDep,
+    who: CallerDep,
+    min_version: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0,
 ) -> dict[str, Any]:
     """A human player's tables: each game's id, their seat, a seat token for it, and
-    whether the game exists yet (``ready``: it is created just after the round starts).
-    A table whose seat token you rotated shows ``token: null`` (keep the rotated one)."""
+    whether the game exists yet (``ready``: it is created just after the round starts;
+    while it is not, ask again in a second). A table whose seat token you rotated shows
+    ``token: null`` (keep the rotated one). ``min_version``: the tournament's version
+    you have seen (from its stream); the answer is at least as new as that and as the
+    tournament's log when you ask."""
     if who.game_id != tournament_id or who.seat < PLAYER_SEATS:
         raise Problem(401, "token_required", "send your player token")
     player = who.seat - PLAYER_SEATS
-    tables = await _tables_of(c, tournament_id, player)
+    # As current as the engine's answer was: the read model once it has the log's
+    # version (a moment after a pairing), the engine if it lags longer.
+    newest = max(min_version, await c.store.version(tournament_id))
+    wait = c.settings.read_wait_ms / 1000
+    page = await c.pages.page(await c.generation(), tournament_id, newest, wait)
+    if page is not None:
+        tables = [dict(t) for t in page.tables.get(player, [])]
+    else:
+        tables = await _tables_of(c, tournament_id, player)
     player_token = _bearer(request)
     for table in tables:
         table["token"] = _seat_token(player_token, table["game_id"], table["seat"])
@@ -246,8 +269,13 @@ async def me(
     for table, digest in zip(tables, recorded, strict=True):
         if digest is not None and digest != token_hash(table["token"]):
             table["token"] = None
-    fresh = [(t["token"], t["game_id"], t["seat"]) for t in tables if t["token"]]
-    await c.tokens.bind_all(fresh)
+    fresh = [
+        (t["token"], t["game_id"], t["seat"])
+        for t, digest in zip(tables, recorded, strict=True)
+        if t["token"] and digest is None  # bound already: no write on every redraw
+    ]
+    if fresh:
+        await c.tokens.bind_all(fresh)
     return {"player": player, "tables": tables}
 
 
@@ -316,22 +344,6 @@ async def _exists(c: Clients, game_id: str) -> bool:
     except UnknownGame:
         return False
     return True
-
-
-def _with_games(tournament_id: str, view: dict[str, Any]) -> dict[str, Any]:
-    rounds = [
-        {
-            **r,
-            "tables": [
-                {**t, "game_id": table_game_id(tournament_id, r["round"], t["table"])}
-                for t in r["tables"]
-            ],
-        }
-        for r in view["rounds"]
-    ]
-    tables = [t for r in rounds for t in r["tables"]]
-    done = sum(1 for t in tables if t["keys"] is not None)
-    return {**view, "rounds": rounds, "progress": {"games": len(tables), "finished": done}}
 
 
 def _seat_token(player_token: str, game_id: str, seat: int) -> str:

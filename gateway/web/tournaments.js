@@ -185,11 +185,14 @@ export async function renderTournament(id, show, setLeave) {
   show(box);
   let playerToken = kept(PLAYERS)[id];
   const organiserToken = kept(ORGANISERS)[id];
-  let drawn = 0; // the version on the page: the live stream follows on from it
+  let drawn = 0; // the version on the page or seen on the stream: reads ask for it
   let typedName = ""; // what the join form holds, kept across redraws
+  let entrants = 0; // how many play: the page redraws less often for a large tournament
+  let waiting = false; // my table of this round is paired but its game not made yet
   async function draw() {
-    const t = await api("GET", `/v1/tournaments/${id}`);
+    const t = await api("GET", `/v1/tournaments/${id}?min_version=${drawn}`);
     drawn = Math.max(drawn, t.version);
+    entrants = t.players.length;
     const names = t.players.map((p) => p.name);
     const standings = el(
       "table",
@@ -241,7 +244,13 @@ export async function renderTournament(id, show, setLeave) {
     );
     const mine = el("div", { id: "my-tables" });
     if (playerToken) {
-      const me = await api("GET", `/v1/tournaments/${id}/me`, undefined, playerToken);
+      const me = await api(
+        "GET",
+        `/v1/tournaments/${id}/me?min_version=${drawn}`,
+        undefined,
+        playerToken,
+      );
+      waiting = me.tables.some((x) => !x.ready && !x.finished);
       for (const table of me.tables.filter((x) => x.ready && !x.finished)) {
         remember(table.game_id, table.seat, table.token);
         mine.append(
@@ -394,10 +403,31 @@ export async function renderTournament(id, show, setLeave) {
     }
     return part;
   }
-  const over = await draw();
-  if (over) return;
   // A tournament's stream is public: every result, pairing and rating as it happens.
+  // The page redraws 200 ms after a new round or the end; for others' results at most
+  // every second, or every 5 s with a thousand entrants: each redraw reads the whole
+  // tournament, and a thousand pages redrawing at every table's result swamped the
+  // gateways (#28, bench/tournament_crowd.py). While my table's game is not made yet
+  // (just after the pairing), it asks again each second.
   let pending = null;
+  let lastDraw = 0;
+  function redraw() {
+    pending = null;
+    lastDraw = Date.now();
+    draw()
+      .then((over) => {
+        if (!over && waiting) soon(1000);
+      })
+      .catch(() => {});
+  }
+  function soon(ms) {
+    clearTimeout(pending);
+    pending = setTimeout(redraw, ms);
+  }
+  const over = await draw();
+  lastDraw = Date.now();
+  if (over) return;
+  if (waiting) soon(1000);
   const types = [
     "PlayerRegistered",
     "PlayerRemoved",
@@ -412,9 +442,12 @@ export async function renderTournament(id, show, setLeave) {
     null,
     types,
     drawn,
-    () => {
-      clearTimeout(pending);
-      pending = setTimeout(() => draw().catch(() => {}), 200);
+    (event) => {
+      drawn = Math.max(drawn, event.version); // the redraw shows at least this
+      if (event.type === "RoundStarted" || event.type === "GameEnded") return soon(200);
+      if (pending) return; // a redraw is due already: it shows this event too
+      const calm = Math.max(1000, entrants * 5);
+      soon(Math.max(200, lastDraw + calm - Date.now()));
     },
     "/v1/tournaments",
   );

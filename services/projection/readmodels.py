@@ -131,6 +131,12 @@ class ReadModels:
             return None
         return int(raw[0]), loads(raw[1])
 
+    async def version(self, gen: int, game_id: str) -> int | None:
+        """The version the projection holds of a game (one small read: whether a page
+        made from its view is still current)."""
+        raw = await self.store.redis.hget(self.keys.game(gen, game_id), "v")
+        return int(raw) if raw is not None else None
+
     async def summaries(self, gen: int, game_ids: list[str]) -> dict[str, dict[str, Any]]:
         """The summaries of these games the projection has, in one round trip."""
         pipe = self.store.redis.pipeline(transaction=False)

@@ -12,7 +12,7 @@ from services.kernel.names import clean_name
 from services.kernel.spec import no_scoring
 
 FORMATS = ("round_robin", "swiss", "elimination", "duplicate")
-MAX_PLAYERS = 512
+MAX_PLAYERS = 1024
 
 
 def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]:

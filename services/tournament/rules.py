@@ -88,8 +88,7 @@ def _register(state: State, command: Mapping[str, Any], actor: int = ORGANISER) 
     most = state.options.get("max_players", MAX_PLAYERS)
     if len(entrants(state)) >= most:
         raise RuleViolation(f"at most {most} players", "tournament_full")
-    key = look_alike_key(name)
-    if any(look_alike_key(state.players[p].name) == key for p in entrants(state)):
+    if look_alike_key(name) in state.taken:
         raise RuleViolation(f"{name!r} (or a name that looks like it) is taken", "name_taken")
     return Event(
         "PlayerRegistered",
@@ -299,13 +298,15 @@ def evolve(state: State, event: Event) -> State:
         return state.but(options={**state.options, "game_options": dict(d["game_options"])})
     if t == "PlayerRegistered":
         player = Player(d["name"], d["kind"], d.get("bot_level", ""))
-        return state.but(players=(*state.players, player))
+        taken = state.taken | {look_alike_key(d["name"])}
+        return state.but(players=(*state.players, player), taken=taken)
     if t == "PlayerRemoved":
         gone = d["player"]
         players = tuple(
             replace(p, removed=True) if i == gone else p for i, p in enumerate(state.players)
         )
-        return state.but(players=players)
+        taken = state.taken - {look_alike_key(state.players[gone].name)}
+        return state.but(players=players, taken=taken)
     if t == "TournamentStarted":
         n = len(state.players)  # numbers stay: a removed player's entries are never used
         return state.but(

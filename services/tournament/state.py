@@ -51,6 +51,10 @@ class State(Replaceable):
     alive: tuple[int, ...] = ()  # elimination: players still in
     over: bool = False
     champions: tuple[int, ...] = ()
+    # The look-alike keys of the entrants' names (services.kernel.names): a registration
+    # checks its name against a set, not every entrant's name again (O(n) a
+    # registration made a thousand registrations quadratic: #28).
+    taken: frozenset[str] = frozenset()
 
     @property
     def current(self) -> Round | None:

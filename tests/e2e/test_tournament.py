@@ -44,8 +44,9 @@ def started_with_a_person(
     for i in range(bots):
         bot = {"name": f"bot{i}", "kind": "bot", "bot_level": "random"}
         assert http.post(f"/v1/tournaments/{tid}/players", json=bot, headers=organiser).is_success
-    assert http.post(f"/v1/tournaments/{tid}/start", headers=organiser).is_success
-    return tid, dict(human)
+    start = http.post(f"/v1/tournaments/{tid}/start", headers=organiser)
+    assert start.is_success
+    return tid, {**human, "started_at": start.json()["version"]}
 
 
 def test_a_human_plays_a_swiss_tournament_against_bots(http: httpx.Client) -> None:
@@ -312,3 +313,37 @@ def test_a_duplicate_table_is_held_from_everyone_outside_it_until_the_round_is_d
     time.sleep(0.6)  # gateways ask again about a held round at most every 0.5 s
     assert http.get(f"/v1/games/{other}").json()["view"]["status"]["over"]
     assert http.get(f"/v1/games/{other}/record").status_code == 200
+
+
+def test_the_page_is_made_once_a_version_and_me_waits_for_the_version_seen(
+    http: httpx.Client,
+) -> None:
+    """GET /v1/tournaments/{id} answers the same bytes for a version (made once per
+    version by each gateway, gateway/tournament_pages.py) as the response model would;
+    /me with the version a person saw on the stream shows the round paired at it."""
+    created = create(http, name="pages", rounds=1, table_size=3)
+    tid, human = started_with_a_person(http, created, bots=2)
+    mine = http.get(
+        f"/v1/tournaments/{tid}/me",
+        params={"min_version": human["started_at"]},  # the version that paired round 1
+        headers=auth(human["token"]),
+    ).json()
+    assert [t["round"] for t in mine["tables"]] == [1]
+    assert mine["tables"][0]["game_id"] == f"{tid}-r1-t0" and mine["tables"][0]["token"]
+    again = http.get(f"/v1/tournaments/{tid}/me", headers=auth(human["token"])).json()
+    assert again["tables"][0]["token"] == mine["tables"][0]["token"]  # the same seat token
+    first, second = http.get(f"/v1/tournaments/{tid}"), http.get(f"/v1/tournaments/{tid}")
+    if first.json()["version"] == second.json()["version"]:
+        assert first.content == second.content
+        assert first.headers["etag"] == f'"{first.json()["version"]}"'
+    body = first.json()
+    assert body["source"] == "projection" and body["tournament_id"] == tid
+    assert body["progress"] == {"games": 1, "finished": 0} or body["progress"]["finished"] == 1
+    assert body["rounds"][0]["tables"][0]["game_id"] == f"{tid}-r1-t0"
+    assert all(isinstance(s["points"], float) for s in body["standings"])  # the model's types
+    ahead = http.get(
+        f"/v1/tournaments/{tid}/me",
+        params={"min_version": body["version"] + 50},
+        headers=auth(human["token"]),
+    )
+    assert ahead.status_code == 200  # a version not there yet: the engine's answer

@@ -1,0 +1,115 @@
+"""A tournament's page (GET /v1/tournaments/{id}) and who sits where (GET /me), made once
+per version of the projection's read model and kept encoded.
+
+With a thousand entrants the page is a few hundred KiB (every player, every round's
+tables, the standings, the ratings after each round), and every person on the
+tournament page reads it and their own tables after a round is paired: made per request
+(read the view, validate it through the response model, encode it) a thousand such
+reads took the gateways seconds and the answers timed out (#28, bench.tournament_crowd).
+Now a request costs one small Redis read (the version the projection holds) and, when a
+newer version is there, one process per gateway makes its page: the body as the
+response model encodes it and each player's tables, while the others wait for it."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from gateway.models import Tournament
+from services.core.lru import BytesLRU
+from services.projection.readmodels import ReadModels
+from services.tournament.ids import table_game_id
+
+MAX_BYTES = 32 * 1024 * 1024  # a few large tournaments' pages at once
+CATCH_UP_S = 0.02  # how often a read waiting for the projection looks again
+
+
+@dataclass(frozen=True)
+class Page:
+    version: int
+    body: bytes  # the answer to GET /v1/tournaments/{id}
+    tables: dict[int, list[dict[str, Any]]]  # player -> their tables, round by round
+    over: bool
+
+
+class TournamentPages:
+    def __init__(self, read_models: ReadModels, max_bytes: int = MAX_BYTES) -> None:
+        self.read_models = read_models
+        self._pages: BytesLRU[str, Page] = BytesLRU(max_bytes)
+        self._making: dict[str, asyncio.Lock] = {}
+
+    async def page(
+        self, gen: int, tournament_id: str, min_version: int, wait_s: float = 0.0
+    ) -> Page | None:
+        """The page at the read model's version, if it has ``min_version`` (else None:
+        the caller asks the engine), waiting up to ``wait_s`` for the projection to
+        catch up."""
+        version = await self.read_models.version(gen, tournament_id)
+        deadline = time.monotonic() + wait_s
+        while (version is None or version < min_version) and time.monotonic() < deadline:
+            await asyncio.sleep(CATCH_UP_S)
+            version = await self.read_models.version(gen, tournament_id)
+        if version is None or version < min_version:
+            return None
+        kept = self._pages.get(tournament_id)
+        if kept is not None and kept.version >= version:
+            return kept
+        lock = self._making.setdefault(tournament_id, asyncio.Lock())
+        async with lock:  # one maker per tournament; the others find its page
+            kept = self._pages.get(tournament_id)
+            if kept is not None and kept.version >= version:
+                return kept
+            found = await self.read_models.public_view(gen, tournament_id)
+            if found is None or found[0] < min_version:
+                return None
+            page = make_page(tournament_id, *found)
+            self._pages.put(tournament_id, page, 3 * len(page.body))
+        if not lock.locked():
+            self._making.pop(tournament_id, None)
+        return page
+
+
+def make_page(tournament_id: str, version: int, view: dict[str, Any]) -> Page:
+    body = {"tournament_id": tournament_id, "version": version, "source": "projection"}
+    body |= with_games(tournament_id, view)
+    encoded = orjson.dumps(Tournament.model_validate(body).model_dump(mode="json"))
+    return Page(version, encoded, tables_by_player(tournament_id, view), view["status"]["over"])
+
+
+def with_games(tournament_id: str, view: dict[str, Any]) -> dict[str, Any]:
+    """The view with each table's game id, and the progress in games."""
+    rounds = [
+        {
+            **r,
+            "tables": [
+                {**t, "game_id": table_game_id(tournament_id, r["round"], t["table"])}
+                for t in r["tables"]
+            ],
+        }
+        for r in view["rounds"]
+    ]
+    tables = [t for r in rounds for t in r["tables"]]
+    done = sum(1 for t in tables if t["keys"] is not None)
+    return {**view, "rounds": rounds, "progress": {"games": len(tables), "finished": done}}
+
+
+def tables_by_player(tournament_id: str, view: dict[str, Any]) -> dict[int, list[dict[str, Any]]]:
+    """Every table each player sits at, round by round."""
+    out: dict[int, list[dict[str, Any]]] = {}
+    for r in view["rounds"]:
+        for t in r["tables"]:
+            for seat, player in enumerate(t["players"]):
+                out.setdefault(player, []).append(
+                    {
+                        "round": r["round"],
+                        "game": r["game"],
+                        "game_id": table_game_id(tournament_id, r["round"], t["table"]),
+                        "seat": seat,
+                        "finished": t["keys"] is not None,
+                    }
+                )
+    return out
