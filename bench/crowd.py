@@ -224,11 +224,14 @@ async def send(conns: dict[Any, Conn], where: Any, raw: bytes) -> tuple[int, byt
         return await conns[where].request(raw)
 
 
-def second_gateway(launched: str) -> tuple[subprocess.Popen[bytes], str]:
-    """A gateway beside the launcher's, on the same Redis and engines."""
+def second_gateway(launched: str, log: str = "") -> tuple[subprocess.Popen[bytes], str]:
+    """A gateway beside the launcher's, on the same Redis and engines (its log to
+    ``log``, if given)."""
     redis = re.search(r"at (redis://\S+)", launched)
-    engines = dict(re.findall(r"([a-z-]+) engine at (\S+)", launched))
-    projection = re.search(r"projection at (\S+)", launched)
+    engines: dict[str, list[str]] = {}  # replicas as one "a+b" target, as the launcher does
+    for name, address in re.findall(r"([a-z-]+) engine(?: #\d+)? at (\S+)", launched):
+        engines.setdefault(name, []).append(address)
+    projection = re.search(r"projection(?: #\d+)? at (\S+)", launched)
     assert redis and projection
     port = free_port()
     env = {
@@ -238,11 +241,10 @@ def second_gateway(launched: str) -> tuple[subprocess.Popen[bytes], str]:
         "RAFFE_PORT": str(port),
         "RAFFE_METRICS_PORT": str(free_port()),
         "RAFFE_PROJECTION": projection.group(1),
-        "RAFFE_ENGINES": ",".join(f"{k}={v}" for k, v in engines.items()),
+        "RAFFE_ENGINES": ",".join(f"{k}={'+'.join(v)}" for k, v in engines.items()),
     }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gateway"], env=env, stderr=subprocess.DEVNULL
-    )
+    out = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115 - the child's
+    process = subprocess.Popen([sys.executable, "-m", "gateway"], env=env, stderr=out)
     url = f"http://127.0.0.1:{port}"
     for _ in range(200):
         try:
@@ -462,7 +464,7 @@ def main(argv: list[str] | None = None) -> None:
         assert gateway and redis, text
         urls, pids = [gateway.group(1)], service_pids(text)
         if args.gateways == 2:
-            process, url = second_gateway(text)
+            process, url = second_gateway(text, args.log and args.log + ".gateway2")
             extra.append(process)
             urls.append(url)
             pids["gateway #2"] = process.pid

@@ -225,14 +225,16 @@ class Person:
         round or the end, at most every max(1 s, 5 ms per entrant) for other events, and
         each second while its table of the round is paired but its game not made yet."""
         seen = self.room.seen
+        calm = max(1.0, 0.005 * self.room.entrants)
+        drawn_at = time.monotonic()
+        first = await self.draw()  # then the stream from the version drawn, as the page
         path = f"/v1/tournaments/{self.room.tournament_id}/events/stream?after={self.drawn}"
         stream = await TypedSse.open(*self.where, path, {}, self.on_event)
         seen.opened()
-        calm = max(1.0, 0.005 * self.room.entrants)
         try:
             while True:
-                drawn_at = time.monotonic()
-                over, tables = await self.draw()
+                over, tables = first or await self.draw()
+                first = None
                 if over:
                     return None
                 fresh = [t for t in tables if not t["finished"] and t["game_id"] not in self.played]
@@ -242,16 +244,19 @@ class Person:
                 if fresh:
                     seen.not_ready += 1
                     await asyncio.sleep(1.0)
+                    drawn_at = time.monotonic()
                     continue
                 try:
                     await asyncio.wait_for(self.dirty.wait(), IDLE_REDRAW_S)
                 except TimeoutError:  # a page that missed the end would wait for good
                     seen.idle_redraws += 1
+                    drawn_at = time.monotonic()
                     continue
                 wait = 0.2 if self.urgent else max(0.2, drawn_at + calm - time.monotonic())
                 await asyncio.sleep(wait)  # an urgent event meanwhile waits no longer
                 self.dirty.clear()
                 self.urgent = False
+                drawn_at = time.monotonic()
         finally:
             stream.close()
             seen.streams -= 1
@@ -611,7 +616,7 @@ def main(argv: list[str] | None = None) -> None:
         redis = re.search(r"at (redis://\S+)", text)
         assert gateway and redis, text
         pids = service_pids(text)
-        process, url = second_gateway(text)
+        process, url = second_gateway(text, args.log and args.log + ".gateway2")
         extra.append(process)
         pids["gateway #2"] = process.pid
         engines = {k: v for k, v in pids.items() if " engine" in k}
