@@ -348,7 +348,9 @@ async def soak(
         sample = await measure(60.0, tally, pids)
         sample["minute"] = minute + 1
         sample["redis_used_mib"] = int(redis.info("memory")["used_memory"]) / 2**20
-        sample["archived_verified"] = await verify_archived(http, tables, args.retain)
+        sample["archived_verified"] = await verify_archived(
+            http, tables, args.retain, args.archive_ttl
+        )
         samples.append(sample)
         gateway = sample["processes"]["gateway"]["rss_mib"]
         say(
@@ -361,11 +363,14 @@ async def soak(
     return samples
 
 
-async def verify_archived(http: httpx.AsyncClient, tables: list[Table], retain: float) -> int:
+async def verify_archived(
+    http: httpx.AsyncClient, tables: list[Table], retain: float, ttl: float
+) -> int:
     """Records of up to three games finished long enough ago to be archived, re-played
     through the engines' code: the count that matched (a mismatch raises)."""
     now = time.monotonic()  # archived by now (the projection archives every 30 s), and
-    due = [g for t in tables for g, at in t.finished if retain + 45 < now - at < retain + 300]
+    latest = retain + min(300.0, ttl - 30)  # past the archive's TTL a game is gone whole
+    due = [g for t in tables for g, at in t.finished if retain + 45 < now - at < latest]
     verified = 0
     for game_id in random.sample(due, min(3, len(due))):  # before the archive's TTL
         answer = await http.get(f"/v1/games/{game_id}/record")

@@ -31,10 +31,13 @@ FAR = 2**62
 async def game_record(game_id: GameId, c: ClientsDep) -> Response:
     """The finished game as one document: options, seats and players, seed, every
     command with its time and every event. ``raffe verify FILE`` re-plays it offline.
-    409 ``game_not_over`` while it is played."""
+    409 ``game_not_over`` while it is played; 404 ``unknown_game`` once retention has
+    taken it (RAFFE_ARCHIVE_TTL_S)."""
     game = GAMES.get(await c.game_type(game_id))
     await check_hold(c, game_id, SPECTATOR)
     stored = await c.store.read_game(game_id)
+    if not stored:  # gone whole (the gateway may still know its type)
+        raise Problem(404, "unknown_game", f"no game {game_id}")
     if game is None or not is_finished(stored):
         raise Problem(409, "game_not_over", "a record is made once the game is over")
     names = (await c.names([game_id]))[game_id]
