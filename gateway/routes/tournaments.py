@@ -192,7 +192,10 @@ async def get(
     model; ``min_version`` waits for your own write, then asks the engine."""
     if await c.game_type(tournament_id) != "tournament":
         raise Problem(404, "unknown_tournament", f"no tournament {tournament_id}")
-    wait = c.settings.read_wait_ms / 1000
+    # Wait for the projection only for a version the log has; for one it has not, the
+    # engine's path below waits (one wait in all, within the request's deadline).
+    logged = min_version <= await c.store.version(tournament_id)
+    wait = c.settings.read_wait_ms / 1000 if logged else 0.0
     page = await c.pages.page(await c.generation(), tournament_id, min_version, wait)
     if page is not None:  # made once per version (gateway.tournament_pages)
         headers = {"ETag": f'"{page.version}"'}
@@ -252,8 +255,9 @@ async def me(
     player = who.seat - PLAYER_SEATS
     # As current as the engine's answer was: the read model once it has the log's
     # version (a moment after a pairing), the engine if it lags longer.
-    newest = max(min_version, await c.store.version(tournament_id))
-    wait = c.settings.read_wait_ms / 1000
+    logged = await c.store.version(tournament_id)
+    newest = max(min_version, logged)
+    wait = c.settings.read_wait_ms / 1000 if min_version <= logged else 0.0
     page = await c.pages.page(await c.generation(), tournament_id, newest, wait)
     if page is not None:
         tables = [dict(t) for t in page.tables.get(player, [])]

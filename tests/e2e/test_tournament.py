@@ -347,3 +347,5 @@ def test_the_page_is_made_once_a_version_and_me_waits_for_the_version_seen(
         headers=auth(human["token"]),
     )
     assert ahead.status_code == 200  # a version not there yet: the engine's answer
+    far = http.get(f"/v1/tournaments/{tid}", params={"min_version": 999_999_999_999})
+    assert far.status_code == 200 and far.json()["source"] == "engine"  # in one wait
