@@ -21,4 +21,5 @@ if __name__ == "__main__":
         access_log=False,
         # X-Forwarded-For is read by gateway.addresses, from RAFFE_TRUSTED_PROXIES only.
         proxy_headers=False,
+        timeout_keep_alive=settings.keep_alive_s,
     )

@@ -28,6 +28,11 @@ class GatewaySettings(Env):
     # it has started is not bound by it.
     request_timeout_s: float = Field(3.0, gt=0)
     sse_heartbeat_s: float = Field(15.0, gt=0)
+    # How long an idle keep-alive connection stays open. Longer than the idle timeouts of
+    # what sits in front (nginx's upstream 60 s, cloud balancers' 60 s): the side that
+    # closes first must be the client's, or a request sent as the gateway closes is lost
+    # ("server disconnected", a 502 at the balancer). uvicorn's 5 s lost one in CI.
+    keep_alive_s: int = Field(75, ge=1, le=3600)
     access_log: bool = True  # a JSON line per request (method, path, status, ms, request id)
     # Proxies whose X-Forwarded-For names the client (gateway.addresses); none by default.
     trusted_proxies: Names = Field(default_factory=list)

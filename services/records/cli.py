@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import orjson
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from services.games import GAMES
@@ -28,11 +29,15 @@ def verify_files(paths: list[str]) -> int:
                 done = verify(doc, GAMES)
             except Mismatch as mismatch:
                 bad += 1
-                console.print(f"[red]FAILED[/red] {name} (game {doc.get('game_id')}): {mismatch}")
+                # One line per record, whatever the width (grep finds it; a wrap once
+                # split "command 1" across lines), and a record's text is never markup.
+                said = escape(f"{name} (game {doc.get('game_id')}): {mismatch}")
+                console.print(f"[red]FAILED[/red] {said}", soft_wrap=True)
                 continue
             console.print(
-                f"[green]ok[/green] {name}: game {done.game_id}, "
-                f"{done.commands} commands, {done.events} events re-played byte for byte"
+                f"[green]ok[/green] {escape(name)}: game {done.game_id}, "
+                f"{done.commands} commands, {done.events} events re-played byte for byte",
+                soft_wrap=True,
             )
     return 1 if bad else 0
 

@@ -5,7 +5,9 @@ shared deck stays sealed at its finished tables, and booleans are booleans."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import threading
 import time
 import uuid
@@ -360,3 +362,21 @@ def test_flags_are_booleans_and_a_view_says_practice(http: httpx.Client) -> None
         assert view["practice"] is expected
         spectator = http.get(f"/v1/games/{game['game_id']}").json()["view"]
         assert spectator["practice"] is expected
+
+
+def test_an_idle_connection_outlives_a_proxys_idle_timeout(system: System) -> None:
+    """A keep-alive connection idle past uvicorn's 5 s default still serves: the gateway
+    must not close first (a request sent as it closes is lost: "server disconnected" in
+    CI, a 502 behind a balancer). RAFFE_KEEP_ALIVE_S is 75 s by default."""
+    host, port = system.base_url.removeprefix("http://").split(":")
+    request = f"GET /healthz HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
+    with socket.create_connection((host, int(port)), timeout=5) as conn:
+        conn.sendall(request)
+        assert conn.recv(65536).startswith(b"HTTP/1.1 200")
+        time.sleep(5.5)
+        conn.setblocking(False)
+        with contextlib.suppress(BlockingIOError):  # nothing to read: still open
+            assert conn.recv(1, socket.MSG_PEEK) != b"", "the gateway closed it"
+        conn.setblocking(True)
+        conn.sendall(request)
+        assert conn.recv(65536).startswith(b"HTTP/1.1 200"), "served on the same socket"
