@@ -9,6 +9,9 @@ RUN_STAMP := $(VENV)/.run-stamp
 PROTOS := $(sort $(wildcard proto/raffe/v1/*.proto))
 GEN    := raffe/v1/.generated-stamp
 PYTEST_ARGS ?=
+# The suite runs on every core (up to 4), a test file to a worker: most of an end-to-end
+# test's time is waiting on timers and other processes. TEST_JOBS=0 runs it in one process.
+TEST_JOBS ?= auto
 
 .PHONY: run test lint proto install bench demo clean manifests
 
@@ -52,7 +55,7 @@ run: proto
 	$(BIN)/python -m services.launcher
 
 test: $(STAMP) proto
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_JOBS) --maxprocesses 4 --dist loadfile $(PYTEST_ARGS)
 
 lint: $(STAMP) proto
 	$(BIN)/ruff check .

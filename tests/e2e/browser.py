@@ -84,6 +84,13 @@ def click(driver: WebDriver, css: str) -> None:
     wait_for(clicked, message=f"nothing enabled at {css}")
 
 
+def texts(driver: WebDriver, css: str) -> list[str]:
+    """The shown text of every element ``css`` matches, read in one step: the page may
+    redraw between reads of elements one by one (a stale element under load)."""
+    script = "return [...document.querySelectorAll(arguments[0])].map(e => e.innerText)"
+    return [str(t) for t in driver.execute_script(script, css)]
+
+
 def held_seat(driver: WebDriver, game_id: str) -> dict[str, Any]:
     raw = driver.execute_script("return localStorage.getItem('raffe.tokens')") or "{}"
     return dict(json.loads(raw)[game_id])

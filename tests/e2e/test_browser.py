@@ -37,6 +37,7 @@ from tests.e2e.browser import (
     needs_chromium,
     network_text,
     status,
+    texts,
     wait_for,
 )
 from tests.e2e.players import auth
@@ -211,7 +212,7 @@ def test_a_whole_game_is_played_by_clicking(
     assert moves > 0 and final["view"]["status"]["over"] and final["version"] >= shown
     assert "Game over" in status(page)
     # #24 item 2: every move is told, the bot's too, and the end is explained by its rule.
-    told = [li.text for li in page.find_elements(By.CSS_SELECTOR, "#move-log li")]
+    told = texts(page, "#move-log li")
     assert len(told) >= 2 * moves or len(told) == 40, told
     assert told[0].startswith("LATEST") or "latest" in told[0].lower()
     assert any(line.startswith(("You ", "LATEST You ")) for line in told), told

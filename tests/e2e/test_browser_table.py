@@ -8,7 +8,7 @@ import json
 import httpx
 from selenium.webdriver.common.by import By
 
-from tests.e2e.browser import browser, click, find, held_seat, wait_for
+from tests.e2e.browser import browser, click, find, held_seat, texts, wait_for
 from tests.e2e.players import auth, create
 from tests.e2e.system import System
 from tests.e2e.test_browser import invited_pair, play_by_clicking, status, version_shown
@@ -30,14 +30,10 @@ def test_a_person_leaves_and_the_other_finishes_against_the_bot(
         click(bob, "#leave")
         wait_for(lambda: "a bot plays your seat" in find(bob, "#stand-in").text)
         wait_for(lambda: "left, a bot plays" in seat_line(alice, 1), 15, "no stand-in shown")
-        told = [li.text for li in alice.find_elements(By.CSS_SELECTOR, "#move-log li")]
         wait_for(
-            lambda: any(
-                "left the table" in li.text
-                for li in alice.find_elements(By.CSS_SELECTOR, "#move-log li")
-            ),
+            lambda: any("left the table" in line for line in texts(alice, "#move-log li")),
             10,
-            f"the move log does not tell it: {told}",
+            "the move log does not tell it",
         )
         moves = play_by_clicking(alice, http, "giraffometer", game_id)
         assert moves > 0 and "Game over" in status(alice)

@@ -12,6 +12,7 @@ import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from http.client import HTTPConnection
 from typing import Any
 
 import httpx
@@ -369,14 +370,17 @@ def test_an_idle_connection_outlives_a_proxys_idle_timeout(system: System) -> No
     must not close first (a request sent as it closes is lost: "server disconnected" in
     CI, a 502 behind a balancer). RAFFE_KEEP_ALIVE_S is 75 s by default."""
     host, port = system.base_url.removeprefix("http://").split(":")
-    request = f"GET /healthz HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
-    with socket.create_connection((host, int(port)), timeout=5) as conn:
-        conn.sendall(request)
-        assert conn.recv(65536).startswith(b"HTTP/1.1 200")
+    conn = HTTPConnection(host, int(port), timeout=5)
+    try:
+        conn.request("GET", "/healthz")
+        assert conn.getresponse().read() == b'{"status":"ok"}'
+        first = conn.sock
         time.sleep(5.5)
-        conn.setblocking(False)
+        first.setblocking(False)
         with contextlib.suppress(BlockingIOError):  # nothing to read: still open
-            assert conn.recv(1, socket.MSG_PEEK) != b"", "the gateway closed it"
-        conn.setblocking(True)
-        conn.sendall(request)
-        assert conn.recv(65536).startswith(b"HTTP/1.1 200"), "served on the same socket"
+            assert first.recv(1, socket.MSG_PEEK) != b"", "the gateway closed it"
+        first.setblocking(True)
+        conn.request("GET", "/healthz")
+        assert conn.getresponse().status == 200 and conn.sock is first, "on the same socket"
+    finally:
+        conn.close()
