@@ -12,12 +12,16 @@ The organiser creates a Swiss tournament of four-seat Giraffe Raffe tables and r
 in for a node of its own as in bench.scaleout (root: it writes cgroups).
 
 Each simulated person does what the web client's tournament page does: between games it
-holds the tournament's live stream and, 200 ms after the last of a burst of events,
-redraws (GET the tournament, then GET /me); when /me shows a table of a new round ready
-it goes to the table, holds its seat's stream and plays. A person thinks for a time drawn
-uniformly from --think seconds before each move. The moves are computed beforehand from
-each table's seed (the bench reads the tournament's seed from the log, as the runner
-does; a person would not know it), so the client does no game logic.
+holds the tournament's live stream and redraws the page (GET the tournament, then GET
+/me) at most every max(1 s, 5 ms per entrant); on a new round it reads /me at once (and
+each second while its table's game is not made yet) and redraws the whole page 200 ms
+plus a random share of up to 3 ms per entrant (3 s at most) later. When /me shows a
+table of a new round ready, the person sees it and clicks after 0.5-3 s (the page's
+redraw happens if it falls due first), then holds its seat's stream and plays. A person
+thinks for a time drawn uniformly from --think seconds before each move. The moves are
+computed beforehand from each table's seed (the bench reads the tournament's seed from
+the log, as the runner does; a person would not know it), so the client does no game
+logic.
 
 Reported: registration, each round's length and its turnaround (last move of a round to
 the first and to the last table of the next one seated, and what the logs' times say:
@@ -205,7 +209,8 @@ class Person:
         self.conns: dict[Where, Conn] = {}
         self.drawn = 0
         self.dirty = asyncio.Event()
-        self.urgent = False
+        self.urgent = self.new_round = False
+        self.page_due: float | None = None  # when the page redraws after a new round
 
     async def attend(self) -> None:
         self.conns[self.where] = await Conn.open(*self.where)
@@ -221,9 +226,7 @@ class Person:
 
     async def next_table(self) -> tuple[str, int, str] | None:
         """The tournament page until a new table is ready (None: the tournament is over),
-        redrawn as the web client does (gateway/web/tournaments.js): 200 ms after a new
-        round or the end, at most every max(1 s, 5 ms per entrant) for other events, and
-        each second while its table of the round is paired but its game not made yet."""
+        redrawn as the web client does (gateway/web/tournaments.js)."""
         seen = self.room.seen
         calm = max(1.0, 0.005 * self.room.entrants)
         drawn_at = time.monotonic()
@@ -231,39 +234,68 @@ class Person:
         path = f"/v1/tournaments/{self.room.tournament_id}/events/stream?after={self.drawn}"
         stream = await TypedSse.open(*self.where, path, {}, self.on_event)
         seen.opened()
+        mine_only, self.page_due = False, None
         try:
             while True:
-                over, tables = first or await self.draw()
-                first = None
+                if first is not None:
+                    (over, tables), first = first, None
+                elif mine_only:
+                    over, tables = False, await self.mine()
+                else:
+                    over, tables = await self.draw()
                 if over:
                     return None
                 fresh = [t for t in tables if not t["finished"] and t["game_id"] not in self.played]
                 ready = [t for t in fresh if t["ready"]]
                 if ready:
+                    await self.pause(random.uniform(0.5, 3.0))  # seen, then clicked
                     return ready[0]["game_id"], ready[0]["seat"], ready[0]["token"]
                 if fresh:
                     seen.not_ready += 1
-                    await asyncio.sleep(1.0)
-                    drawn_at = time.monotonic()
+                    await self.pause(1.0)
+                    mine_only = True
+                    continue
+                if self.page_due is not None:  # no table for me: the page's redraw
+                    await asyncio.sleep(max(0.0, self.page_due - time.monotonic()))
+                    self.page_due, mine_only = None, False
                     continue
                 try:
                     await asyncio.wait_for(self.dirty.wait(), IDLE_REDRAW_S)
                 except TimeoutError:  # a page that missed the end would wait for good
                     seen.idle_redraws += 1
-                    drawn_at = time.monotonic()
+                    drawn_at, mine_only = time.monotonic(), False
                     continue
-                wait = 0.2 if self.urgent else max(0.2, drawn_at + calm - time.monotonic())
-                await asyncio.sleep(wait)  # an urgent event meanwhile waits no longer
+                if self.new_round:  # my table at once, the whole page a moment later
+                    mine_only, self.page_due = True, time.monotonic() + self.spread()
+                elif self.urgent:  # the end
+                    await asyncio.sleep(self.spread())
+                    mine_only = False
+                else:
+                    await asyncio.sleep(max(0.2, drawn_at + calm - time.monotonic()))
+                    mine_only = False
                 self.dirty.clear()
-                self.urgent = False
+                self.urgent = self.new_round = False
                 drawn_at = time.monotonic()
         finally:
             stream.close()
             seen.streams -= 1
 
+    def spread(self) -> float:
+        return 0.2 + random.uniform(0, min(3.0, 0.003 * self.room.entrants))
+
+    async def pause(self, seconds: float) -> None:
+        """Stay on the page this long; the page's redraw happens if it falls due."""
+        until = time.monotonic() + seconds
+        if self.page_due is not None and self.page_due < until:
+            await asyncio.sleep(max(0.0, self.page_due - time.monotonic()))
+            self.page_due = None
+            await self.draw()
+        await asyncio.sleep(max(0.0, until - time.monotonic()))
+
     def on_event(self, version: int, kind: bytes) -> None:
         self.drawn = max(self.drawn, version)
         self.urgent = self.urgent or kind in (b"RoundStarted", b"GameEnded")
+        self.new_round = self.new_round or kind == b"RoundStarted"
         self.dirty.set()
 
     async def draw(self) -> tuple[bool, list[dict[str, Any]]]:
@@ -279,14 +311,19 @@ class Person:
         found = re.search(rb'"version":(\d+)', page)
         self.drawn = max(self.drawn, int(found.group(1)) if found else 0)
         over = b'"over":true' in page
+        return over, await self.mine()
+
+    async def mine(self) -> list[dict[str, Any]]:
+        """GET /me: my tables."""
+        seen, tid = self.room.seen, self.room.tournament_id
         started = time.perf_counter()
         auth = {"Authorization": f"Bearer {self.token}"}
         status, me = await self._get(f"/v1/tournaments/{tid}/me?min_version={self.drawn}", auth)
         seen.me_s.append(time.perf_counter() - started)
         if status != 200:
             seen.error(f"me: http {status}")
-            return over, []
-        return over, orjson.loads(me)["tables"]
+            return []
+        return list(orjson.loads(me)["tables"])
 
     async def _get(self, path: str, headers: dict[str, str]) -> tuple[int, bytes]:
         return await send(self.conns, self.where, build("GET", path, headers))

@@ -189,6 +189,35 @@ export async function renderTournament(id, show, setLeave) {
   let typedName = ""; // what the join form holds, kept across redraws
   let entrants = 0; // how many play: the page redraws less often for a large tournament
   let waiting = false; // my table of this round is paired but its game not made yet
+  // My tables: kept across redraws of the page and drawn on their own, from the small
+  // /me answer, so a new round shows my table at once while the whole page (the
+  // standings, every table) redraws later, spread over a moment (see below).
+  const mine = el("div", { id: "my-tables" });
+  async function drawMine() {
+    const me = await api(
+      "GET",
+      `/v1/tournaments/${id}/me?min_version=${drawn}`,
+      undefined,
+      playerToken,
+    );
+    waiting = me.tables.some((x) => !x.ready && !x.finished);
+    mine.replaceChildren(
+      ...me.tables
+        .filter((x) => x.ready && !x.finished)
+        .map((table) => {
+          remember(table.game_id, table.seat, table.token);
+          return el(
+            "p",
+            {},
+            el(
+              "a",
+              { href: `#/games/${table.game_id}`, class: "my-table" },
+              `Your table in round ${table.round} (${table.game})`,
+            ),
+          );
+        }),
+    );
+  }
   async function draw() {
     const t = await api("GET", `/v1/tournaments/${id}?min_version=${drawn}`);
     drawn = Math.max(drawn, t.version);
@@ -242,30 +271,7 @@ export async function renderTournament(id, show, setLeave) {
         ),
       ),
     );
-    const mine = el("div", { id: "my-tables" });
-    if (playerToken) {
-      const me = await api(
-        "GET",
-        `/v1/tournaments/${id}/me?min_version=${drawn}`,
-        undefined,
-        playerToken,
-      );
-      waiting = me.tables.some((x) => !x.ready && !x.finished);
-      for (const table of me.tables.filter((x) => x.ready && !x.finished)) {
-        remember(table.game_id, table.seat, table.token);
-        mine.append(
-          el(
-            "p",
-            {},
-            el(
-              "a",
-              { href: `#/games/${table.game_id}`, class: "my-table" },
-              `Your table in round ${table.round} (${table.game})`,
-            ),
-          ),
-        );
-      }
-    }
+    if (playerToken) await drawMine();
     const st = t.status;
     const said = st.over
       ? `Over. Champion: ${(st.champions || []).map((c) => names[c]).join(", ")}`
@@ -404,19 +410,22 @@ export async function renderTournament(id, show, setLeave) {
     return part;
   }
   // A tournament's stream is public: every result, pairing and rating as it happens.
-  // The page redraws 200 ms after a new round or the end; for others' results at most
-  // every second, or every 5 s with a thousand entrants: each redraw reads the whole
-  // tournament, and a thousand pages redrawing at every table's result swamped the
-  // gateways (#28, bench/tournament_crowd.py). While my table's game is not made yet
-  // (just after the pairing), it asks again each second.
+  // A new round or the end: my tables at once (the small /me read, asked again each
+  // second while my table's game is not made yet), the whole page after 200 ms plus a
+  // share of a moment that grows with the entrants (up to 3 s at a thousand), so a
+  // thousand pages do not all read the whole tournament in the same instant. Others'
+  // results redraw the page at most every second, or every 5 s with a thousand
+  // entrants (#28, bench/tournament_crowd.py: pages redrawing together swamped the
+  // gateways).
   let pending = null;
+  let minePending = null;
   let lastDraw = 0;
   function redraw() {
     pending = null;
     lastDraw = Date.now();
     draw()
       .then((over) => {
-        if (!over && waiting) soon(1000);
+        if (!over && waiting) mineSoon(1000);
       })
       .catch(() => {});
   }
@@ -424,10 +433,24 @@ export async function renderTournament(id, show, setLeave) {
     clearTimeout(pending);
     pending = setTimeout(redraw, ms);
   }
+  function mineSoon(ms) {
+    clearTimeout(minePending);
+    minePending = setTimeout(() => {
+      minePending = null;
+      drawMine()
+        .then(() => {
+          if (waiting) mineSoon(1000);
+        })
+        .catch(() => {
+          if (waiting) mineSoon(1000);
+        });
+    }, ms);
+  }
+  const spread = () => 200 + Math.random() * Math.min(3000, entrants * 3);
   const over = await draw();
   lastDraw = Date.now();
   if (over) return;
-  if (waiting) soon(1000);
+  if (waiting) mineSoon(1000);
   const types = [
     "PlayerRegistered",
     "PlayerRemoved",
@@ -444,7 +467,10 @@ export async function renderTournament(id, show, setLeave) {
     drawn,
     (event) => {
       drawn = Math.max(drawn, event.version); // the redraw shows at least this
-      if (event.type === "RoundStarted" || event.type === "GameEnded") return soon(200);
+      if (event.type === "RoundStarted" || event.type === "GameEnded") {
+        if (playerToken && event.type === "RoundStarted") mineSoon(0);
+        return soon(spread());
+      }
       if (pending) return; // a redraw is due already: it shows this event too
       const calm = Math.max(1000, entrants * 5);
       soon(Math.max(200, lastDraw + calm - Date.now()));
@@ -454,5 +480,6 @@ export async function renderTournament(id, show, setLeave) {
   setLeave(() => {
     stop();
     clearTimeout(pending);
+    clearTimeout(minePending);
   });
 }

@@ -84,6 +84,13 @@ def click(driver: WebDriver, css: str) -> None:
     wait_for(clicked, message=f"nothing enabled at {css}")
 
 
+def shown_text(driver: WebDriver, css: str) -> str:
+    """The shown text of the first element at ``css`` once there is one, read in one
+    step (an element found, then read, may be redrawn between: stale under load)."""
+    script = "const e = document.querySelector(arguments[0]); return e ? [e.innerText] : null"
+    return str(wait_for(lambda: driver.execute_script(script, css), message=f"no {css}")[0])
+
+
 def texts(driver: WebDriver, css: str) -> list[str]:
     """The shown text of every element ``css`` matches, read in one step: the page may
     redraw between reads of elements one by one (a stale element under load)."""

@@ -36,6 +36,7 @@ from tests.e2e.browser import (
     held_seat,
     needs_chromium,
     network_text,
+    shown_text,
     status,
     texts,
     wait_for,
@@ -218,14 +219,14 @@ def test_a_whole_game_is_played_by_clicking(
     assert any(line.startswith(("You ", "LATEST You ")) for line in told), told
     assert any("Bot 1" in line for line in told), told
     assert not any("{" in line or "undefined" in line for line in told), told
-    assert any(words in find(page, "#why").text for words in WHY[game])
+    assert any(words in shown_text(page, "#why") for words in WHY[game])
     announced = page.execute_script("return document.getElementById('announce').textContent")
     assert "Game over" in announced
     if game == "giraffometer":  # #24 item 6: a final scoreboard and the last reveal kept
-        assert "winner" in find(page, "#final-scores").text
+        assert "winner" in shown_text(page, "#final-scores")
         rows = page.find_elements(By.CSS_SELECTOR, "#revealed-facts tbody tr")
         assert len(rows) == 6 and all(re.search(r"\d", r.text) for r in rows)
-        marks = find(page, "#revealed-facts").text
+        marks = shown_text(page, "#revealed-facts")
         assert "lowest" in marks and "highest" in marks
         assert len(page.find_elements(By.CSS_SELECTOR, "#revealed-votes tbody tr")) == 2
         assert not page.find_elements(By.CSS_SELECTOR, "#vote")  # no empty round to vote in
@@ -293,7 +294,7 @@ def test_the_other_table_draws_a_move_from_the_stream_alone(system: System) -> N
         requested(bob)  # what loading the table sent is not what a move makes it send
         click_giraffometer(alice, {"lowest": 1, "highest": 2})
         wait_for(lambda: version_shown(bob) > before, 10, "Bob did not see the vote")
-        assert "1/2 voted" in status(bob) or "1/2 voted" in find(bob, "#board").text
+        assert "1/2 voted" in status(bob) or "1/2 voted" in shown_text(bob, "#board")
         time.sleep(1.2)  # longer than the client's fallback read would wait
         reads = [
             (m, u)
@@ -316,19 +317,19 @@ def test_a_newcomer_learns_each_game_from_the_client(page: WebDriver) -> None:
     for game, words in RULE_WORDS.items():
         Select(find(page, "#game")).select_by_value(game)
         click(page, "#how-to a")
-        wait_for(lambda: "How to play" in find(page, "h1").text)
-        text = find(page, ".rules").text
+        wait_for(lambda: "How to play" in shown_text(page, "h1"))
+        text = shown_text(page, ".rules")
         assert all(w in text for w in words), (game, [w for w in words if w not in text])
         assert page.find_elements(By.CSS_SELECTOR, ".rules .picture")
         screenshot(page, f"rules-{game}")
         page.back()
     create_from_lobby(page, "giraffe-raffe", ["you", "bot"])
-    hint = wait_for(lambda: "Your move" in find(page, "#hint").text and find(page, "#hint").text)
+    hint = wait_for(lambda: "Your move" in shown_text(page, "#hint") and shown_text(page, "#hint"))
     assert "outlined in green" in hint
     off = page.find_elements(By.CSS_SELECTOR, "button.play:disabled")
     assert off and all(b.get_attribute("title") for b in off)  # why it is off
     click(page, "a.rules-link")
-    wait_for(lambda: find(page, "h1").text == "How to play Giraffe Raffe")
+    wait_for(lambda: shown_text(page, "h1") == "How to play Giraffe Raffe")
 
 
 def test_riff_raff_load_controls_are_labelled_and_previewed(
@@ -536,21 +537,21 @@ def test_the_replay_viewer_steps_through_a_finished_game(
     assert last == len({(e["command_id"], e["actor"]) for e in events})  # moves, not versions
     click(page, "#replay-first")
     wait_for(lambda: label.text.startswith("move 1 "))
-    assert "A game for 2 players" in find(page, "#replay-caption").text
+    assert "A game for 2 players" in shown_text(page, "#replay-caption")
     click(page, "#replay-next")  # the bot's or your first vote: a move, told
     wait_for(lambda: label.text.startswith("move 2 "))
-    assert " voted" in find(page, "#replay-caption").text
-    facts = wait_for(lambda: find(page, ".facts").text)
+    assert " voted" in shown_text(page, "#replay-caption")
+    facts = wait_for(lambda: shown_text(page, ".facts"))
     assert "=" not in facts  # the answers of a running round are not shown...
     click(page, "#replay-next-round")
-    wait_for(lambda: "Round 2: six new facts" in find(page, "#replay-caption").text)
+    wait_for(lambda: "Round 2: six new facts" in shown_text(page, "#replay-caption"))
     click(page, "#replay-prev-round")
-    wait_for(lambda: "Round 1" in find(page, "#replay-caption").text)
+    wait_for(lambda: "Round 1" in shown_text(page, "#replay-caption"))
     click(page, "#reveal")
-    wait_for(lambda: "=" in find(page, ".facts").text, message="reveal shows no answer")
+    wait_for(lambda: "=" in shown_text(page, ".facts"), message="reveal shows no answer")
     click(page, "#replay-last")  # ...unless the finished game is replayed revealed
     wait_for(lambda: label.text.startswith(f"move {last} "))
-    assert "Game over" in find(page, "#replay-caption").text
+    assert "Game over" in shown_text(page, "#replay-caption")
     for button in page.find_elements(By.CSS_SELECTOR, "#replay-controls button"):
         assert button.text.isascii() and button.text.strip()  # words, not glyphs
     screenshot(page, "replay")
@@ -564,7 +565,7 @@ def test_a_tournament_of_bots_runs_to_its_standings_and_chart(
     find(page, "#t-bots").send_keys("4")
     click(page, "#t-create")
     wait_for(lambda: "#/tournaments/" in page.current_url)
-    wait_for(lambda: "Champion" in find(page, "#t-status").text, 90, "the tournament did not end")
+    wait_for(lambda: "Champion" in shown_text(page, "#t-status"), 90, "the tournament did not end")
     rows = page.find_elements(By.CSS_SELECTOR, "#standings tbody tr")
     assert len(rows) == 4
     assert page.find_elements(By.CSS_SELECTOR, "#ratings-chart polyline")
@@ -587,7 +588,7 @@ def test_a_table_fits_a_phone_and_cards_answer_the_keyboard(system: System) -> N
         wait_for(lambda: find(phone, "#hand [data-card]").get_attribute("aria-pressed") == "false")
         # #24 item 9: playable trees say so in words; the play for a selection sits right
         # under the hand (the trees' own buttons are about 1000 px further down).
-        assert "you can play here" in find(phone, ".tree.playable").text
+        assert "you can play here" in shown_text(phone, ".tree.playable")
         game_id = game_id_of(phone)
         token = held_seat(phone, game_id)["token"]
         legal = httpx.get(
@@ -625,12 +626,12 @@ def test_a_person_plays_their_tournament_tables_from_the_tournament_page(
     wait_for(lambda: "#/tournaments/" in page.current_url)
     tournament = page.current_url
     played, deadline = 0, time.monotonic() + 120
-    while "Champion" not in find(page, "#t-status").text:
+    while "Champion" not in shown_text(page, "#t-status"):
         assert time.monotonic() < deadline, "the tournament did not end"
         links = page.find_elements(By.CSS_SELECTOR, "a.my-table")
         if not links:
             page.refresh()  # the next round's table is created just after the round starts
-            wait_for(lambda: find(page, "#t-status").text, 10)
+            wait_for(lambda: shown_text(page, "#t-status"), 10)
             continue
         try:
             links[0].click()
@@ -639,7 +640,7 @@ def test_a_person_plays_their_tournament_tables_from_the_tournament_page(
         game_id = game_id_of(page)
         played += play_by_clicking(page, http, "giraffe-raffe", game_id) > 0
         page.get(tournament)
-        wait_for(lambda: find(page, "#t-status").text, 10)
+        wait_for(lambda: shown_text(page, "#t-status"), 10)
     assert played == 2  # a table in each of the two rounds
     assert len(page.find_elements(By.CSS_SELECTOR, "#standings tbody tr")) == 3
 
@@ -676,23 +677,23 @@ def test_a_friend_joins_an_open_tournament_by_its_link(system: System) -> None:
         click(alice, "#t-me")
         click(alice, "#t-open")
         click(alice, "#t-create")
-        link = wait_for(lambda: find(alice, "#t-invite").text)
-        assert link == alice.current_url and "Registering" in find(alice, "#t-status").text
+        link = wait_for(lambda: shown_text(alice, "#t-invite"))
+        assert link == alice.current_url and "Registering" in shown_text(alice, "#t-status")
         bob.get(link)
         find(bob, "#t-join-name").send_keys("Bob")
         click(bob, "#t-join")
         wait_for(lambda: not bob.find_elements(By.CSS_SELECTOR, "#t-join"), 10, "Bob not in")
-        wait_for(lambda: "Bob" in find(alice, "#t-status").text, 10, "Alice did not see Bob")
+        wait_for(lambda: "Bob" in shown_text(alice, "#t-status"), 10, "Alice did not see Bob")
         assert not bob.find_elements(By.CSS_SELECTOR, "#t-start")  # only the organiser starts
         assert not bob.find_elements(By.CSS_SELECTOR, ".t-remove")  # and removes entrants
         # Someone Alice does not want joins through the API; she removes them (#30 item 3).
         tid = link.rsplit("/", 1)[1]
         joined = httpx.post(f"{system.base_url}/v1/tournaments/{tid}/join", json={"name": "Mal"})
         assert joined.status_code == 201
-        wait_for(lambda: "Mal" in find(alice, "#t-status").text, 10, "Alice did not see Mal")
+        wait_for(lambda: "Mal" in shown_text(alice, "#t-status"), 10, "Alice did not see Mal")
         click(alice, '#t-entrants button[aria-label="remove Mal"]')
-        wait_for(lambda: "Mal" not in find(alice, "#t-status").text, 10, "Mal still in")
-        assert "Bob" in find(alice, "#t-status").text
+        wait_for(lambda: "Mal" not in shown_text(alice, "#t-status"), 10, "Mal still in")
+        assert "Bob" in shown_text(alice, "#t-status")
         click(alice, "#t-start")
         deadline = time.monotonic() + 30
         while not bob.find_elements(By.CSS_SELECTOR, "a.my-table"):

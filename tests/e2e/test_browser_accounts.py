@@ -22,6 +22,7 @@ from tests.e2e.browser import (
     find,
     game_id_of,
     needs_chromium,
+    shown_text,
     status,
     wait_for,
 )
@@ -68,7 +69,7 @@ def test_a_player_signs_in_on_another_browser_and_plays_their_seat(system: Syste
         fill(second, "#sign-in-name", name)
         fill(second, "#sign-in-password", "not the password")
         click(second, "#sign-in button[type=submit]")
-        wait_for(lambda: "do not match" in find(second, "#toast").text)
+        wait_for(lambda: "do not match" in shown_text(second, "#toast"))
         assert header_name(second) == "Sign in"
         fill(second, "#sign-in-password", password)
         click(second, "#sign-in button[type=submit]")
@@ -177,7 +178,7 @@ def test_two_people_quick_play_to_the_end_and_see_ratings_boards_and_history(
         find(third, f'#my-games a[href="#/games/{game_id}"]')
         third.get(system.base_url + f"/#/players/{players[1]['player_id']}")
         find(third, f'#rated-games a[href="#/games/{game_id}/replay"]')
-        assert names[0] in find(third, "#rated-games").text
+        assert names[0] in shown_text(third, "#rated-games")
         assert not accessibility_problems(third), "a player's page"
         # And Rae, signing in there in turn, reads Quinn's.
         third.get(system.base_url + "/#/account")
@@ -186,7 +187,7 @@ def test_two_people_quick_play_to_the_end_and_see_ratings_boards_and_history(
         find(third, f'#my-games a[href="#/games/{game_id}"]')
         third.get(system.base_url + f"/#/players/{players[0]['player_id']}")
         find(third, f'#rated-games a[href="#/games/{game_id}/replay"]')
-        assert names[1] in find(third, "#rated-games").text
+        assert names[1] in shown_text(third, "#rated-games")
         # On a phone: the new pages fit its width (nothing scrolls sideways).
         third.set_window_size(390, 844)
         for page, css in (

@@ -8,7 +8,7 @@ import json
 import httpx
 from selenium.webdriver.common.by import By
 
-from tests.e2e.browser import browser, click, find, held_seat, texts, wait_for
+from tests.e2e.browser import browser, click, find, held_seat, shown_text, texts, wait_for
 from tests.e2e.players import auth, create
 from tests.e2e.system import System
 from tests.e2e.test_browser import invited_pair, play_by_clicking, status, version_shown
@@ -16,7 +16,7 @@ from tests.e2e.test_fair_table import votes
 
 
 def seat_line(driver: object, seat: int) -> str:
-    return str(find(driver, f'.seat-line[data-seat="{seat}"]').text)  # type: ignore[arg-type]
+    return shown_text(driver, f'.seat-line[data-seat="{seat}"]')  # type: ignore[arg-type]
 
 
 def test_a_person_leaves_and_the_other_finishes_against_the_bot(
@@ -28,7 +28,7 @@ def test_a_person_leaves_and_the_other_finishes_against_the_bot(
         wait_for(lambda: "here" in seat_line(bob, 0), 15, "Bob does not see Alice here")
         bob.execute_script("window.confirm = () => true")
         click(bob, "#leave")
-        wait_for(lambda: "a bot plays your seat" in find(bob, "#stand-in").text)
+        wait_for(lambda: "a bot plays your seat" in shown_text(bob, "#stand-in"))
         wait_for(lambda: "left, a bot plays" in seat_line(alice, 1), 15, "no stand-in shown")
         wait_for(
             lambda: any("left the table" in line for line in texts(alice, "#move-log li")),
@@ -52,8 +52,8 @@ def test_two_players_rematch_from_the_finished_table(system: System) -> None:
         for page in (alice, bob):
             wait_for(lambda p=page: "Game over" in status(p), 15, "the game did not end")
         click(alice, "#play-again")
-        wait_for(lambda: "Waiting for 1 player" in find(alice, "#rematch-state").text, 10)
-        wait_for(lambda: "would like to play again" in find(bob, "#rematch-state").text, 10)
+        wait_for(lambda: "Waiting for 1 player" in shown_text(alice, "#rematch-state"), 10)
+        wait_for(lambda: "would like to play again" in shown_text(bob, "#rematch-state"), 10)
         click(bob, "#play-again")
         for page in (alice, bob):
             wait_for(
@@ -97,13 +97,12 @@ def test_a_players_time_bank_counts_down_at_the_table(system: System, http: http
         page.execute_script(f"localStorage.setItem('raffe.tokens', {json.dumps(tokens)})")
         page.get(f"{system.base_url}/#/games/{gid}")
         wait_for(lambda: "Your move" in status(page), 15, "the table did not load")
-        first = find(page, "#bank-0").text
+        first = shown_text(page, "#bank-0")
         assert first.startswith("clock 1:00") or first.startswith("clock 0:5"), first
-        wait_for(lambda: find(page, "#bank-0").text != first, 5, "the clock does not run")
+        wait_for(lambda: shown_text(page, "#bank-0") != first, 5, "the clock does not run")
         assert "running" in (find(page, "#bank-0").get_attribute("class") or "")
-        assert (
-            find(page, "#bank-1").text.startswith("clock 1:00")
-            or "clock 0:5" in find(page, "#bank-1").text
+        assert shown_text(page, "#bank-1").startswith("clock 1:00") or "clock 0:5" in shown_text(
+            page, "#bank-1"
         )
     finally:
         page.quit()
