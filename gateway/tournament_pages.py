@@ -8,12 +8,19 @@ tournament page reads it and their own tables after a round is paired: made per 
 reads took the gateways seconds and the answers timed out (#28, bench.tournament_crowd).
 Now a request costs one small Redis read (the version the projection holds) and, when a
 newer version is there, one process per gateway makes its page: the body as the
-response model encodes it and each player's tables, while the others wait for it."""
+response model encodes it and each player's tables, while the others wait for it.
+
+When the projection lags (a round just paired, 250 games being made), the page comes
+from the engine instead, and the same holds: one engine call per gateway and version,
+the other readers wait for its page. (Each reader calling the engine sent a thousand
+whole views to a tournament engine under a quarter core at once: 503s past the
+deadline in bench.tournament_crowd.)"""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,15 +73,44 @@ class TournamentPages:
             found = await self.read_models.public_view(gen, tournament_id)
             if found is None or found[0] < min_version:
                 return None
-            page = make_page(tournament_id, *found)
-            self._pages.put(tournament_id, page, 3 * len(page.body))
-        if not lock.locked():
-            self._making.pop(tournament_id, None)
+            page = self._keep(tournament_id, make_page(tournament_id, *found))
+        self._forget_lock(tournament_id, lock)
         return page
 
+    async def from_engine(
+        self,
+        tournament_id: str,
+        min_version: int,
+        view: Callable[[], Awaitable[tuple[int, dict[str, Any]]]],
+    ) -> Page:
+        """The page from the engine's ``view`` (version, public view), asked once for
+        every reader that needs ``min_version`` while the projection lags."""
+        lock = self._making.setdefault(tournament_id, asyncio.Lock())
+        async with lock:
+            kept = self._pages.get(tournament_id)
+            if kept is not None and kept.version >= min_version:
+                return kept
+            page = make_page(tournament_id, *await view(), source="engine")
+            page = self._keep(tournament_id, page)
+        self._forget_lock(tournament_id, lock)
+        return page
 
-def make_page(tournament_id: str, version: int, view: dict[str, Any]) -> Page:
-    body = {"tournament_id": tournament_id, "version": version, "source": "projection"}
+    def _keep(self, tournament_id: str, page: Page) -> Page:
+        kept = self._pages.get(tournament_id)
+        if kept is not None and kept.version >= page.version:
+            return kept  # a newer page made meanwhile (from the other source)
+        self._pages.put(tournament_id, page, 3 * len(page.body))
+        return page
+
+    def _forget_lock(self, tournament_id: str, lock: asyncio.Lock) -> None:
+        if not lock.locked() and self._making.get(tournament_id) is lock:
+            self._making.pop(tournament_id, None)
+
+
+def make_page(
+    tournament_id: str, version: int, view: dict[str, Any], source: str = "projection"
+) -> Page:
+    body = {"tournament_id": tournament_id, "version": version, "source": source}
     body |= with_games(tournament_id, view)
     encoded = orjson.dumps(Tournament.model_validate(body).model_dump(mode="json"))
     return Page(version, encoded, tables_by_player(tournament_id, view), view["status"]["over"])

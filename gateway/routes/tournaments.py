@@ -32,7 +32,7 @@ from gateway.openapi import TOKEN_REQUIRED
 from gateway.problems import Problem
 from gateway.routes.games import PROBLEMS, rotated
 from gateway.tokens import SEAT_LIMIT, Caller, token_hash
-from gateway.tournament_pages import with_games
+from gateway.tournament_pages import Page
 from services.core.errors import UnknownGame
 from services.core.transport import EngineClient
 from services.games import GAMES
@@ -197,12 +197,24 @@ async def get(
     logged = min_version <= await c.store.version(tournament_id)
     wait = c.settings.read_wait_ms / 1000 if logged else 0.0
     page = await c.pages.page(await c.generation(), tournament_id, min_version, wait)
-    if page is not None:  # made once per version (gateway.tournament_pages)
-        headers = {"ETag": f'"{page.version}"'}
-        return Response(page.body, media_type="application/json", headers=headers)
-    version, view, source = await _view(c, tournament_id, min_version)
-    body = with_games(tournament_id, view)
-    return {"tournament_id": tournament_id, "version": version, "source": source, **body}
+    if page is None:  # the projection lags: the engine's page, one call for all
+        if not logged:
+            await c.await_version(tournament_id, min_version)
+        needed = min(min_version, await c.store.version(tournament_id))
+        page = await _engine_page(c, tournament_id, needed)
+    headers = {"ETag": f'"{page.version}"'}  # made once per version (tournament_pages)
+    return Response(page.body, media_type="application/json", headers=headers)
+
+
+async def _engine_page(c: Clients, tournament_id: str, needed: int) -> Page:
+    """The page from the engine, shared by every reader that needs at most ``needed``
+    (a version the log has: a reader of a version it has not waits before this)."""
+
+    async def view() -> tuple[int, dict[str, Any]]:
+        version, found, _ = await _engine(c).view(tournament_id, SPECTATOR)
+        return version, found
+
+    return await c.pages.from_engine(tournament_id, needed, view)
 
 
 @router.get("/{tournament_id}/standings", response_model=Standings, responses=PROBLEMS)
@@ -259,10 +271,9 @@ async def me(
     newest = max(min_version, logged)
     wait = c.settings.read_wait_ms / 1000 if min_version <= logged else 0.0
     page = await c.pages.page(await c.generation(), tournament_id, newest, wait)
-    if page is not None:
-        tables = [dict(t) for t in page.tables.get(player, [])]
-    else:
-        tables = await _tables_of(c, tournament_id, player)
+    if page is None:  # the projection lags: the engine's page, one call for all
+        page = await _engine_page(c, tournament_id, logged)
+    tables = [dict(t) for t in page.tables.get(player, [])]
     player_token = _bearer(request)
     for table in tables:
         table["token"] = _seat_token(player_token, table["game_id"], table["seat"])

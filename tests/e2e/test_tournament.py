@@ -5,9 +5,13 @@ organiser may register or start; the CLI runs a whole bot tournament with a char
 
 from __future__ import annotations
 
+import os
+import re
+import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -348,4 +352,55 @@ def test_the_page_is_made_once_a_version_and_me_waits_for_the_version_seen(
     )
     assert ahead.status_code == 200  # a version not there yet: the engine's answer
     far = http.get(f"/v1/tournaments/{tid}", params={"min_version": 999_999_999_999})
-    assert far.status_code == 200 and far.json()["source"] == "engine"  # in one wait
+    # A version the log has not: one wait, then the newest page there is (shared).
+    assert far.status_code == 200 and far.json()["version"] >= body["version"]
+
+
+def engine_loads(system: System) -> float:
+    """How many times the tournament engine has loaded a tournament (its cache counter:
+    every view and command loads one)."""
+    text = httpx.get(f"http://{system.metrics['tournament engine']}/metrics").text
+    counter = r'^raffe_engine_cache_total\{(?=[^}]*game="tournament")[^}]*\} (\S+)'
+    found = re.findall(counter, text, re.M)
+    return sum(float(n) for n in found)
+
+
+def test_while_the_projection_lags_readers_share_one_engine_view(
+    system: System, http: httpx.Client
+) -> None:
+    """A round just paired, the projection behind: every reader of the new version gets
+    the page the engine gave once (per gateway and version), not a view each (a thousand
+    readers at once timed out against the engine in bench.tournament_crowd)."""
+    created = create(http, name="lagging", rounds=1, table_size=3)
+    tid, organiser = created["tournament_id"], auth(created["organiser_token"])
+    person = {"name": "ada", "kind": "human"}
+    ada = http.post(f"/v1/tournaments/{tid}/players", json=person, headers=organiser).json()
+    http.get(f"/v1/tournaments/{tid}", params={"min_version": ada["version"]})  # projected
+    _, pid = system.processes["projection"]
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        bot = {"name": "bot", "kind": "bot", "bot_level": "random"}
+        added = http.post(f"/v1/tournaments/{tid}/players", json=bot, headers=organiser).json()
+        before = engine_loads(system)
+        with ThreadPoolExecutor(24) as pool:
+            pages = list(pool.map(lambda _: page_at(system, tid, added["version"]), range(24)))
+            mine = list(pool.map(lambda _: me_at(system, tid, ada["token"]), range(8)))
+        loads = engine_loads(system) - before
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert all(p.status_code == 200 for p in pages), {p.status_code for p in pages}
+    assert {p.json()["source"] for p in pages} == {"engine"}
+    assert len({p.content for p in pages}) == 1, "one page for the version"
+    assert [p["name"] for p in pages[0].json()["players"]] == ["ada", "bot"]
+    assert all(m.status_code == 200 and m.json()["player"] == 0 for m in mine)
+    assert loads <= 2, f"{loads:g} engine views for 32 readers (one a version per gateway)"
+
+
+def page_at(system: System, tid: str, version: int) -> httpx.Response:
+    url = f"{system.base_url}/v1/tournaments/{tid}"
+    return httpx.get(url, params={"min_version": version}, timeout=20)
+
+
+def me_at(system: System, tid: str, token: str) -> httpx.Response:
+    url = f"{system.base_url}/v1/tournaments/{tid}/me"
+    return httpx.get(url, headers=auth(token), timeout=20)
