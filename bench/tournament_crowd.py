@@ -211,6 +211,7 @@ class Person:
         self.dirty = asyncio.Event()
         self.urgent = self.new_round = False
         self.page_due: float | None = None  # when the page redraws after a new round
+        self.mine_at, self.tables = -1, []  # my tables as last read, and at what version
 
     async def attend(self) -> None:
         self.conns[self.where] = await Conn.open(*self.where)
@@ -311,11 +312,14 @@ class Person:
         found = re.search(rb'"version":(\d+)', page)
         self.drawn = max(self.drawn, int(found.group(1)) if found else 0)
         over = b'"over":true' in page
+        waiting = any(not t["ready"] and not t["finished"] for t in self.tables)
+        if self.mine_at >= self.drawn and not waiting:  # read at this version: not twice
+            return over, self.tables
         return over, await self.mine()
 
     async def mine(self) -> list[dict[str, Any]]:
         """GET /me: my tables."""
-        seen, tid = self.room.seen, self.room.tournament_id
+        seen, tid, asked = self.room.seen, self.room.tournament_id, self.drawn
         started = time.perf_counter()
         auth = {"Authorization": f"Bearer {self.token}"}
         status, me = await self._get(f"/v1/tournaments/{tid}/me?min_version={self.drawn}", auth)
@@ -323,7 +327,8 @@ class Person:
         if status != 200:
             seen.error(f"me: http {status}")
             return []
-        return list(orjson.loads(me)["tables"])
+        self.mine_at, self.tables = asked, list(orjson.loads(me)["tables"])
+        return self.tables
 
     async def _get(self, path: str, headers: dict[str, str]) -> tuple[int, bytes]:
         return await send(self.conns, self.where, build("GET", path, headers))

@@ -195,18 +195,24 @@ async def get(
     model; ``min_version`` waits for your own write, then asks the engine."""
     if await c.game_type(tournament_id) != "tournament":
         raise Problem(404, "unknown_tournament", f"no tournament {tournament_id}")
-    # Wait for the projection (briefly) only for a version the log has; for one it has
-    # not, the engine's path below waits (one wait in all, within the request's deadline).
-    logged = min_version <= await c.store.version(tournament_id)
-    wait = _projection_wait(c) if logged else 0.0
-    page = await c.pages.page(await c.generation(), tournament_id, min_version, wait)
-    if page is None:  # the projection lags: the engine's page, one call for all
-        if not logged:
-            await c.await_version(tournament_id, min_version)
-        needed = min(min_version, await c.store.version(tournament_id))
-        page = await _engine_page(c, tournament_id, needed)
+    page = await _page(c, tournament_id, min_version, await c.store.version(tournament_id))
     headers = {"ETag": f'"{page.version}"'}  # made once per version (tournament_pages)
     return Response(page.body, media_type="application/json", headers=headers)
+
+
+async def _page(c: Clients, tournament_id: str, wanted: int, logged: int) -> Page:
+    """The page at ``wanted`` or newer (``logged``: the log's version now): the
+    projection's if it has it within a moment, else the engine's, one call for every
+    reader (gateway.tournament_pages). A version the log has not yet is waited for
+    once, on the engine's path, within the request's deadline."""
+    wait = _projection_wait(c) if wanted <= logged else 0.0
+    page = await c.pages.page(await c.generation(), tournament_id, wanted, wait)
+    if page is not None:
+        return page
+    if wanted > logged:
+        await c.await_version(tournament_id, wanted)
+        logged = await c.store.version(tournament_id)
+    return await _engine_page(c, tournament_id, min(wanted, logged))
 
 
 def _projection_wait(c: Clients) -> float:
@@ -279,11 +285,7 @@ async def me(
     # As current as the engine's answer was: the read model once it has the log's
     # version (a moment after a pairing), the engine if it lags longer.
     logged = await c.store.version(tournament_id)
-    newest = max(min_version, logged)
-    wait = _projection_wait(c) if min_version <= logged else 0.0
-    page = await c.pages.page(await c.generation(), tournament_id, newest, wait)
-    if page is None:  # the projection lags: the engine's page, one call for all
-        page = await _engine_page(c, tournament_id, logged)
+    page = await _page(c, tournament_id, max(min_version, logged), logged)
     tables = [dict(t) for t in page.tables.get(player, [])]
     player_token = _bearer(request)
     for table in tables:

@@ -193,13 +193,16 @@ export async function renderTournament(id, show, setLeave) {
   // /me answer, so a new round shows my table at once while the whole page (the
   // standings, every table) redraws later, spread over a moment (see below).
   const mine = el("div", { id: "my-tables" });
+  let mineAt = -1; // the version my tables were last read at
   async function drawMine() {
+    const asked = drawn;
     const me = await api(
       "GET",
       `/v1/tournaments/${id}/me?min_version=${drawn}`,
       undefined,
       playerToken,
     );
+    mineAt = asked;
     waiting = me.tables.some((x) => !x.ready && !x.finished);
     mine.replaceChildren(
       ...me.tables
@@ -271,7 +274,7 @@ export async function renderTournament(id, show, setLeave) {
         ),
       ),
     );
-    if (playerToken) await drawMine();
+    if (playerToken && (mineAt < drawn || waiting)) await drawMine(); // not read twice
     const st = t.status;
     const said = st.over
       ? `Over. Champion: ${(st.champions || []).map((c) => names[c]).join(", ")}`
