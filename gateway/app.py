@@ -51,6 +51,9 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         docs_url=None,  # gateway.web serves /docs with local assets
         redoc_url=None,
         generate_unique_id_function=openapi.operation_id,
+        # Metrics are Prometheus's (gateway.guard) and no OpenTelemetry provider is set:
+        # with these on, FastAPI asked the global providers on every request (#25).
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     for exc, handler in HANDLERS.items():
         app.add_exception_handler(exc, handler)

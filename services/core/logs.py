@@ -5,6 +5,7 @@ gateway for each request and carried to the engines with each command)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -22,8 +23,14 @@ REQUEST_ID: ContextVar[str] = ContextVar("request_id", default="")
 
 def timestamp(created: float) -> str:
     """ISO 8601 UTC to the millisecond: 2026-12-02T06:31:10.123Z."""
-    seconds = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(created))
-    return f"{seconds}.{int(created * 1000) % 1000:03d}Z"
+    return f"{_second(int(created))}.{int(created * 1000) % 1000:03d}Z"
+
+
+@functools.lru_cache(maxsize=4)
+def _second(whole: int) -> str:
+    """The seconds part, formatted once a second (the access log writes a line per
+    request: formatting it each time was about 1% of the gateway's CPU per command)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
 
 
 class JsonFormatter(logging.Formatter):
