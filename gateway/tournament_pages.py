@@ -14,14 +14,15 @@ When the projection lags (a round just paired, 250 games being made), the page c
 from the engine instead, and the same holds: one engine call per gateway and version,
 the other readers wait for its page. (Each reader calling the engine sent a thousand
 whole views to a tournament engine under a quarter core at once: 503s past the
-deadline in bench.tournament_crowd.)"""
+deadline in bench.tournament_crowd.) Readers waiting for the projection to catch up
+share one poller of its version per tournament and gateway, rather than each polling
+Redis."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -43,11 +44,26 @@ class Page:
     over: bool
 
 
+@dataclass
+class _Watch:
+    """A tournament's version in the projection, as one poller reads it for the
+    readers waiting for a newer one."""
+
+    version: int | None = None
+    waiters: int = 0
+    moved: asyncio.Condition = field(default_factory=asyncio.Condition)
+    poller: asyncio.Task[None] | None = None  # held: a task nobody holds may vanish
+
+    def has(self, version: int) -> bool:
+        return self.version is not None and self.version >= version
+
+
 class TournamentPages:
     def __init__(self, read_models: ReadModels, max_bytes: int = MAX_BYTES) -> None:
         self.read_models = read_models
         self._pages: BytesLRU[str, Page] = BytesLRU(max_bytes)
         self._making: dict[str, asyncio.Lock] = {}
+        self._watches: dict[tuple[int, str], _Watch] = {}
 
     async def page(
         self, gen: int, tournament_id: str, min_version: int, wait_s: float = 0.0
@@ -56,10 +72,8 @@ class TournamentPages:
         the caller asks the engine), waiting up to ``wait_s`` for the projection to
         catch up."""
         version = await self.read_models.version(gen, tournament_id)
-        deadline = time.monotonic() + wait_s
-        while (version is None or version < min_version) and time.monotonic() < deadline:
-            await asyncio.sleep(CATCH_UP_S)
-            version = await self.read_models.version(gen, tournament_id)
+        if (version is None or version < min_version) and wait_s > 0:
+            version = await self._caught_up(gen, tournament_id, min_version, wait_s)
         if version is None or version < min_version:
             return None
         kept = self._pages.get(tournament_id)
@@ -94,6 +108,43 @@ class TournamentPages:
             page = self._keep(tournament_id, page)
         self._forget_lock(tournament_id, lock)
         return page
+
+    async def _caught_up(
+        self, gen: int, tournament_id: str, min_version: int, wait_s: float
+    ) -> int | None:
+        """The projection's version once it has ``min_version``, or as it is after
+        ``wait_s``. One poller per tournament reads it for every reader waiting (a
+        thousand readers polling each on their own at a round's start were ~50,000 Redis
+        reads a second per gateway: bench.page_burst, #28)."""
+        key = (gen, tournament_id)
+        watch = self._watches.get(key)
+        if watch is None:
+            watch = self._watches[key] = _Watch()
+            watch.poller = asyncio.create_task(self._poll(key, watch))
+        watch.waiters += 1
+        try:
+            async with watch.moved:
+                caught = watch.moved.wait_for(lambda: watch.has(min_version))
+                await asyncio.wait_for(caught, wait_s)
+        except TimeoutError:
+            pass
+        finally:
+            watch.waiters -= 1
+        return watch.version
+
+    async def _poll(self, key: tuple[int, str], watch: _Watch) -> None:
+        """Read the projection's version every CATCH_UP_S while anyone waits for it."""
+        try:
+            while True:
+                await asyncio.sleep(CATCH_UP_S)
+                if not watch.waiters:
+                    return
+                watch.version = await self.read_models.version(*key)
+                async with watch.moved:
+                    watch.moved.notify_all()
+        finally:
+            if self._watches.get(key) is watch:
+                del self._watches[key]
 
     def _keep(self, tournament_id: str, page: Page) -> Page:
         kept = self._pages.get(tournament_id)
