@@ -154,6 +154,24 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+SWITCHES = re.compile(r"^voluntary_ctxt_switches:\s+(\d+)", re.M)
+
+
+def wakeups(pid: int) -> int:
+    """Voluntary context switches of every thread of a process so far (0 once it is
+    gone): each is a thread going to sleep to be woken again, so their count per move
+    says how often a move woke the process (its event loop, gRPC's poller). Preemptions
+    (a quota's throttling among them) are not counted."""
+    total = 0
+    for status in Path(f"/proc/{pid}/task").glob("*/status"):
+        try:
+            text = status.read_text()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        total += sum(int(n) for n in SWITCHES.findall(text))
+    return total
+
+
 def with_cpu(pids: dict[str, int], work: Callable[[], T]) -> tuple[T, dict[str, float]]:
     """What ``work`` returns, and the CPU seconds each process spent meanwhile (with a
     load's untimed set-up included, so slightly more than its timed part)."""

@@ -34,6 +34,7 @@ from bench.common import (
     print_table,
     rss_mib,
     stop_all,
+    wakeups,
     write_json,
 )
 from bench.fullstack import start_baselines, start_system
@@ -54,7 +55,8 @@ def players(
     pids: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """A bench.players run's JSON result; with ``pids``, under "cpu_s" the CPU seconds each
-    of those processes spent during the timed part only (not the games' creation)."""
+    of those processes spent during the timed part only (not the games' creation), and
+    under "switches" their threads' voluntary context switches (wake-ups) meanwhile."""
     cmd = [sys.executable, "-m", "bench.players", "--url", url, "--mode", mode]
     cmd += ["--games", str(games), "--moves", str(moves), "--seconds", str(seconds)]
     cmd += ["--game", game]
@@ -67,12 +69,14 @@ def players(
             break
         errors.append(line)
     before = {name: cpu_seconds(pid) for name, pid in (pids or {}).items()}
+    woken = {name: wakeups(pid) for name, pid in (pids or {}).items()}
     out, err = proc.communicate(timeout=seconds + 300)
     used = {name: cpu_seconds(pid) - before[name] for name, pid in (pids or {}).items()}
+    woken = {name: wakeups(pid) - woken[name] for name, pid in (pids or {}).items()}
     lines = out.strip().splitlines()
     if not lines:
         raise RuntimeError(f"the load generator failed:\n{''.join(errors)[-2000:]}{err[-2000:]}")
-    return {**json.loads(lines[-1]), "cpu_s": used}
+    return {**json.loads(lines[-1]), "cpu_s": used, "switches": woken}
 
 
 def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """Horizontal scale shown, not assumed (#17 item 5): each engine replica runs under a CPU
 quota (a cgroup v1 ``cpu.cfs_quota_us``, 0.1 core by default) to stand in for a node of
 its own, so the engines are the bottleneck of a 2-core machine; moves/s (the light load
-generator, 64 games) and bot-tournament games/s at 1, 2 and 4 replicas.
+generator, 64 games) and bot-tournament games/s at 1, 2 and 4 replicas, with the Giraffe
+Raffe engine replicas' CPU and wake-ups (voluntary context switches) per move, together.
 
     sudo python -m bench.scaleout [--short] [--core 0.1]      (root: it writes cgroups)
 
@@ -18,6 +19,7 @@ import signal
 import sys
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench.common import Figure, against, launch, print_table, service_pids, write_json
@@ -51,22 +53,37 @@ def capped(pids: dict[str, int], core: float) -> Iterator[None]:
                 group.rmdir()
 
 
+@dataclass(frozen=True)
+class Measured:
+    moves_per_s: float
+    games_per_s: float
+    cpu_ms: float  # the Giraffe Raffe engine replicas' CPU per move, all together
+    switches: float  # their threads' wake-ups (voluntary context switches) per move
+
+
 def measure(
     replicas: int, core: float, moves: int, seconds: float, rounds: int, players_: int, games: int
-) -> tuple[float, float]:
+) -> Measured:
     with tempfile.TemporaryDirectory() as state:
         proc, text = launch("--state-dir", state, "--replicas", str(replicas))
         try:
             url = re.search(r"gateway: (http://\S+)", text)
             assert url, text
             engines = {k: v for k, v in service_pids(text).items() if k.startswith(ENGINES)}
+            moving = {k: v for k, v in engines.items() if k.startswith("giraffe-raffe")}
             with capped(engines, core):
-                rate = players(url.group(1), "commands", games, moves, seconds, "giraffe-raffe")
+                rate = players(
+                    url.group(1), "commands", games, moves, seconds, "giraffe-raffe", moving
+                )
                 elapsed = play(url.group(1), players_, rounds, f"{replicas} replica(s)")
         finally:
             proc.send_signal(signal.SIGINT)
             proc.wait(timeout=120)
-    return rate["rate"], players_ // 3 * rounds / elapsed
+    n = max(1, rate["moves"])
+    cpu_ms = sum(rate["cpu_s"].values()) * 1000 / n
+    return Measured(
+        rate["rate"], players_ // 3 * rounds / elapsed, cpu_ms, sum(rate["switches"].values()) / n
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -80,14 +97,28 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit("bench.scaleout writes cgroup v1 CPU quotas: run it as root")
     moves, seconds, rounds = (800, 8.0, 2) if args.short else (3000, 15.0, 4)
     figures: list[Figure] = []
-    base: tuple[float, float] | None = None
+    base: Measured | None = None
     for replicas in (1, 2, 4):
         got = measure(replicas, args.core, moves, seconds, rounds, args.players, args.games)
         base = base or got
         label = f"{replicas} engine replica(s) at {args.core} core"
         figures += [
-            against(f"{label}: moves/s", got[0], "moves/s", "1 replica", base[0]),
-            against(f"{label}: tournament games/s", got[1], "games/s", "1 replica", base[1]),
+            against(f"{label}: moves/s", got.moves_per_s, "moves/s", "1 replica", base.moves_per_s),
+            against(
+                f"{label}: tournament games/s",
+                got.games_per_s,
+                "games/s",
+                "1 replica",
+                base.games_per_s,
+            ),
+            against(f"{label}: engine CPU per move", got.cpu_ms, "ms", "1 replica", base.cpu_ms),
+            against(
+                f"{label}: engine wake-ups per move",
+                got.switches,
+                "switches",
+                "1 replica",
+                base.switches,
+            ),
         ]
     print_table("scale-out, engines capped by cgroup quotas (2-core machine)", figures)
     print(f"written to {write_json('scaleout', figures)}")

@@ -383,6 +383,9 @@ async def register(http: httpx.AsyncClient, tid: str, auth: dict[str, str], n: i
         for p in order:
             body = {"name": f"person {p}", "kind": "human"}
             answer = await http.post(f"/v1/tournaments/{tid}/players", json=body, headers=auth)
+            while answer.status_code == 503:  # contended (replicas racing): as a client does
+                await asyncio.sleep(float(answer.headers.get("retry-after", 1)))
+                answer = await http.post(f"/v1/tournaments/{tid}/players", json=body, headers=auth)
             answer.raise_for_status()
             tokens[answer.json()["player"]] = answer.json()["token"]
             if p % 100 == 99:
