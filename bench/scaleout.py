@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
+
 from bench.common import Figure, against, launch, print_table, service_pids, write_json
 from bench.realtime import players
 from bench.tournament import play
@@ -59,6 +61,7 @@ class Measured:
     games_per_s: float
     cpu_ms: float  # the Giraffe Raffe engine replicas' CPU per move, all together
     switches: float  # their threads' wake-ups (voluntary context switches) per move
+    trusted: float  # the share of commands whose game the replica's cache held current
 
 
 def measure(
@@ -71,19 +74,35 @@ def measure(
             assert url, text
             engines = {k: v for k, v in service_pids(text).items() if k.startswith(ENGINES)}
             moving = {k: v for k, v in engines.items() if k.startswith("giraffe-raffe")}
+            metrics = [a for n, a in METRICS.findall(text) if n.startswith("giraffe-raffe")]
             with capped(engines, core):
+                found = cache_found(metrics)
                 rate = players(
                     url.group(1), "commands", games, moves, seconds, "giraffe-raffe", moving
                 )
+                found = {k: v - found.get(k, 0) for k, v in cache_found(metrics).items()}
                 elapsed = play(url.group(1), players_, rounds, f"{replicas} replica(s)")
         finally:
             proc.send_signal(signal.SIGINT)
             proc.wait(timeout=120)
     n = max(1, rate["moves"])
     cpu_ms = sum(rate["cpu_s"].values()) * 1000 / n
-    return Measured(
-        rate["rate"], players_ // 3 * rounds / elapsed, cpu_ms, sum(rate["switches"].values()) / n
-    )
+    switches = sum(rate["switches"].values()) / n
+    trusted = found.get("trusted", 0) / max(1, sum(found.values()))
+    return Measured(rate["rate"], players_ // 3 * rounds / elapsed, cpu_ms, switches, trusted)
+
+
+METRICS = re.compile(r"^(.+?) at \S+ \(pid \d+\), metrics at (\S+)", re.M)
+FOUND = re.compile(r'^raffe_engine_cache_total\{[^}]*found="(\w+)"[^}]*\} (\S+)', re.M)
+
+
+def cache_found(addresses: list[str]) -> dict[str, float]:
+    """How the replicas' caches held the games of the commands so far, summed."""
+    out: dict[str, float] = {}
+    for address in addresses:
+        for found, n in FOUND.findall(httpx.get(f"http://{address}/metrics").text):
+            out[found] = out.get(found, 0) + float(n)
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -119,6 +138,7 @@ def main(argv: list[str] | None = None) -> None:
                 "1 replica",
                 base.switches,
             ),
+            Figure(f"{label}: commands on a cached game", got.trusted * 100, "%"),
         ]
     print_table("scale-out, engines capped by cgroup quotas (2-core machine)", figures)
     print(f"written to {write_json('scaleout', figures)}")
