@@ -2,7 +2,7 @@
 not moves per second.
 
     python -m bench.crowd [--levels 100,250,500,1000] [--hold 45] [--gateways 1|2]
-                          [--think 2,20] [--spectators 1]
+                          [--think 2,20] [--spectators 1] [--affinity] [--gateway-core C]
 
 Tables of four simulated people playing Giraffe Raffe (seeded practice games whose moves
 are computed beforehand, so the client does no game logic), each person thinking for a
@@ -10,7 +10,10 @@ time drawn uniformly from --think seconds before a move; every seat holds its li
 stream for the whole game, and --spectators more streams watch each table. The number of
 tables ramps through --levels (tables already playing go on), each level held --hold
 seconds. With --gateways 2 a second gateway runs beside the launcher's and a table's
-seats are spread over both (a move is pushed across gateways by Redis pub/sub).
+seats are spread over both (a move is pushed across gateways by Redis pub/sub), or with
+--affinity all on one (table i on gateway i % 2, as a balancer hashing the game id in the
+path would place them). --gateway-core puts each gateway under a cgroup v1 CPU quota, a
+node of its own as in bench.scaleout (root).
 
 Per level: live streams open, moves/s, push latency p50/p99 (a move's POST start to its
 frame on every other seat's and every spectator's stream), errors (refused moves,
@@ -34,6 +37,7 @@ import subprocess
 import sys
 import time
 import uuid
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
@@ -54,6 +58,7 @@ from bench.common import (
     write_json,
 )
 from bench.rawhttp import Conn, SseConn, build
+from bench.scaleout import capped
 from services.core.local_redis import free_port
 from services.games import GAMES
 from services.kernel.playthrough import bot_moves
@@ -81,8 +86,15 @@ class Tally:
 class Table:
     """One game: four people (each on a gateway) and its spectators, all on streams."""
 
-    def __init__(self, gateways: list[tuple[str, int]], index: int, think: tuple[float, float]):
+    def __init__(
+        self,
+        gateways: list[tuple[str, int]],
+        index: int,
+        think: tuple[float, float],
+        affinity: bool = False,
+    ):
         self.gateways, self.index, self.think = gateways, index, think
+        self.affinity = affinity
         self.arrivals: dict[int, dict[str, float]] = {}
         self.acked: dict[str, int] = {}  # game id -> highest version acknowledged
         self.finished: list[tuple[str, float]] = []  # game id, when its last move was
@@ -91,9 +103,12 @@ class Table:
         self.frame = asyncio.Event()
 
     def gateway_of(self, who: int) -> tuple[str, int]:
-        return self.gateways[(self.index + who) % len(self.gateways)]
+        """Seats spread over the gateways, or with affinity all on the table's own (as
+        a balancer hashing the game id in the path places them)."""
+        spread = 0 if self.affinity else who
+        return self.gateways[(self.index + spread) % len(self.gateways)]
 
-    async def create(self, http: httpx.AsyncClient) -> None:
+    async def create(self, http: httpx.AsyncClient, tally: Tally) -> None:
         self.seed = f"crowd-{self.index}-{uuid.uuid4().hex[:8]}"
         body = {
             "game": GAME,
@@ -102,6 +117,10 @@ class Table:
             "practice": True,
         }
         answer = await http.post("/v1/games", json=body)
+        while answer.status_code == 503:  # a gateway past its deadline: counted, sent again
+            tally.error("create 503")
+            await asyncio.sleep(float(answer.headers.get("retry-after", 1)))
+            answer = await http.post("/v1/games", json=body)
         answer.raise_for_status()
         created = answer.json()
         self.game_id, self.tokens, self.version = (
@@ -140,7 +159,7 @@ class Table:
                 self.finished.append((self.game_id, time.monotonic()))
             while not stop.is_set():  # a refused or timed-out creation: counted, again
                 try:
-                    await self.create(http)
+                    await self.create(http, tally)
                     await self.watch(spectators, tally)
                     break
                 except (httpx.HTTPError, OSError, KeyError, ValueError) as error:
@@ -278,8 +297,8 @@ async def crowd(
         for level in [int(x) for x in args.levels.split(",")]:
             started = time.monotonic()
             while len(tables) < level:
-                table = Table(gateways, len(tables), think)  # type: ignore[arg-type]
-                await table.create(http)
+                table = Table(gateways, len(tables), think, args.affinity)  # type: ignore[arg-type]
+                await table.create(http, tally)
                 await table.watch(args.spectators, tally)
                 tables.append(table)
                 players.append(asyncio.create_task(table.play(http, args.spectators, tally, stop)))
@@ -456,6 +475,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--archive-ttl", type=float, default=600, help="soak: RAFFE_ARCHIVE_TTL_S")
     parser.add_argument("--chart", default="", help="soak: memory over time, as a PNG")
     parser.add_argument("--log", default="", help="where the services' logs go")
+    parser.add_argument("--affinity", action="store_true", help="a table on one gateway")
+    parser.add_argument(
+        "--gateway-core", type=float, default=0, help="CPU quota per gateway (root: cgroups)"
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("RAFFE_MAX_STREAMS", "20000")
     if args.soak:
@@ -473,7 +496,9 @@ def main(argv: list[str] | None = None) -> None:
             extra.append(process)
             urls.append(url)
             pids["gateway #2"] = process.pid
-        levels = asyncio.run(crowd(args, urls, pids, redis.group(1)))
+        gateways = {k: v for k, v in pids.items() if k.startswith("gateway")}
+        with capped(gateways, args.gateway_core) if args.gateway_core else nullcontext():
+            levels = asyncio.run(crowd(args, urls, pids, redis.group(1)))
     finally:
         for process in extra:
             process.terminate()
@@ -482,7 +507,9 @@ def main(argv: list[str] | None = None) -> None:
         report_soak(levels, args.chart)
     else:
         result = figures(levels)
-        print_table(f"a crowd at human pace ({args.gateways} gateway(s))", result)
+        how = f"{args.gateways} gateway(s)" + (", tables on one" if args.affinity else "")
+        how += f", {args.gateway_core} core each" if args.gateway_core else ""
+        print_table(f"a crowd at human pace ({how})", result)
         write_json(f"crowd-{args.gateways}gw", result)
     print(json.dumps(levels))
 
