@@ -21,6 +21,7 @@ Redis."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,7 @@ from services.projection.readmodels import ReadModels
 from services.tournament.ids import table_game_id
 
 MAX_BYTES = 32 * 1024 * 1024  # a few large tournaments' pages at once
+log = logging.getLogger(__name__)
 CATCH_UP_S = 0.02  # how often a read waiting for the projection looks again
 
 
@@ -113,9 +115,9 @@ class TournamentPages:
         self, gen: int, tournament_id: str, min_version: int, wait_s: float
     ) -> int | None:
         """The projection's version once it has ``min_version``, or as it is after
-        ``wait_s``. One poller per tournament reads it for every reader waiting (a
-        thousand readers polling each on their own at a round's start were ~50,000 Redis
-        reads a second per gateway: bench.page_burst, #28)."""
+        ``wait_s``. One poller per tournament reads it for every reader waiting (500
+        readers at a gateway, each polling on its own at a round's start, were ~25,000
+        Redis reads a second: docs/performance.md, #28)."""
         key = (gen, tournament_id)
         watch = self._watches.get(key)
         if watch is None:
@@ -139,7 +141,11 @@ class TournamentPages:
                 await asyncio.sleep(CATCH_UP_S)
                 if not watch.waiters:
                     return
-                watch.version = await self.read_models.version(*key)
+                try:
+                    watch.version = await self.read_models.version(*key)
+                except Exception as error:  # Redis out of reach: the readers time out
+                    log.warning("projection version unread: %s", error)
+                    return
                 async with watch.moved:
                     watch.moved.notify_all()
         finally:

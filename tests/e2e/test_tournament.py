@@ -396,8 +396,9 @@ def test_while_the_projection_lags_readers_share_one_engine_view(
     assert loads <= 2, f"{loads:g} engine views for 32 readers (one a version per gateway)"
     # HGETs: each reader reads the log's version and the projection's once (and /me a
     # seat's token); while they wait for the projection, one poller per tournament
-    # reads its version for all of them. Each polling on its own: 464 here (~98 now).
-    assert polled <= 4 * 32, f"{polled} HGETs for 32 readers: do they each poll?"
+    # reads its version for all of them (tests/integration/test_tournament_pages.py).
+    # Each polling on its own: 464 here; 98-130 now, more the longer the burst lasts.
+    assert polled <= 8 * 32, f"{polled} HGETs for 32 readers: do they each poll?"
 
 
 def hgets(system: System) -> int:
