@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import redis
 
 from tests.e2e.players import auth, play_seat
 from tests.e2e.system import System
@@ -403,8 +404,6 @@ def test_while_the_projection_lags_readers_share_one_engine_view(
 
 def hgets(system: System) -> int:
     """HGET calls Redis has served (how the projection's version of a game is read)."""
-    import redis
-
     stats = redis.Redis.from_url(system.redis_url).info("commandstats")
     return int(stats.get("cmdstat_hget", {}).get("calls", 0))
 
