@@ -5,8 +5,9 @@ failovers while people and bots play, with no process restarted:
 1. the primary is killed (SIGKILL, as a node that vanishes): the sentinels promote a
    replica, every service follows it;
 2. the new primary is frozen (SIGSTOP) until a replica is promoted, then thawed: it
-   still thinks it leads and its clients' connections are still open, yet nothing it
-   takes is acknowledged (no replica confirms it), and the sentinels make it a replica.
+   still thinks it leads and a replica may still follow it for a moment, yet no service
+   sends it anything (they fenced it at the sentinels' +odown, before the promotion:
+   sentinel_pool.py), and the sentinels make it a replica.
 
 After each: nothing acknowledged is lost, every game's log is one unbroken history, the
 bot games finish, the read models follow; how long moves were refused is printed

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
@@ -15,10 +13,9 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.exceptions import RedisError
 
+from services.core.eventstore.sentinel_pool import BlockingSentinelPool
 from services.core.eventstore.store import EventStore, RedisClient
 from services.core.settings import StoreSettings
-
-log = logging.getLogger(__name__)
 
 
 async def redis_client(settings: StoreSettings) -> RedisClient:
@@ -52,47 +49,6 @@ async def redis_client(settings: StoreSettings) -> RedisClient:
     # tasks trigger its lazy initialisation at once; initialise it before sharing it.
     await client.initialize()
     return client
-
-
-class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
-    """The primary's pool as named by the sentinels, waiting for a free connection like
-    the single node's pool.
-
-    redis-py asks the sentinels only when it opens a connection; a primary frozen and
-    thawed after its replacement keeps its connections and answers them (stale reads,
-    refused writes) until the sentinels demote it. So ``watch`` asks them every second:
-    when they name another primary, every connection is closed (in use too: it fails,
-    and the call is retried by its caller) and ``failover_hooks`` run: what a process
-    keeps in memory of Redis may be ahead of the new primary (writes of the old one no
-    replica had, never acknowledged, now gone), so it drops that and reads again
-    (engine caches, followers' positions: docs/operations.md)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[no-untyped-call]
-        self.failover_hooks: list[Callable[[], None]] = []
-        self._watching: asyncio.Task[None] | None = None
-
-    async def get_master_address(self) -> Any:
-        if self._watching is None:
-            self._watching = asyncio.create_task(self.watch())
-        address = await self.sentinel_manager.discover_master(self.service_name)
-        await self._moved_to(address)
-        return address
-
-    async def watch(self, every_s: float = 1.0) -> None:
-        while True:
-            await asyncio.sleep(every_s)
-            with contextlib.suppress(RedisError, OSError):
-                await self._moved_to(await self.sentinel_manager.discover_master(self.service_name))
-
-    async def _moved_to(self, address: Any) -> None:
-        before, self.master_address = self.master_address, address
-        if before is None or before == address:
-            return
-        log.warning("the sentinels named another primary", extra={"primary": str(address)})
-        await self.disconnect(inuse_connections=True)
-        for hook in self.failover_hooks:
-            hook()
 
 
 def sentinels(settings: StoreSettings) -> list[tuple[str, int]]:
