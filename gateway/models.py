@@ -210,14 +210,22 @@ def plain_name(name: str) -> str:
         raise ValueError(error.message) from None
 
 
+REGISTRATION_ID = (
+    "your idempotency key: the same registration sent again with it (after a 503 or an "
+    "answer that never came) is answered with the same entry, not refused as a name taken"
+)
+
+
 class RegisterPlayer(Strict):
     name: str = Field(min_length=1, max_length=64)
     kind: Literal["human", "bot"] = "bot"
     bot_level: str = Field("", max_length=32)
+    command_id: str | None = Field(None, min_length=1, max_length=128, description=REGISTRATION_ID)
 
 
 class JoinTournament(Strict):
     name: str = Field(min_length=1, max_length=64, description="as the standings show you")
+    command_id: str | None = Field(None, min_length=1, max_length=128, description=REGISTRATION_ID)
 
 
 class PlayerRegistered(BaseModel):

@@ -28,7 +28,7 @@ from gateway.models import (
 from gateway.openapi import TOKEN_OPTIONAL, TOKEN_REQUIRED
 from gateway.problems import Problem
 from gateway.tokens import TICKET_S, Caller, TokenRotated, creation_key
-from services.core.codec import dumps
+from services.core.codec import dumps, to_domain
 from services.core.eventstore.keys import GAME_ID
 from services.games import GAMES
 from services.kernel.game import SPECTATOR, SeatSpec
@@ -200,15 +200,13 @@ async def seats(game_id: GameId, c: ClientsDep) -> dict[str, Any]:
     """Who sits where: each seat's kind, name (a player's name now), the player holding
     it, whether it is still open, and its player's presence (connected, away, gone)."""
     await c.game_type(game_id)
-    summary = (await c.read_models.summaries(await c.generation(), [game_id])).get(game_id)
-    if summary is None:
-        raise Problem(503, "not_projected", "the game is a moment old: ask again", retry_after=1)
+    listed = await _seat_list(c, game_id)
     seated = (await c.tokens.players([game_id]))[game_id]
     names = (await c.names([game_id]))[game_id]
     unclaimed = set((await c.tokens.open_seats([game_id]))[game_id])
     presence = await c.live.presence.of(game_id) if c.live.presence is not None else {}
     out = []
-    for i, s in enumerate(summary.get("seats", [])):
+    for i, s in enumerate(listed):
         out.append(
             {
                 "seat": i,
@@ -221,6 +219,19 @@ async def seats(game_id: GameId, c: ClientsDep) -> dict[str, Any]:
             }
         )
     return {"game_id": game_id, "seats": out}
+
+
+async def _seat_list(c: Clients, game_id: str) -> list[dict[str, Any]]:
+    """The seats as the game was made with them: from the read models, or, for a game
+    a moment old that they have not folded yet, from its first event (GameCreated), so a
+    client that asks right after making the game gets its answer, not a 503."""
+    summary = (await c.read_models.summaries(await c.generation(), [game_id])).get(game_id)
+    if summary is not None:
+        return list(summary.get("seats", []))
+    first = await c.store.read_game_range(game_id, 0, 1)
+    if first and first[0].type == "GameCreated":
+        return list(to_domain(first[0]).data.get("seats", []))
+    raise Problem(503, "not_projected", "the game is a moment old: ask again", retry_after=1)
 
 
 @router.post(

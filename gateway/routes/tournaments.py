@@ -99,8 +99,9 @@ async def register(
     _organiser(tournament_id, who)
     if body.kind == "bot" and body.bot_level and body.bot_level not in BOT_LEVELS:
         raise Problem(422, "bad_bot_level", f"bot levels are {', '.join(sorted(BOT_LEVELS))}")
-    command = {"type": "register", **body.model_dump()}
-    return await _registered(c, tournament_id, ORGANISER, command, body.kind == "human")
+    command = {"type": "register", **body.model_dump(exclude={"command_id"})}
+    human = body.kind == "human"
+    return await _registered(c, tournament_id, ORGANISER, command, human, body.command_id)
 
 
 @router.post(
@@ -119,7 +120,7 @@ async def join(
         raise Problem(404, "unknown_tournament", f"no tournament {tournament_id}")
     await c.joins.take(tournament_id, request.state.client_address)
     command = {"type": "join", "name": body.name}
-    return await _registered(c, tournament_id, ENGINE, command, human=True)
+    return await _registered(c, tournament_id, ENGINE, command, True, body.command_id)
 
 
 @router.delete(
@@ -143,10 +144,18 @@ async def remove(
 
 
 async def _registered(
-    c: Clients, tournament_id: str, seat: int, command: dict[str, Any], human: bool
+    c: Clients,
+    tournament_id: str,
+    seat: int,
+    command: dict[str, Any],
+    human: bool,
+    command_id: str | None,
 ) -> PlayerRegistered:
-    """Send a register or join; the new player, with a player token for a human."""
-    done = await _engine(c).execute(tournament_id, seat, command, _cid(), 0)
+    """Send a register or join; the new player, with a player token for a human. Sent
+    again under its command id, the engine answers with the entry it made then (a
+    duplicate), and the person gets a token for it: the first answer may never have
+    reached them."""
+    done = await _engine(c).execute(tournament_id, seat, command, command_id or _cid(), 0)
     player = next(e["data"]["player"] for e in done.events if e["type"] == "PlayerRegistered")
     token = await c.tokens.issue(tournament_id, PLAYER_SEATS + player) if human else None
     return PlayerRegistered(player=player, version=done.version, token=token)

@@ -8,6 +8,7 @@ export class Problem extends Error {
     super(body.detail || body.title || `HTTP ${status}`);
     this.status = status;
     this.code = body.code || "error";
+    this.retryAfter = Number(body.retry_after) || 1; // seconds, as the problem says
   }
 }
 
@@ -24,6 +25,20 @@ export async function api(method, path, body, token) {
   const json = text ? JSON.parse(text) : {};
   if (!response.ok) throw new Problem(response.status, json);
   return json;
+}
+
+// The same, sent again on a 503 (a store a moment away, a failover, a tournament many
+// join at once) after the Retry-After it names, at most ``tries`` times in all. Only for
+// a request whose body carries a command_id: sent again, it is decided once.
+export async function apiRetrying(method, path, body, token, tries = 4) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await api(method, path, body, token);
+    } catch (e) {
+      if (!(e instanceof Problem) || e.status !== 503 || attempt >= tries) throw e;
+      await new Promise((done) => setTimeout(done, Math.min(e.retryAfter, 2) * 1000));
+    }
+  }
 }
 
 // -- seats this browser holds, by game ---------------------------------------------------

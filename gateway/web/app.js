@@ -5,6 +5,7 @@ import { renderAccount } from "/static/account.js";
 import {
   account,
   api,
+  apiRetrying,
   commandId,
   el,
   follow,
@@ -348,7 +349,7 @@ async function lobbyPage() {
       command_id: commandId(),
     };
     try {
-      const created = await api("POST", "/v1/games", body, me ? me.token : undefined);
+      const created = await apiRetrying("POST", "/v1/games", body, me ? me.token : undefined);
       const mine = Object.keys(created.tokens)
         .map(Number)
         .sort((a, b) => a - b);
@@ -610,7 +611,7 @@ async function tablePage(gameId) {
     if (busy) return;
     busy = true;
     try {
-      const answer = await api(
+      const answer = await apiRetrying(
         "POST",
         `/v1/games/${gameId}/commands`,
         { command, command_id: commandId() },
@@ -729,8 +730,9 @@ async function tablePage(gameId) {
   await refresh();
 }
 
-// The seats still open, from GET /seats: asked again while the game is too new for the
-// read models (503 not_projected), so a table opened at once still shows its invite.
+// The seats still open, from GET /seats: asked again on a 503 (the store a moment away;
+// a game too new for the read models is answered from its first event), so a table
+// opened at once still shows its invite.
 async function openSeats(gameId) {
   for (let attempt = 0; attempt < 20; attempt++) {
     try {

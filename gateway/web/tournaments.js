@@ -2,7 +2,7 @@
 // its link to), and a tournament's standings, rounds (each table watchable) and the
 // ratings chart, live; while an open one registers: join it, or (its organiser) start it.
 
-import { api, el, follow, remember, toast } from "/static/api.js";
+import { api, apiRetrying, commandId, el, follow, remember, toast } from "/static/api.js";
 
 const PLAYERS = "raffe.players";
 const ORGANISERS = "raffe.organisers"; // open tournaments this browser created, to start
@@ -345,7 +345,8 @@ export async function renderTournament(id, show, setLeave) {
         async function join(event) {
           event.preventDefault();
           try {
-            const joined = await api("POST", `/v1/tournaments/${id}/join`, { name: who.value });
+            const body = { name: who.value, command_id: commandId() };
+            const joined = await apiRetrying("POST", `/v1/tournaments/${id}/join`, body);
             keep(PLAYERS, id, joined.token);
             playerToken = joined.token;
             typedName = "";

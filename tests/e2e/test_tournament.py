@@ -177,6 +177,31 @@ def test_people_join_an_open_tournament_by_its_link_until_it_starts(http: httpx.
         assert tables[0]["game"] == "giraffometer" and tables[0]["token"]
 
 
+def test_a_join_sent_again_under_its_command_id_is_the_same_entry(http: httpx.Client) -> None:
+    """A person whose join answer never came (a 503 after it landed, a dropped
+    connection) sends it again with the same command_id: the same entry and a token for
+    it, not 422 name_taken with no way in. The web client does so on a 503. An id used
+    for another join is refused; the organiser's registrations take one too."""
+    created = create(http, games=["giraffometer"], open_registration=True, rounds=1)
+    tid, organiser = created["tournament_id"], auth(created["organiser_token"])
+    body = {"name": "ada", "command_id": "join-ada-1"}
+    first = http.post(f"/v1/tournaments/{tid}/join", json=body)
+    again = http.post(f"/v1/tournaments/{tid}/join", json=body)
+    assert first.status_code == again.status_code == 201, again.text
+    assert again.json()["player"] == first.json()["player"] == 0
+    assert again.json()["version"] == first.json()["version"]  # nothing appended again
+    for answer in (first, again):  # either token finds the entry
+        me = http.get(f"/v1/tournaments/{tid}/me", headers=auth(answer.json()["token"]))
+        assert me.status_code == 200 and me.json()["player"] == 0, me.text
+    reused = http.post(f"/v1/tournaments/{tid}/join", json={**body, "name": "bob"})
+    assert reused.status_code == 422 and reused.json()["code"] == "command_id_reused"
+    bot = {"name": "bot", "kind": "bot", "bot_level": "random", "command_id": "reg-bot"}
+    added = [http.post(f"/v1/tournaments/{tid}/players", json=bot, headers=organiser) for _ in "ab"]
+    assert [a.json()["player"] for a in added] == [1, 1], added[-1].text
+    shown = http.get(f"/v1/tournaments/{tid}", params={"min_version": added[-1].json()["version"]})
+    assert [p["name"] for p in shown.json()["players"]] == ["ada", "bot"]
+
+
 def listing(http: httpx.Client, state: str, tid: str) -> dict[str, Any]:
     """The tournament's entry in the listing, once the projection has it."""
     for _ in range(100):
