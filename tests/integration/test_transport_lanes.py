@@ -166,9 +166,10 @@ async def test_a_games_commands_keep_to_one_replica_and_games_spread_over_both(
     async with counted_replicas(store, 2) as (replicas, served):
         client = EngineClient.connect(target_of(replicas), multiplexed=True)
         try:
-            # Two games per lane: a lane keeps its games while it has at most 4 more
-            # unanswered than the least busy, so no burst of these makes a game move.
-            games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(8)]
+            # Four games per lane: a lane keeps its games while it has at most 4 more
+            # unanswered than twice the least busy's, so no burst of these makes a game
+            # move. (Sixteen games are placed on both replicas but for odds of 3e-5.)
+            games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(16)]
             for seat in range(3):  # every game's three votes, the games' commands at once
                 order = random.Random(seat).sample(games, len(games))  # each round another
                 await asyncio.gather(*(client.execute(g, seat, VOTE, cid()) for g in order))
@@ -177,6 +178,46 @@ async def test_a_games_commands_keep_to_one_replica_and_games_spread_over_both(
     assert sorted(served[0] + served[1]) == sorted(games * 3)
     assert not set(served[0]) & set(served[1])  # no game was served by both
     assert served[0] and served[1]
+
+
+async def test_two_gateways_send_a_game_to_the_same_replica(store: StoreSettings) -> None:
+    """Two gateways, each with its own lanes, take turns at a game's commands: both send
+    it to the game's own replica, so its cache holds the game current (each gateway
+    chose the least busy lane of its own, and a table spread over two gateways moved
+    between replicas at every move)."""
+    async with counted_replicas(store, 3) as (replicas, served):
+        gateways = [EngineClient.connect(target_of(replicas), multiplexed=True) for _ in "ab"]
+        try:
+            make = gateways[0].create
+            games = [(await make([SeatSpec("human")] * 3, {})).game_id for _ in range(9)]
+            # The second gateway served other tables before (its lanes' turn is elsewhere).
+            others = [(await make([SeatSpec("human")] * 3, {})).game_id for _ in range(5)]
+            for g in others:
+                await gateways[1].execute(g, 0, VOTE, cid())
+            for seat, client in enumerate((*gateways, gateways[0])):
+                await asyncio.gather(*(client.execute(g, seat, VOTE, cid()) for g in games))
+        finally:
+            for client in gateways:
+                await client.close()
+    for g in games:
+        assert sum(g in ids for ids in served) == 1, "a game served by one replica"
+        assert sum(ids.count(g) for ids in served) == 3
+
+
+async def test_a_burst_of_one_games_commands_stays_on_one_replica(store: StoreSettings) -> None:
+    """Forty commands of one game at once (a tournament's registrations): its lane is far
+    busier than the others, yet the game stays while its commands are unanswered there
+    (moved, they raced each other from several replicas to one stream: 503 contended)."""
+    async with counted_replicas(store, 3) as (replicas, served):
+        client = EngineClient.connect(target_of(replicas), multiplexed=True)
+        try:
+            game = (await client.create([SeatSpec("human")] * 3, {})).game_id
+            burst = [client.execute(game, i % 3, VOTE, cid()) for i in range(40)]
+            await asyncio.gather(*burst, return_exceptions=True)  # second votes are refused
+        finally:
+            await client.close()
+    assert sum(game in ids for ids in served) == 1, [ids.count(game) for ids in served]
+    assert sum(ids.count(game) for ids in served) == 40
 
 
 async def test_every_replica_gets_lanes_and_a_lost_one_hands_its_commands_on(
@@ -192,7 +233,8 @@ async def test_every_replica_gets_lanes_and_a_lost_one_hands_its_commands_on(
         assert client.streams is not None
         client.streams.lane_seconds = 0.05  # lanes replaced between the rounds below
         try:
-            games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(24)]
+            # Games are placed by id: with 60, every replica has one but for odds of 1e-4.
+            games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(60)]
             for round_ in range(6):  # unary calls in between, as a gateway's reads are
                 await asyncio.sleep(0.06)
                 await asyncio.gather(*(client.view(g, -1) for g in games[: round_ + 1]))

@@ -17,9 +17,11 @@ unanswered: lanes land unevenly on replicas, and a replica under load answers sl
 (plain round robin scaled worse: docs/performance.md, "Scale-out under CPU quotas").
 
 A game's commands keep to the lane (slot) its last command took while that lane is not
-much busier than the least busy one: each replica caches the games it serves, and a
-command landing on a replica whose copy of the game is behind costs it a read and a fold
-first (measured in docs/performance.md, "Scale-out under CPU quotas").
+much busier than the least busy one, and always while a command of the game is still
+unanswered there: each replica caches the games it serves, and a command landing on a
+replica whose copy of the game is behind costs it a read and a fold first (measured in
+docs/performance.md, "Scale-out under CPU quotas"). A game's first lane is one on its own
+replica (``ReplicaChannels.placed``), the same in every gateway.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from google.rpc import status_pb2
 
 from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.grpc_errors import EngineUnavailable, status_error
-from services.core.transport.replicas import ReplicaChannels
+from services.core.transport.replicas import Replica, ReplicaChannels
 
 FIRST_BACKOFF_S, MAX_BACKOFF_S = 0.05, 1.0
 MAX_HOMES = 100_000  # games whose lane is remembered (forgotten all at once past this)
@@ -64,6 +66,7 @@ class Lane:
 
     stub: common_pb2_grpc.EngineStub
     ended: Callable[[Lane], None]
+    replica: str = ""  # its replica's address; "" on the shared channel
     pending: dict[int, Sent] = field(default_factory=dict)
     open: bool = True
     born: float = field(default_factory=time.monotonic)
@@ -77,6 +80,14 @@ class Lane:
         sent.lane = self
         self.pending[number] = sent
         self._queue.put_nowait(common_pb2.ExecuteCall(call=number, request=sent.request))
+
+    def holds(self, game_id: str) -> bool:
+        """Whether a command of the game is unanswered here: the game stays (sent on
+        another replica too, its commands would race each other to the same stream: a
+        burst of one tournament's registrations answered 503 ``contended``)."""
+        return self.open and any(
+            s.request.command.game_id == game_id for s in self.pending.values()
+        )
 
     def retire(self) -> None:
         """No new commands; those sent are still answered, then the engine ends the call."""
@@ -158,13 +169,26 @@ class ExecuteStreams:
         self._turn = (self._turn + 1) % len(busy)
         slots = list(range(self._turn, len(busy))) + list(range(self._turn))
         least = min(slots, key=lambda i: busy[i])
-        home = self._homes.get(game_id, len(busy))
-        if home < len(busy) and near_enough(busy[home], busy[least]):
-            return self._lanes[home]
+        home = self._homes.get(game_id)
+        if home is not None and home < len(busy):
+            lane = self._lanes[home]
+            if near_enough(busy[home], busy[least]) or lane.holds(game_id):
+                return lane
+        if home is None and (placed := self._placed(game_id, slots, busy)) is not None:
+            least = placed if near_enough(busy[placed], busy[least]) else least
         if len(self._homes) >= MAX_HOMES:
             self._homes.clear()
         self._homes[game_id] = least
         return self._lanes[least]
+
+    def _placed(self, game_id: str, slots: list[int], busy: list[int]) -> int | None:
+        """A new game's first lane: the least busy on the game's own replica (the one
+        every process sends it to: services.core.transport.replicas), if one is open."""
+        replica = self.replicas.placed(game_id) if self.replicas is not None else None
+        if replica is None:
+            return None
+        mine = [i for i in slots if self._lanes[i].replica == replica.address]
+        return min(mine, key=lambda i: busy[i]) if mine else None
 
     def _renew(self) -> None:
         """Lanes that ended or are older than ``lane_seconds`` replaced, in their slots,
@@ -177,19 +201,20 @@ class ExecuteStreams:
         ]
         if not due and len(self._lanes) >= self.lanes:
             return
-        stubs = self.replicas.stubs() if self.replicas is not None else []
+        live = self.replicas.live() if self.replicas is not None else []
         for i in due:
             self._lanes[i].retire()
-            self._lanes[i] = Lane(self._stub_for(i, stubs), self._ended)
-        while len(self._lanes) < max(self.lanes, len(stubs)):
-            self._lanes.append(Lane(self._stub_for(len(self._lanes), stubs), self._ended))
+            self._lanes[i] = self._lane_for(i, live)
+        while len(self._lanes) < max(self.lanes, len(live)):
+            self._lanes.append(self._lane_for(len(self._lanes), live))
 
-    def _stub_for(
-        self, slot: int, stubs: list[common_pb2_grpc.EngineStub]
-    ) -> common_pb2_grpc.EngineStub:
-        """The replica of lane ``slot``; the shared channel (round robin over the replicas
-        that answer) when none is listed or all are failing."""
-        return stubs[slot % len(stubs)] if stubs else self.stub
+    def _lane_for(self, slot: int, live: list[Replica]) -> Lane:
+        """A lane on the replica of ``slot``; on the shared channel (round robin over the
+        replicas that answer) when none is listed or all are failing."""
+        if not live:
+            return Lane(self.stub, self._ended)
+        replica = live[slot % len(live)]
+        return Lane(replica.stub, self._ended, replica.address)
 
     def _ended(self, lane: Lane) -> None:
         """Send what the lane left unanswered again after a backoff (the caller's timeout

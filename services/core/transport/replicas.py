@@ -8,6 +8,14 @@ call ended) could join another on the same replica. With a channel per replica, 
 ``i`` opens on replica ``i mod n``, and there are at least as many lanes as replicas
 (what bench.scaleout measured either way: docs/performance.md).
 
+A game has a replica of its own (``placed``, rendezvous hashing of the game id over the
+replicas that answer), where each gateway's lanes start it: gateways side by side send a
+game's commands to the same replica, whose cache then holds it current, and a burst of
+one game's placed commands from both (a tournament's registrations) queues there instead
+of racing from two replicas to the same stream (503 ``contended``). A replica lost moves
+only its own games. (Unary calls stay round robin per call: placing the bot runner's
+calls by game was measured slower under CPU quotas, docs/performance.md.)
+
 The replicas are the addresses of an ``ipv4:a,b`` target, or those a ``dns:///host:port``
 target resolves to (a Kubernetes headless Service), resolved again every ``refresh_s``.
 A plain ``host:port`` target has no replicas listed here: its lanes use the shared
@@ -19,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import socket
 import time
 from collections.abc import Sequence
@@ -34,6 +43,11 @@ Options = Sequence[tuple[str, object]]
 
 def address(ip: str, port: int) -> str:
     return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
+
+
+def rank(address: str, game_id: str) -> bytes:
+    """A replica's rank for a game, the same in every process (unlike ``hash``)."""
+    return hashlib.blake2b(f"{address}/{game_id}".encode(), digest_size=8).digest()
 
 
 def channel_target(address: str) -> str:
@@ -85,10 +99,17 @@ class ReplicaChannels:
             return cls(options, host=host, port=int(port))
         return None
 
-    def stubs(self) -> list[common_pb2_grpc.EngineStub]:
+    def live(self) -> list[Replica]:
         """The replicas not failing, in a stable order (so lane i keeps to one replica)."""
         self._refresh()
-        return [r.stub for _, r in sorted(self.replicas.items()) if not r.failing()]
+        return [r for _, r in sorted(self.replicas.items()) if not r.failing()]
+
+    def placed(self, game_id: str) -> Replica | None:
+        """The game's replica: of those not failing, the one ranking it highest."""
+        live = self.live()
+        if len(live) < 2:
+            return live[0] if live else None
+        return max(live, key=lambda r: rank(r.address, game_id))
 
     async def close(self) -> None:
         if self._resolving is not None:
