@@ -166,9 +166,9 @@ async def test_a_games_commands_keep_to_one_replica_and_games_spread_over_both(
     async with counted_replicas(store, 2) as (replicas, served):
         client = EngineClient.connect(target_of(replicas), multiplexed=True)
         try:
-            # Four games per lane: a lane keeps its games while it has at most 4 more
-            # unanswered than twice the least busy's, so no burst of these makes a game
-            # move. (Sixteen games are placed on both replicas but for odds of 3e-5.)
+            # A lane keeps its games while it has at most 4 more unanswered than twice
+            # the least busy's, so no burst of these makes a game move. (Sixteen games
+            # are placed on both replicas but for odds of 3e-5.)
             games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(16)]
             for seat in range(3):  # every game's three votes, the games' commands at once
                 order = random.Random(seat).sample(games, len(games))  # each round another
