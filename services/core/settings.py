@@ -44,6 +44,8 @@ class StoreSettings(Env):
     # its archive kept this long (0: for ever).
     retain_finished_s: int = Field(7 * 24 * 3600, ge=0)
     archive_ttl_s: int = Field(0, ge=0)
+    # How often the projection applies that retention policy to its partitions.
+    archive_every_s: float = Field(30.0, gt=0)
 
     @classmethod
     def from_env(cls) -> StoreSettings:

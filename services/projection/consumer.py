@@ -27,8 +27,6 @@ class Projector(PartitionWorker):
     # version (min_version) wait or fall back to the engine.
     coalesce_s = 0.1
 
-    archive_every_s = 30.0
-
     def __init__(
         self, store: EventStore, ttl_ms: int = 5000, cache_bytes: int = 128 * 1024 * 1024
     ) -> None:
@@ -40,6 +38,7 @@ class Projector(PartitionWorker):
         self.gen = 1
         self._gen_checked = 0.0
         self._archived_at = 0.0
+        self.archive_every_s = store.settings.archive_every_s  # RAFFE_ARCHIVE_EVERY_S
 
     def forget(self) -> None:
         self.folder.games.clear()

@@ -12,11 +12,13 @@ from typing import Any
 
 import httpx
 import orjson
+import redis
 
+from services.core.eventstore.keys import Keys
 from services.games import GAMES
 from services.records.verify import Mismatch, verify
 from tests.e2e.players import create
-from tests.e2e.system import System
+from tests.e2e.system import System, running_system
 from tests.e2e.test_fair_table import send, until
 
 
@@ -112,3 +114,39 @@ def test_the_export_streams_finished_games_of_a_kind(system: System, tmp_path: P
         assert done.returncode == 0 and "2 finished games" in done.stderr, done.stderr
         checked = raffe(system, "verify", str(out))
         assert checked.returncode == 0 and checked.stderr.count("ok ") == 2, checked.stderr
+
+
+def test_a_record_is_archived_then_gone_whole_with_short_retention(tmp_path: Path) -> None:
+    """Retention seen from the API (RAFFE_RETAIN_FINISHED_S, RAFFE_ARCHIVE_TTL_S, and
+    RAFFE_ARCHIVE_EVERY_S so the pass comes soon): a finished game's record reads the
+    same from its archive, then, the archive expired, 404 unknown_game, and its view
+    too: nothing is left that names it."""
+    short = {
+        "RAFFE_RETAIN_FINISHED_S": "0",
+        "RAFFE_ARCHIVE_TTL_S": "3",
+        "RAFFE_ARCHIVE_EVERY_S": "0.5",
+    }
+    with running_system(tmp_path, **short) as s, httpx.Client(base_url=s.base_url) as http:
+        bots = [{"kind": "bot", "bot_level": "random"}] * 2
+        game_id = create(http, "giraffometer", bots)["game_id"]
+        first = finished_record(http, game_id)
+        archived = until(lambda: _archived(s, game_id), timeout=20)
+        assert archived
+        assert http.get(f"/v1/games/{game_id}/record").json() == first  # the same, archived
+        gone = until(lambda: _gone(http, game_id), timeout=20)
+        assert gone.status_code == 404 and gone.json()["code"] == "unknown_game", gone.text
+        view = http.get(f"/v1/games/{game_id}")
+        assert view.status_code == 404 and view.json()["code"] == "unknown_game", view.text
+
+
+def _archived(system: System, game_id: str) -> bool:
+    client = redis.Redis.from_url(system.redis_url)
+    try:
+        return bool(client.exists(Keys("raffe", 64).archive(game_id)))
+    finally:
+        client.close()
+
+
+def _gone(http: httpx.Client, game_id: str) -> httpx.Response | None:
+    answer = http.get(f"/v1/games/{game_id}/record")
+    return answer if answer.status_code == 404 else None
