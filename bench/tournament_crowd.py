@@ -378,12 +378,16 @@ def all_moves(seed: str, rounds: int, tables: int) -> dict[tuple[int, int], list
 async def register(http: httpx.AsyncClient, tid: str, auth: dict[str, str], n: int) -> list[str]:
     tokens: list[str] = [""] * n
     order = iter(range(n))
+    refused = 0
 
     async def worker() -> None:
+        nonlocal refused
         for p in order:
-            body = {"name": f"person {p}", "kind": "human"}
+            # A command id of its own: sent again after a 503, it is the same entry.
+            body = {"name": f"person {p}", "kind": "human", "command_id": f"register-{p}"}
             answer = await http.post(f"/v1/tournaments/{tid}/players", json=body, headers=auth)
-            while answer.status_code == 503:  # contended (replicas racing): as a client does
+            while answer.status_code == 503:  # contended or unavailable: as a client does
+                refused += 1
                 await asyncio.sleep(float(answer.headers.get("retry-after", 1)))
                 answer = await http.post(f"/v1/tournaments/{tid}/players", json=body, headers=auth)
             answer.raise_for_status()
@@ -392,6 +396,7 @@ async def register(http: httpx.AsyncClient, tid: str, auth: dict[str, str], n: i
                 say(f"  {p + 1}/{n} registered")
 
     await asyncio.gather(*(worker() for _ in range(16)))
+    say(f"  registrations answered 503 and sent again: {refused}")
     return tokens
 
 
