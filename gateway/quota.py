@@ -36,8 +36,10 @@ class JoinLimits:
     def __init__(self, store: EventStore, per_address: int, per_minute: int) -> None:
         self.store, self.per_address, self.per_minute = store, per_address, per_minute
 
-    async def take(self, tournament_id: str, address: str) -> None:
+    async def take(self, tournament_id: str, address: str, command_id: str | None = None) -> None:
         prefix = f"{self.store.settings.key_prefix}:quota:join:{tournament_id}"
+        if command_id and not await self._first(prefix, command_id):
+            return  # a join sent again (after a 503, a lost answer) was counted once
         if await counted(self.store, f"{prefix}:{_who(address)}", 7 * 24 * 3600) > (
             self.per_address
         ):
@@ -55,6 +57,12 @@ class JoinLimits:
                 "this tournament takes no more joins this minute",
                 retry_after=60 - now % 60,
             )
+
+    async def _first(self, prefix: str, command_id: str) -> bool:
+        """Whether this join's command id is new here (a day's memory: resends come
+        within seconds). Another join cannot reuse the id: the engine refuses it."""
+        key = f"{prefix}:sent:{_who(command_id)}"
+        return bool(await self.store.redis.set(key, 1, nx=True, ex=24 * 3600))
 
 
 class CreateQuota:

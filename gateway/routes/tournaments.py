@@ -118,7 +118,7 @@ async def join(
     tournament takes at most RAFFE_JOINS_PER_MINUTE joins a minute (429, Retry-After)."""
     if await c.game_type(tournament_id) != "tournament":
         raise Problem(404, "unknown_tournament", f"no tournament {tournament_id}")
-    await c.joins.take(tournament_id, request.state.client_address)
+    await c.joins.take(tournament_id, request.state.client_address, body.command_id)
     command = {"type": "join", "name": body.name}
     return await _registered(c, tournament_id, ENGINE, command, True, body.command_id)
 
