@@ -85,8 +85,11 @@ class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
             await self.fence(current)
         elif self.fenced is not None and states and all(_healthy(s, self.fenced) for s in states):
             self._lift()
-        with contextlib.suppress(MasterNotFoundError):
-            await self._moved_to(await self.sentinel_manager.discover_master(self.service_name))
+        # The primary they name, from the same answers (discover_master would ask again).
+        valid = self.sentinel_manager.check_master_state
+        named = [(s["ip"], s["port"]) for s in states if valid(s, self.service_name)]
+        if named:
+            await self._moved_to(named[0])
 
     async def _states(self) -> list[dict[str, Any]]:
         found = []
