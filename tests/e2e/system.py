@@ -112,9 +112,11 @@ def rebuild(system: System) -> str:
 def wait_over(client: httpx.Client, game_id: str, timeout: float = 60.0) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        body = client.get(f"/v1/games/{game_id}").json()
-        if body["view"]["status"]["over"]:
-            return body
+        answer = client.get(f"/v1/games/{game_id}")
+        # A 503 (Redis failing over, the primary fenced) is asked again, as a client does.
+        assert answer.status_code in (200, 503), answer.text
+        if answer.status_code == 200 and answer.json()["view"]["status"]["over"]:
+            return dict(answer.json())
         time.sleep(0.05)
     raise AssertionError(f"game {game_id} did not end in {timeout}s")
 
