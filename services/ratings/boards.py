@@ -15,6 +15,7 @@ tag, so an event's writes and the checkpoint go in one MULTI, on a cluster too."
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 from dataclasses import dataclass
 from typing import Any, cast
@@ -53,6 +54,23 @@ class Seasons:
 class Boards:
     def __init__(self, store: EventStore, seasons: Seasons, provisional_games: int) -> None:
         self.store, self.seasons, self.provisional = store, seasons, provisional_games
+        self.seen: dict[str, int] = {}  # per kind: the version folded when last looked
+
+    async def news(self, games: list[str], block_ms: int) -> list[str]:
+        """The kinds whose ratings streams hold more than was folded when last looked,
+        waiting up to ``block_ms`` for one: a single XREAD over every kind's stream, so a
+        follower with nothing to fold costs Redis and itself nothing (it used to ask
+        each kind's checkpoint and stream five times a second). One XREAD cannot span a
+        cluster's slots: there, every kind counts as news after ``block_ms``."""
+        if self.store.settings.cluster or any(g not in self.seen for g in games):
+            await asyncio.sleep(block_ms / 1000 if self.store.settings.cluster else 0)
+            return games
+        keys = {self.store.keys.game(stream_id(g)).encode(): g for g in games}
+        block_ms = min(block_ms, int(self.store.settings.redis_timeout_s * 500))
+        found = await self.store.redis.xread(
+            {k: f"{self.seen[g]}-0" for k, g in keys.items()}, count=1, block=max(1, block_ms)
+        )
+        return [keys[key] for key, _ in cast(list[tuple[bytes, Any]], found or [])]
 
     def key(self, game: str, *parts: str) -> str:
         return ":".join([f"{self.store.settings.key_prefix}:{{rt:{game}}}", *parts])
@@ -60,9 +78,11 @@ class Boards:
     async def catch_up(self, game: str, limit: int = 500) -> int:
         """Fold what the kind's ratings stream holds past the checkpoint; how many."""
         done = int(await self.store.redis.get(self.key(game, "cp")) or 0)
+        self.seen[game] = done
         stored = await self.store.read_game(stream_id(game), done, limit)
         if not stored:
             return 0
+        self.seen[game] = stored[-1].version
         pipe = self.store.redis.pipeline(transaction=True)
         for e in stored:
             self._fold(pipe, cast(GameRated, TYPES.parse(to_domain(e))))

@@ -13,7 +13,7 @@ from services.games import GAMES
 from services.ratings.boards import Boards, Seasons
 
 log = logging.getLogger(__name__)
-IDLE_S = 0.2
+WAIT_MS = 1000  # a blocking read's bound (below the Redis client's socket timeout)
 
 
 def boards_of(store: EventStore, settings: RatingSettings) -> Boards:
@@ -23,18 +23,19 @@ def boards_of(store: EventStore, settings: RatingSettings) -> Boards:
 
 async def follow_ratings(boards: Boards) -> None:
     """Until cancelled: fold new GameRated events into the boards."""
-    failures = 0
+    failures, kinds = 0, list(GAMES)
     while True:
         try:
-            folded = sum([await boards.catch_up(game) for game in GAMES])
+            folded = [game for game in kinds if await boards.catch_up(game)]
+            # A kind that had more than one batch is looked at again at once; the rest
+            # wait for their streams to grow.
+            kinds = folded or await boards.news(list(GAMES), WAIT_MS)
             failures = 0
         except Exception as error:  # Redis restarting: try again, nothing was half-done
             failures += 1
             log.warning("ratings boards: %s", error)
-            folded = 0
+            kinds = list(GAMES)
             await asyncio.sleep(min(0.1 * 2**failures, 2.0))
-        if not folded:
-            await asyncio.sleep(IDLE_S)
 
 
 async def rebuild(boards: Boards, progress: bool = False) -> int:
