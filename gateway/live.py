@@ -1,9 +1,10 @@
 """Live events over Server-Sent Events, fanned out once per event, not once per viewer.
 
 Each gateway has one LiveHub. The append script publishes every new version on the game
-stream's own name; the hub listens to all of them on one dedicated Redis connection
-(a pattern subscription: no pooled connection is held by any viewer). For each game
-someone watches, the hub keeps the game's state, folded from its stream. When a new
+stream's own name; the hub listens on one dedicated Redis connection (no pooled
+connection is held by any viewer), to the games someone here watches or waits on only
+(gateway.channels: each game's channel while held). For each game someone watches, the
+hub keeps the game's state, folded from its stream. When a new
 version is announced it reads the new events once, folds them, and for each audience
 that watches (each seat, spectators) redacts them once (the engine's own redaction,
 services.core.redaction) and puts the frames on every such viewer's queue. A viewer
@@ -53,6 +54,7 @@ from redis.exceptions import RedisError
 from starlette.background import BackgroundTask
 from starlette.responses import StreamingResponse
 
+from gateway.channels import GameChannels
 from gateway.delay import Delays, Held
 from gateway.problems import Problem
 from gateway.tokens import Caller, SeatTokens, revoked_channel
@@ -203,7 +205,7 @@ class LiveHub:
         self.waiters: dict[str, list[tuple[int, asyncio.Future[int]]]] = defaultdict(list)
         self.open_streams: Counter[str] = Counter()
         self._task: asyncio.Task[None] | None = None
-        self._prefix = f"{store.settings.key_prefix}:"
+        self.channels = GameChannels(store.keys.game)
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -263,6 +265,9 @@ class LiveHub:
         mark = uuid.uuid4().hex[:12] if self.presence is not None and seat >= 0 else ""
         delay = await self.delays.of(game_id) if self.delays and seat == SPECTATOR else None
         try:
+            # Subscribed before the catch-up read, so no version falls between the two
+            # (held from hold's first step, so a stream cancelled meanwhile releases it).
+            await self.channels.hold(game_id)
             async with watched.lock:
                 await self._advance(game_id, watched)  # viewers already there get it too
                 late = await self._spectators(game_id, watched) if delay else None
@@ -319,6 +324,7 @@ class LiveHub:
             if watched.empty and self.watched.get(game_id) is watched:
                 del self.watched[game_id]
             self._unindex(viewer)
+            self.channels.release(game_id)
 
     def _closed(self, game_id: str, seat: int, mark: str, over: bool) -> None:
         """A seat's stream ended: its player is away, unless the game is over (nobody is
@@ -484,6 +490,14 @@ class LiveHub:
         resubscribed), so none is missed."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + within_s
+        try:
+            await self.channels.hold(game_id)
+            return await self._wait_version(game_id, version, deadline)
+        finally:
+            self.channels.release(game_id)
+
+    async def _wait_version(self, game_id: str, version: int, deadline: float) -> bool:
+        loop = asyncio.get_running_loop()
         while True:
             future: asyncio.Future[int] = loop.create_future()
             entry = (version, future)
@@ -520,21 +534,23 @@ class LiveHub:
             watched.draining = asyncio.create_task(self._drain(game_id, watched))
 
     async def _listen(self) -> None:
-        pattern = f"{self._prefix}{{p:*}}:game:*"
         revocations = revoked_channel(self.store.settings.key_prefix)
         delay = RESUBSCRIBE_S[0]
         while True:
             try:
                 async with self.listener.pubsub() as pubsub:
-                    await pubsub.psubscribe(pattern)
                     await pubsub.subscribe(revocations)
                     if self.presence is not None:
                         await pubsub.subscribe(self.presence.keys.channel)
+                    await self.channels.attach(pubsub)
                     delay = RESUBSCRIBE_S[0]
                     self._set_listening(True)
                     self._resync()
                     await self._check_tokens()
-                    await self._until_lost(pubsub, revocations)
+                    try:
+                        await self._until_lost(pubsub, revocations)
+                    finally:
+                        self.channels.detach()
             except (RedisError, OSError) as error:
                 self._set_listening(False)
                 log.warning("live listener lost Redis", extra={"error": str(error)})
@@ -565,21 +581,24 @@ class LiveHub:
         raise ConnectionError("the sentinels named another primary")
 
     async def _messages(self, pubsub: PubSub, revocations: str) -> None:
+        presence = self.presence.keys.channel if self.presence is not None else None
         async for message in pubsub.listen():
-            if message["type"] == "pmessage":
-                self._on_message(message["channel"], message["data"])
-            elif message["type"] == "message":
-                if message["channel"].decode() == revocations:
+            kind, channel = message["type"], message["channel"].decode()
+            if kind == "message":
+                if channel == revocations:
                     self.revoked(message["data"].decode())
-                else:
+                elif channel == presence:
                     self._presence(message["data"])
+                elif (game_id := self.channels.game_of(channel)) is not None:
+                    self._on_message(game_id, message["data"])
+            elif kind == "subscribe":
+                self.channels.confirmed(channel)
 
     def _set_listening(self, listening: bool) -> None:
         if self.tokens is not None:
             self.tokens.set_listening(listening)
 
-    def _on_message(self, channel: bytes, data: bytes) -> None:
-        _, _, game_id = channel.decode().rpartition(":game:")
+    def _on_message(self, game_id: str, data: bytes) -> None:
         watched = self.watched.get(game_id)
         with contextlib.suppress(ValueError):
             if watched is None:  # nobody watches: only waiters care, for the version

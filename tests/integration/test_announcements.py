@@ -79,8 +79,8 @@ async def xranges(redis: Redis) -> int:
 async def hub(store: EventStore, redis_url: str) -> AsyncIterator[LiveHub]:
     live = LiveHub(store, GAMES, Redis.from_url(redis_url))
     live.start()
-    for _ in range(100):  # listening once its pattern subscription is in place
-        if await store.redis.execute_command("PUBSUB", "NUMPAT"):
+    for _ in range(100):  # listening once its connection is subscribed
+        if live.channels.listening:
             break
         await asyncio.sleep(0.02)
     yield live
@@ -106,3 +106,67 @@ async def test_watched_moves_reach_the_viewer_without_reading_the_stream(
             got += await asyncio.wait_for(anext(frames), 5)
     assert await xranges(store.redis) == before  # every move came with its announcement
     await frames.aclose()
+
+
+async def subscribers(store: EventStore, game_id: str) -> int:
+    """Connections subscribed to the game's announcements, by name or by any pattern."""
+    reply = await store.redis.execute_command("PUBSUB", "NUMSUB", store.keys.game(game_id))
+    return int(reply[1]) + int(await store.redis.execute_command("PUBSUB", "NUMPAT"))
+
+
+async def until(check: Any) -> None:
+    for _ in range(250):
+        if await check():
+            return
+        await asyncio.sleep(0.02)
+
+
+async def test_a_gateway_hears_only_the_games_someone_there_watches_or_waits_on(
+    store: EventStore, hub: LiveHub
+) -> None:
+    """Nobody here holds a game: its moves are not sent to this gateway at all (they were,
+    every game's, with one pattern subscription). A waiter holds it until it is done,
+    then for the linger only."""
+    hub.channels.linger_s = 0.05
+    game = GAMES["giraffe-raffe"]
+    engine = GameRuntime(game, store)
+    created = await engine.create([SeatSpec("human")] * 3, {}, seed="quiet", practice=True)
+    moves = bot_moves(game, 3, "quiet", game.bot("random"))[:2]
+
+    async def move(i: int) -> None:
+        seat, version, command = moves[i]
+        await engine.execute(
+            created.game_id, seat, command, command_id=uuid.uuid4().hex, expected_version=version
+        )
+
+    await move(0)
+    assert await subscribers(store, created.game_id) == 0
+    waiting = asyncio.create_task(hub.wait_version(created.game_id, moves[1][1] + 1, 10))
+    await until(lambda: _held(store, created.game_id))
+    assert await subscribers(store, created.game_id) == 1
+    await move(1)
+    assert await asyncio.wait_for(waiting, 10) is True
+    await until(lambda: _released(store, created.game_id))
+    assert await subscribers(store, created.game_id) == 0
+
+
+async def _held(store: EventStore, game_id: str) -> bool:
+    return await subscribers(store, game_id) == 1
+
+
+async def _released(store: EventStore, game_id: str) -> bool:
+    return await subscribers(store, game_id) == 0
+
+
+async def test_a_version_appended_while_its_waiter_subscribes_is_never_missed(
+    store: EventStore, hub: LiveHub
+) -> None:
+    """The waiter looks at the store only once Redis confirmed its subscription: an
+    append racing the subscription is seen either way."""
+    hub.channels.linger_s = 0.0
+    for i in range(30):
+        game_id = f"race{i}-{uuid.uuid4().hex[:6]}"
+        waiting = asyncio.create_task(hub.wait_version(game_id, 1, 3))
+        await asyncio.sleep(0)
+        await append(store, game_id, 0, NewEvent(id="e1", type="T", payload=b"{}"))
+        assert await waiting is True
