@@ -30,11 +30,15 @@ log = logging.getLogger(__name__)
 CONFIRM_S = 2.0  # at most this long for a confirmation: a lost listener resyncs anyway
 
 
+def game_of(channel: str) -> str:
+    """The game whose announcements a game stream's channel carries (its key's tail)."""
+    return channel.rpartition(":game:")[2]
+
+
 class GameChannels:
     def __init__(self, channel_of: Callable[[str], str], linger_s: float = 10.0) -> None:
         self.channel_of, self.linger_s = channel_of, linger_s
         self.holders: Counter[str] = Counter()  # channel -> streams and waiters holding it
-        self.games: dict[str, str] = {}  # channel -> game id, for channels subscribed
         self._pubsub: PubSub | None = None  # the listening connection, when there is one
         self._subscribed: set[str] = set()  # channels subscribed on it (or asked to be)
         self._sent: Counter[str] = Counter()  # SUBSCRIBEs sent per channel on it
@@ -48,10 +52,6 @@ class GameChannels:
         """Whether a listening connection is attached (held channels are subscribed)."""
         return self._pubsub is not None
 
-    def game_of(self, channel: str) -> str | None:
-        """The game whose announcements arrive on ``channel`` (None: not a game's)."""
-        return self.games.get(channel)
-
     async def hold(self, game_id: str) -> None:
         """Hear the game's announcements until ``release`` (held from this coroutine's
         first step, before it waits: release it even if this is cancelled); returns
@@ -59,7 +59,6 @@ class GameChannels:
         connected: the next one subscribes every held channel and resyncs)."""
         channel = self.channel_of(game_id)
         self.holders[channel] += 1
-        self.games[channel] = game_id
         timer = self._lingering.pop(channel, None)
         if timer is not None:
             timer.cancel()
@@ -93,7 +92,6 @@ class GameChannels:
         for timer in self._lingering.values():
             timer.cancel()
         self._lingering.clear()
-        self.games = {c: self.games[c] for c in self.holders}
         if self.holders:
             await self._subscribe(list(self.holders))
 
@@ -143,7 +141,6 @@ class GameChannels:
         self._lingering.pop(channel, None)
         if channel in self.holders:
             return
-        self.games.pop(channel, None)
         if self._pubsub is not None and channel in self._subscribed:
             self._subscribed.discard(channel)
             task = asyncio.ensure_future(self._unsubscribe(self._pubsub, channel))

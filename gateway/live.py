@@ -54,7 +54,7 @@ from redis.exceptions import RedisError
 from starlette.background import BackgroundTask
 from starlette.responses import StreamingResponse
 
-from gateway.channels import GameChannels
+from gateway.channels import GameChannels, game_of
 from gateway.delay import Delays, Held
 from gateway.problems import Problem
 from gateway.tokens import Caller, SeatTokens, revoked_channel
@@ -488,6 +488,8 @@ class LiveHub:
         """Whether ``version`` of the game exists within ``within_s`` seconds: woken by
         its announcement, and checked in the store first (and again after the listener
         resubscribed), so none is missed."""
+        if await self.store.version(game_id) >= version:
+            return True  # the usual case (a client asks for a version it was told of)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + within_s
         try:
@@ -583,14 +585,14 @@ class LiveHub:
     async def _messages(self, pubsub: PubSub, revocations: str) -> None:
         presence = self.presence.keys.channel if self.presence is not None else None
         async for message in pubsub.listen():
-            kind, channel = message["type"], message["channel"].decode()
+            kind, channel = message["type"], (message["channel"] or b"").decode()
             if kind == "message":
                 if channel == revocations:
                     self.revoked(message["data"].decode())
                 elif channel == presence:
                     self._presence(message["data"])
-                elif (game_id := self.channels.game_of(channel)) is not None:
-                    self._on_message(game_id, message["data"])
+                else:  # a game's announcement
+                    self._on_message(game_of(channel), message["data"])
             elif kind == "subscribe":
                 self.channels.confirmed(channel)
 

@@ -141,6 +141,9 @@ async def test_a_gateway_hears_only_the_games_someone_there_watches_or_waits_on(
 
     await move(0)
     assert await subscribers(store, created.game_id) == 0
+    # A version that exists already is answered from the store, subscribing nothing.
+    assert await hub.wait_version(created.game_id, moves[0][1] + 1, 1) is True
+    assert await subscribers(store, created.game_id) == 0
     waiting = asyncio.create_task(hub.wait_version(created.game_id, moves[1][1] + 1, 10))
     await until(lambda: _held(store, created.game_id))
     assert await subscribers(store, created.game_id) == 1
