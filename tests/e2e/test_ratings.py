@@ -119,6 +119,15 @@ def test_rebuilding_the_boards_from_the_ratings_streams_draws_them_again(
             for s in ("current", "all")
         ] + [http.get(f"/v1/players/{cy['player_id']}/games").json()]
 
-    live = boards()
-    assert "ratings boards folded from" in rebuild(system)
-    assert boards() == live
+    def rated(drawn: list[Any]) -> int:  # games on the all-time board, seats summed
+        return sum(entry["games"] for entry in drawn[1]["entries"])
+
+    # A game another test left behind may end, and be rated, during the rebuild: then the
+    # boards read before it lack that game. Only then is it drawn again.
+    for _ in range(3):
+        live = boards()
+        assert "ratings boards folded from" in rebuild(system)
+        drawn = boards()
+        if rated(drawn) == rated(live):
+            break
+    assert drawn == live
