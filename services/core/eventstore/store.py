@@ -20,6 +20,7 @@ from services.core.errors import (
     TooManyEvents,
     VersionConflict,
 )
+from services.core.eventstore.batching import ScriptBatcher
 from services.core.eventstore.keys import Keys, check_game_id
 from services.core.eventstore.model import AppendResult, GameMeta, NewEvent, StoredEvent
 from services.core.eventstore.replication import confirm, evalsha_and_wait
@@ -93,6 +94,10 @@ class EventStore:
         self.settings = settings
         self.keys = Keys(settings.key_prefix, settings.partitions)
         self._append = redis.register_script(APPEND_LUA)
+        # A cluster routes each call by its keys, so its appends keep the script's path.
+        self._appends = (
+            None if isinstance(redis, RedisCluster) else ScriptBatcher(redis, self._append)
+        )
         self._archive = redis.register_script(ARCHIVE_LUA)
         self.archive_ttl_s = settings.archive_ttl_s
         self.wait_replicas = settings.redis_wait_replicas
@@ -157,7 +162,10 @@ class EventStore:
         )
         keys = self.keys.append_keys(game_id)
         if not self.wait_replicas:
-            reply = await self._append(keys=keys, args=args)
+            if self._appends is None:
+                reply = await self._append(keys=keys, args=args)
+            else:
+                reply = await self._appends.run(keys, args)
             return self._parse_reply(game_id, expected_version, reply)
         wait = self.wait_replicas, self.settings.redis_wait_ms
         reply = await evalsha_and_wait(self.redis, self._append, keys, args, *wait)
