@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from redis.asyncio import Redis
 from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services.core.eventstore import AppendResult, EventStore
 from services.core.eventstore.batching import ScriptBatcher
@@ -135,3 +136,38 @@ def test_every_call_gets_its_own_reply(redis_url: str, values: list[str]) -> Non
             await client.aclose()
 
     asyncio.run(check())
+
+
+async def test_appends_that_time_out_in_a_batch_fail_and_a_retry_is_a_duplicate(
+    redis_url: str, store_settings: StoreSettings
+) -> None:
+    """A Redis that stops answering for longer than the client's timeout (CLIENT PAUSE of
+    writes): every append of the batch fails with a timeout, as one call through redis-py
+    does, after one timeout, not one per call; each retried with its command id is
+    decided once, and each game holds its event once."""
+    client = Redis.from_url(redis_url, socket_timeout=0.2)
+    pauser = Redis.from_url(redis_url)
+    try:
+        store = EventStore(client, store_settings)
+        await append(store, "warm", 0, ev())  # the script is loaded, a connection open
+        ids = [cmd() for _ in range(5)]
+        await pauser.client_pause(600, all=False)
+        started = asyncio.get_running_loop().time()
+        got = await asyncio.gather(
+            *(append(store, f"g{i}", 0, ev(), command_id=ids[i]) for i in range(5)),
+            return_exceptions=True,
+        )
+        waited = asyncio.get_running_loop().time() - started
+        assert all(isinstance(g, RedisTimeoutError) for g in got)
+        assert waited < 0.6  # one timeout for the batch (the pause lasts 0.6 s)
+        await pauser.client_unpause()
+        again = [await append(store, f"g{i}", 0, ev(), command_id=ids[i]) for i in range(5)]
+        # Ran late or dropped with the closed connection (CLIENT PAUSE drops them): either
+        # way the retry decides it once.
+        assert [r.version for r in again] == [1] * 5
+        for i in range(5):
+            assert [e.version for e in await store.read_game(f"g{i}")] == [1]
+    finally:
+        await pauser.client_unpause()
+        await pauser.aclose()
+        await client.aclose()

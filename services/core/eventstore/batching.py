@@ -15,7 +15,9 @@ trip at most, never a timer).
 A call refused for an unknown script did not run; it is sent again after loading the
 script. A call whose connection broke may or may not have run; it is sent again too,
 which the append's command id makes safe (a duplicate is answered, not applied twice).
-What fails twice takes the script's own path (redis-py's retries with backoff).
+What fails twice takes the script's own path (redis-py's retries with backoff). A call
+that times out fails with TimeoutError, as one call through redis-py does; it too may
+have run, and the client's retry with the same command id is answered as a duplicate.
 """
 
 from __future__ import annotations
@@ -67,7 +69,8 @@ class ScriptBatcher:
         """One batch. Calls refused for an unknown script (a restarted or flushed server)
         and calls a broken connection left unanswered are sent once more, in their
         order, on a connection from the pool (after loading the script); what is still
-        unanswered then takes the script's own path."""
+        unanswered then takes the script's own path. A timeout is raised to its
+        calls."""
         again, unknown_script = await self._send_once(batch)
         if not again:
             return
@@ -105,7 +108,14 @@ class ScriptBatcher:
                 else:
                     _answer(pending[1], reply)
                 read += 1
-        except (ConnectionError, TimeoutError, OSError):
+        except TimeoutError as error:
+            # Raised to every caller still waiting, as redis-py raises it for one call
+            # (it does not retry a timeout): a Redis this slow would be as slow again.
+            await connection.disconnect()
+            for _, future in batch[read:]:
+                if not future.done():
+                    future.set_exception(error)
+        except (ConnectionError, OSError):
             await connection.disconnect()
             unanswered += batch[read:]
         except BaseException:
