@@ -62,6 +62,7 @@ class Measured:
     cpu_ms: float  # the Giraffe Raffe engine replicas' CPU per move, all together
     switches: float  # their threads' wake-ups (voluntary context switches) per move
     trusted: float  # the share of commands whose game the replica's cache held current
+    per_batch: float  # appends that shared one round trip to Redis, on average
 
 
 def measure(
@@ -76,11 +77,12 @@ def measure(
             moving = {k: v for k, v in engines.items() if k.startswith("giraffe-raffe")}
             metrics = [a for n, a in METRICS.findall(text) if n.startswith("giraffe-raffe")]
             with capped(engines, core):
-                found = cache_found(metrics)
+                found, batched = cache_found(metrics), batches(metrics)
                 rate = players(
                     url.group(1), "commands", games, moves, seconds, "giraffe-raffe", moving
                 )
                 found = {k: v - found.get(k, 0) for k, v in cache_found(metrics).items()}
+                batched = {k: v - batched[k] for k, v in batches(metrics).items()}
                 elapsed = play(url.group(1), players_, rounds, f"{replicas} replica(s)")
         finally:
             proc.send_signal(signal.SIGINT)
@@ -89,7 +91,9 @@ def measure(
     cpu_ms = sum(rate["cpu_s"].values()) * 1000 / n
     switches = sum(rate["switches"].values()) / n
     trusted = found.get("trusted", 0) / max(1, sum(found.values()))
-    return Measured(rate["rate"], players_ // 3 * rounds / elapsed, cpu_ms, switches, trusted)
+    per_batch = batched["calls"] / max(1.0, batched["batches"])
+    games_per_s = players_ // 3 * rounds / elapsed
+    return Measured(rate["rate"], games_per_s, cpu_ms, switches, trusted, per_batch)
 
 
 METRICS = re.compile(r"^(.+?) at \S+ \(pid \d+\), metrics at (\S+)", re.M)
@@ -102,6 +106,18 @@ def cache_found(addresses: list[str]) -> dict[str, float]:
     for address in addresses:
         for found, n in FOUND.findall(httpx.get(f"http://{address}/metrics").text):
             out[found] = out.get(found, 0) + float(n)
+    return out
+
+
+BATCHED = re.compile(r"^raffe_store_(batches|batched_calls)_total (\S+)", re.M)
+
+
+def batches(addresses: list[str]) -> dict[str, float]:
+    """Batches of appends the replicas sent so far, and the appends in them, summed."""
+    out = {"batches": 0.0, "calls": 0.0}
+    for address in addresses:
+        for kind, n in BATCHED.findall(httpx.get(f"http://{address}/metrics").text):
+            out["batches" if kind == "batches" else "calls"] += float(n)
     return out
 
 
@@ -139,6 +155,13 @@ def main(argv: list[str] | None = None) -> None:
                 base.switches,
             ),
             Figure(f"{label}: commands on a cached game", got.trusted * 100, "%"),
+            against(
+                f"{label}: appends per Redis round trip",
+                got.per_batch,
+                "appends",
+                "1 replica",
+                base.per_batch,
+            ),
         ]
     print_table("scale-out, engines capped by cgroup quotas (2-core machine)", figures)
     print(f"written to {write_json('scaleout', figures)}")

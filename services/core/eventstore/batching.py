@@ -26,10 +26,14 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+from prometheus_client import Counter
 from redis.asyncio import Redis
 from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError, NoScriptError, ResponseError, TimeoutError
 
+BATCHES = Counter("raffe_store_batches_total", "Batches of script calls sent to Redis")
+# Over BATCHES: how many calls a batch shared its round trip with (bench.scaleout reads it).
+BATCHED = Counter("raffe_store_batched_calls_total", "Script calls sent in batches")
 _FALLBACK = object()  # a future's result: send this call again on the script's own path
 Pending = tuple[tuple[Any, ...], "asyncio.Future[Any]"]
 
@@ -125,6 +129,8 @@ class ScriptBatcher:
         finally:
             await pool.release(connection)
         self.batches += 1
+        BATCHES.inc()
+        BATCHED.inc(len(batch))
         return unanswered, unknown_script
 
 
