@@ -4,10 +4,12 @@ its own, so the engines are the bottleneck of a 2-core machine; moves/s (the lig
 generator, 64 games) and bot-tournament games/s at 1, 2 and 4 replicas, with the Giraffe
 Raffe engine replicas' CPU and wake-ups (voluntary context switches) per move, together.
 
-    sudo python -m bench.scaleout [--short] [--core 0.1]      (root: it writes cgroups)
+    sudo python -m bench.scaleout [--short] [--core 0.1] [--per-replica]   (root: cgroups)
 
 Every other service runs as many replicas (the launcher's --replicas) without a cap.
-The ratios are against 1 replica of the same run."""
+The ratios are against 1 replica of the same run. ``--per-replica``: the games played at
+once and the tournament's players grow with the replicas (each replica as busy as the
+one was), where by default the same load is spread over more replicas."""
 
 from __future__ import annotations
 
@@ -127,6 +129,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--core", type=float, default=0.1, help="CPU per engine replica")
     parser.add_argument("--players", type=int, default=18, help="of the tournament (3 a table)")
     parser.add_argument("--games", type=int, default=64, help="played at once for moves/s")
+    parser.add_argument(
+        "--per-replica",
+        action="store_true",
+        help="--games and --players per replica (the load grows with the replicas)",
+    )
     args = parser.parse_args(argv)
     if os.geteuid() != 0 or not CGROUP.is_dir():
         sys.exit("bench.scaleout writes cgroup v1 CPU quotas: run it as root")
@@ -134,7 +141,9 @@ def main(argv: list[str] | None = None) -> None:
     figures: list[Figure] = []
     base: Measured | None = None
     for replicas in (1, 2, 4):
-        got = measure(replicas, args.core, moves, seconds, rounds, args.players, args.games)
+        times = replicas if args.per_replica else 1
+        games, players_ = args.games * times, args.players * times
+        got = measure(replicas, args.core, moves * times, seconds, rounds, players_, games)
         base = base or got
         label = f"{replicas} engine replica(s) at {args.core} core"
         figures += [
