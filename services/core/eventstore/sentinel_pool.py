@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 # A quorum's verdict or a failover under way; one sentinel's own "s_down" is not (it may be
 # the one cut off), and a failover cannot start without "o_down".
 HELD_DOWN = {"o_down", "failover_in_progress"}
+CLOSE_WAIT_S = 1.0  # how long aclose waits for its cancelled watchers
 
 
 class PrimaryFenced(MasterNotFoundError):
@@ -144,9 +145,15 @@ class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
             hook()
 
     async def aclose(self) -> None:
-        for task in self._tasks:
+        """Stops the watchers (waiting a moment for them: a task left pending when its
+        loop closes is collected with a warning) and closes the connections."""
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
             task.cancel()
-        self._tasks.clear()
+        if tasks:
+            # Bounded: a listener closing its pub/sub on a node frozen or gone may not
+            # finish (an unbounded wait hung a failover test's teardown for 300 s).
+            await asyncio.wait(tasks, timeout=CLOSE_WAIT_S)
         await super().aclose()
 
 
