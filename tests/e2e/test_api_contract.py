@@ -31,7 +31,9 @@ def quoted(cards: set[str]) -> list[bytes]:
 def sse_frames(
     http: httpx.Client, game_id: str, headers: dict[str, str], count: int
 ) -> list[dict[str, Any]]:
-    """Read ``count`` events from the live stream, then hang up."""
+    """Read ``count`` events from the live stream, then hang up. Frames without an id
+    (a seat's presence, a view) are not events and are skipped: a presence frame comes
+    whenever a seat's stream opens or closes, e.g. the one read just before."""
     frames: list[dict[str, Any]] = []
     deadline = time.monotonic() + 20  # the stream pings every second (RAFFE_SSE_HEARTBEAT_S)
     with http.stream("GET", f"/v1/games/{game_id}/events/stream", headers=headers) as stream:
@@ -45,7 +47,8 @@ def sse_frames(
                 current["data"] = json.loads(line[5:].strip())
                 current["raw"] = line
             elif line == "" and "data" in current:
-                frames.append(current)
+                if "id" in current:
+                    frames.append(current)
                 current = {}
                 if len(frames) >= count:
                     break
