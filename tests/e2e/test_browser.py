@@ -304,6 +304,31 @@ def test_the_other_table_draws_a_move_from_the_stream_alone(system: System) -> N
         assert reads == [], reads
 
 
+def test_a_half_made_vote_survives_the_other_players_vote(system: System) -> None:
+    """Giraffometer's players vote at once: Bob has marked a lowest and a highest when
+    Alice's vote redraws his table (CI met it with a bot voting mid-choice); his marks
+    stay, and his vote goes out as he made it."""
+    with invited_pair(system, "giraffometer") as (alice, bob, game_id, _):
+        wait_for(lambda: bob.find_elements(By.CSS_SELECTOR, "#lowest-3:not([disabled])"))
+        before = version_shown(bob)
+        click(bob, "#lowest-3")
+        click(bob, "#highest-4")
+        click_giraffometer(alice, {"lowest": 1, "highest": 2})
+        wait_for(lambda: version_shown(bob) > before, 10, "Bob did not see Alice's vote")
+        checked = bob.execute_script(
+            "return [...document.querySelectorAll('input[type=radio]:checked')].map(e => e.id)"
+        )
+        assert sorted(checked) == ["highest-4", "lowest-3"], checked
+        click(bob, "#vote")  # the round's last vote: it is revealed with both
+
+        def revealed() -> dict[str, Any] | None:
+            view = httpx.get(f"{system.base_url}/v1/games/{game_id}").json()["view"]
+            return (view.get("last_reveal") or {}).get("votes")
+
+        votes = wait_for(revealed, 10, "Bob's vote was not revealed")
+        assert votes["1"]["lowest"] == 3 and votes["1"]["highest"] == 4, votes
+
+
 RULE_WORDS = {  # what each game's page must explain (#24 item 1)
     "giraffe-raffe": ("apple", "Copy", "Redraw pile", "loses"),
     "giraffometer": ("crystal", "lowest", "highest", "target"),

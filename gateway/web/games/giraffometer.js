@@ -9,6 +9,11 @@ const CLOSED_BY = {
   clock: " (the players still to vote ran out of time)",
 };
 
+// The vote being made, kept across redraws of the same round: everyone votes at once, so
+// another player's vote redraws the table while this one is choosing, and a half-made
+// choice must survive it.
+let making = { key: "", lowest: null, highest: null };
+
 export function render({ view, legal, seat, send, who }) {
   const canVote = Boolean(send && legal && legal.commands.some((c) => c.type === "vote"));
   const mine = view.your_vote;
@@ -18,7 +23,9 @@ export function render({ view, legal, seat, send, who }) {
     { type: "button", class: "primary", id: "vote", disabled: true },
     "Vote",
   );
-  const choice = { lowest: null, highest: null };
+  const key = JSON.stringify([view.round, view.facts]);
+  if (making.key !== key) making = { key, lowest: null, highest: null };
+  const choice = making;
   const update = () => {
     voteButton.disabled =
       !canVote || !choice.lowest || !choice.highest || choice.lowest === choice.highest;
@@ -36,6 +43,7 @@ export function render({ view, legal, seat, send, who }) {
     send({ type: "vote", lowest: choice.lowest, highest: choice.highest }),
   );
 
+  update(); // a choice kept from before the redraw may already be whole
   const facts = el("div", { class: "facts", role: "group", "aria-label": "facts" });
   for (const fact of view.facts) {
     const radio = (which) => {
@@ -45,7 +53,7 @@ export function render({ view, legal, seat, send, who }) {
         value: fact.position,
         id: `${which}-${fact.position}`,
         disabled: !canVote,
-        checked: mine && mine[which] === fact.position,
+        checked: mine ? mine[which] === fact.position : choice[which] === fact.position,
       });
       input.addEventListener("change", () => {
         choice[which] = fact.position;
