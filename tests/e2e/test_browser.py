@@ -309,6 +309,7 @@ def test_a_half_made_vote_survives_the_other_players_vote(system: System) -> Non
     Alice's vote redraws his table (CI met it with a bot voting mid-choice); his marks
     stay, and his vote goes out as he made it."""
     with invited_pair(system, "giraffometer") as (alice, bob, game_id, _):
+        bob.set_window_size(390, 844)  # Bob plays on a phone
         wait_for(lambda: bob.find_elements(By.CSS_SELECTOR, "#lowest-3:not([disabled])"))
         before = version_shown(bob)
         click(bob, "#lowest-3")
@@ -319,6 +320,9 @@ def test_a_half_made_vote_survives_the_other_players_vote(system: System) -> Non
             "return [...document.querySelectorAll('input[type=radio]:checked')].map(e => e.id)"
         )
         assert sorted(checked) == ["highest-4", "lowest-3"], checked
+        assert find(bob, "#vote").is_enabled()  # the kept marks make a whole vote
+        assert not overflows(bob)
+        assert accessibility_problems(bob) == []
         click(bob, "#vote")  # the round's last vote: it is revealed with both
 
         def revealed() -> dict[str, Any] | None:

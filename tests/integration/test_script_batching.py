@@ -9,6 +9,7 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from redis.asyncio import Redis
@@ -32,11 +33,16 @@ def batcher(redis: Redis) -> ScriptBatcher:
     return ScriptBatcher(redis, redis.register_script(ECHO))
 
 
+@pytest.fixture
+def echo(redis: Redis, store_settings: StoreSettings) -> tuple[ScriptBatcher, str]:
+    """A batcher of the ECHO script, and a list key of this test's own."""
+    return batcher(redis), f"{store_settings.key_prefix}:echo"
+
+
 async def test_calls_of_one_turn_share_one_batch_and_run_in_order(
-    redis: Redis, store_settings: StoreSettings
+    redis: Redis, echo: tuple[ScriptBatcher, str]
 ) -> None:
-    calls = batcher(redis)
-    key = f"{store_settings.key_prefix}:echo"
+    calls, key = echo
     await calls.run([key], ["warm"])  # loads the script
     before = calls.batches
     replies = await asyncio.gather(*(calls.run([key], [str(i)]) for i in range(50)))
@@ -46,10 +52,9 @@ async def test_calls_of_one_turn_share_one_batch_and_run_in_order(
 
 
 async def test_a_forgotten_script_is_loaded_and_every_call_runs_once(
-    redis: Redis, store_settings: StoreSettings
+    redis: Redis, echo: tuple[ScriptBatcher, str]
 ) -> None:
-    calls = batcher(redis)
-    key = f"{store_settings.key_prefix}:echo"
+    calls, key = echo
     await redis.script_flush()
     replies = await asyncio.gather(*(calls.run([key], [str(i)]) for i in range(10)))
     assert replies == [str(i).encode() for i in range(10)]
@@ -59,10 +64,9 @@ async def test_a_forgotten_script_is_loaded_and_every_call_runs_once(
 
 
 async def test_a_failing_call_is_raised_to_its_caller_only(
-    redis: Redis, store_settings: StoreSettings
+    redis: Redis, echo: tuple[ScriptBatcher, str]
 ) -> None:
-    calls = batcher(redis)
-    key = f"{store_settings.key_prefix}:echo"
+    calls, key = echo
     values = ["a", "boom", "b"]
     got = await asyncio.gather(*(calls.run([key], [v]) for v in values), return_exceptions=True)
     assert got[0] == b"a" and got[2] == b"b"
@@ -71,10 +75,9 @@ async def test_a_failing_call_is_raised_to_its_caller_only(
 
 
 async def test_a_killed_connection_sends_the_batch_again(
-    redis: Redis, redis_url: str, store_settings: StoreSettings
+    redis: Redis, redis_url: str, echo: tuple[ScriptBatcher, str]
 ) -> None:
-    calls = batcher(redis)
-    key = f"{store_settings.key_prefix}:echo"
+    calls, key = echo
     await calls.run([key], ["first"])  # the pool now holds an open connection
     killer = Redis.from_url(redis_url)
     killed = await killer.client_kill_filter(_type="normal", skipme=True)
@@ -86,10 +89,9 @@ async def test_a_killed_connection_sends_the_batch_again(
 
 
 async def test_a_cancelled_caller_leaves_the_others_answered(
-    redis: Redis, store_settings: StoreSettings
+    redis: Redis, echo: tuple[ScriptBatcher, str]
 ) -> None:
-    calls = batcher(redis)
-    key = f"{store_settings.key_prefix}:echo"
+    calls, key = echo
     await calls.run([key], ["warm"])
     tasks = [asyncio.create_task(calls.run([key], [str(i)])) for i in range(5)]
     await asyncio.sleep(0)  # queued, not yet answered
