@@ -57,11 +57,11 @@ def save(out: Path, settings: StoreSettings) -> int:
 def replica_of(settings: StoreSettings) -> tuple[str, int]:
     """Under Sentinel, a replica the sentinels count healthy (the primary then spends
     nothing on the copy); the primary if none is."""
-    watchers = Sentinel(sentinels(settings), socket_timeout=2)  # type: ignore[no-untyped-call]
-    replicas = watchers.discover_slaves(settings.redis_service)  # type: ignore[no-untyped-call]
+    watchers = Sentinel(sentinels(settings), socket_timeout=2)  # type: ignore[no-untyped-call, unused-ignore]
+    replicas = watchers.discover_slaves(settings.redis_service)  # type: ignore[no-untyped-call, unused-ignore]
     if replicas:
         return str(replicas[0][0]), int(replicas[0][1])
-    host, port = watchers.discover_master(settings.redis_service)  # type: ignore[no-untyped-call]
+    host, port = watchers.discover_master(settings.redis_service)  # type: ignore[no-untyped-call, unused-ignore]
     return str(host), int(port)
 
 

@@ -66,7 +66,7 @@ def primary_of(settings: StoreSettings, **options: Any) -> Redis:
     database = int(url.path.strip("/") or 0)
     password = settings.redis_password or url.password or None
     timeout = options.get("socket_timeout") or settings.redis_timeout_s
-    watchers = Sentinel(  # type: ignore[no-untyped-call]
+    watchers = Sentinel(  # type: ignore[no-untyped-call, unused-ignore]
         sentinels(settings), sentinel_kwargs={"socket_timeout": min(1.0, timeout)}
     )
     if "max_connections" in options:
