@@ -204,6 +204,33 @@ async def test_two_gateways_send_a_game_to_the_same_replica(store: StoreSettings
         assert sum(ids.count(g) for ids in served) == 3
 
 
+async def test_games_on_one_replica_spread_over_its_idle_lanes(store: StoreSettings) -> None:
+    """Two games whose last commands took the same lane send again at once while the
+    other lanes idle: each goes on a lane of its own (any lane of the replica finds the
+    game in its cache; kept to one lane, the second answer waited for the first's write)."""
+    async with running_engine(GAME, store, multiplexed=True) as (client, engine):
+        streams = client.streams
+        assert streams is not None
+        streams.lanes = 4
+        games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(5)]
+        for game in games:  # one at a time: lanes in turn, so the fifth shares the first's
+            await client.execute(game, 0, VOTE, cid())
+        assert streams._homes[games[0]] == streams._homes[games[4]]
+        gate, run = asyncio.Event(), engine.runtime.execute
+
+        async def held(*args: Any, **kwargs: Any) -> Any:
+            await gate.wait()
+            return await run(*args, **kwargs)
+
+        engine.runtime.execute = held
+        both = [asyncio.create_task(client.execute(g, 1, VOTE, cid())) for g in games[::4]]
+        await asyncio.sleep(0)  # both sent, neither answered
+        unanswered = sorted(len(lane.pending) for lane in streams._lanes)
+        gate.set()
+        assert all(r.version for r in await asyncio.gather(*both))
+    assert unanswered == [0, 0, 1, 1]
+
+
 async def test_a_burst_of_one_games_commands_stays_on_one_replica(store: StoreSettings) -> None:
     """Forty commands of one game at once (a tournament's registrations): its lane is far
     busier than the others, yet the game stays while its commands are unanswered there

@@ -16,12 +16,16 @@ round robin places it. A command goes on the lane with the fewest commands
 unanswered: lanes land unevenly on replicas, and a replica under load answers slower
 (plain round robin scaled worse: docs/performance.md, "Scale-out under CPU quotas").
 
-A game's commands keep to the lane (slot) its last command took while that lane is not
-much busier than the least busy one, and always while a command of the game is still
-unanswered there: each replica caches the games it serves, and a command landing on a
-replica whose copy of the game is behind costs it a read and a fold first (measured in
-docs/performance.md, "Scale-out under CPU quotas"). A game's first lane is one on its own
-replica (``ReplicaChannels.placed``), the same in every gateway.
+A game's commands keep to the replica its last command went to, on the least busy of
+that replica's lanes, while that lane is not much busier than the least busy one of all,
+and always to the lane that still holds an unanswered command of the game (so a game's
+commands sent together arrive in order): each replica caches the games it serves, and a
+command landing on a replica whose copy of the game is behind costs it a read and a fold
+first (measured in docs/performance.md, "Scale-out under CPU quotas"). Which of the
+replica's lanes carries it does not matter to the cache, and kept to one lane, games
+that shared it queued their answers behind each other's writes while other lanes idled.
+A game's first lane is one on its own replica (``ReplicaChannels.placed``), the same in
+every gateway.
 """
 
 from __future__ import annotations
@@ -178,25 +182,31 @@ class ExecuteStreams:
         slots = list(range(self._turn, len(busy))) + list(range(self._turn))
         least = min(slots, key=lambda i: busy[i])
         home = self._homes.get(game_id)
-        if home is not None and home < len(busy):
-            lane = self._lanes[home]
-            if near_enough(busy[home], busy[least]) or lane.holds(game_id):
-                return lane
-        if home is None and (placed := self._placed(game_id, slots, busy)) is not None:
-            least = placed if near_enough(busy[placed], busy[least]) else least
+        if home is not None and home < len(busy) and self._lanes[home].holds(game_id):
+            return self._lanes[home]
+        mine = self._replica_slots(game_id, home, slots)
+        if mine:
+            # The game's replica holds it cached; any of that replica's lanes serves it as
+            # well, so it takes the least busy of them (a lane shared by several games
+            # queues their answers behind one another's writes).
+            best = min(mine, key=lambda i: busy[i])
+            least = best if near_enough(busy[best], busy[least]) else least
         if len(self._homes) >= MAX_HOMES:
             self._homes.clear()
         self._homes[game_id] = least
         return self._lanes[least]
 
-    def _placed(self, game_id: str, slots: list[int], busy: list[int]) -> int | None:
-        """A new game's first lane: the least busy on the game's own replica (the one
-        every process sends it to: services.core.transport.replicas), if one is open."""
-        replica = self.replicas.placed(game_id) if self.replicas is not None else None
-        if replica is None:
-            return None
-        mine = [i for i in slots if self._lanes[i].replica == replica.address]
-        return min(mine, key=lambda i: busy[i]) if mine else None
+    def _replica_slots(self, game_id: str, home: int | None, slots: list[int]) -> list[int]:
+        """The open lanes on the game's replica: the one its last command went to, or
+        for a new game its own replica (services.core.transport.replicas), the same in
+        every gateway; none when neither is known."""
+        if home is not None and home < len(self._lanes):
+            replica = self._lanes[home].replica
+        elif (placed := self.replicas.placed(game_id) if self.replicas else None) is not None:
+            replica = placed.address
+        else:
+            return []
+        return [i for i in slots if self._lanes[i].open and self._lanes[i].replica == replica]
 
     def _renew(self) -> None:
         """Lanes that ended or are older than ``lane_seconds`` replaced, in their slots,
