@@ -178,7 +178,16 @@ class GameRuntime(Generic[S]):
             dumps({"create": said}),
         )
         check_same(result, digest)
-        return await self._outcome(game_id, result, SPECTATOR)
+        if result.duplicate:  # created before under this command id: as it was then
+            return await self._outcome(game_id, result, SPECTATOR)
+        # Folded here from the events just appended, not read back: the game is cached
+        # for its first command, and a tournament round's tables are created without
+        # two reads each (a creation read its range and then the whole game).
+        stored = self._as_stored(game_id, new, result, command_id, time_ms)
+        at = GameAt(self.game.initial(), 0, seed).advanced(self.game, stored)
+        self._keep(game_id, at, ended=stored[-1].type == GAME_ENDED)
+        seen = redact_stored(self.game, at.state, stored, SPECTATOR, events)
+        return Outcome(game_id, result, seen, at.state)
 
     async def execute(
         self,

@@ -180,6 +180,33 @@ async def test_a_games_commands_keep_to_one_replica_and_games_spread_over_both(
     assert served[0] and served[1]
 
 
+async def test_a_game_is_created_on_the_replica_its_commands_go_to(
+    store: StoreSettings,
+) -> None:
+    """Creations went round robin and a game's commands to its own replica, which then
+    read and folded the game from the start at its first command; now both go there."""
+    async with counted_replicas(store, 3) as (replicas, served):
+        created: list[list[str]] = [[] for _ in replicas]
+        for i, replica in enumerate(replicas):
+
+            async def counted(
+                *args: Any, i: int = i, run: Any = replica.runtime.create, **kw: Any
+            ) -> Any:
+                outcome = await run(*args, **kw)
+                created[i].append(outcome.game_id)
+                return outcome
+
+            replica.runtime.create = counted  # type: ignore[method-assign]
+        client = EngineClient.connect(target_of(replicas), multiplexed=True)
+        try:
+            games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(12)]
+            await asyncio.gather(*(client.execute(g, 0, VOTE, cid()) for g in games))
+        finally:
+            await client.close()
+    assert [sorted(ids) for ids in created] == [sorted(ids) for ids in served]
+    assert sum(map(bool, created)) >= 2  # spread (all on one of three: odds of 6e-6)
+
+
 async def test_two_gateways_send_a_game_to_the_same_replica(store: StoreSettings) -> None:
     """Two gateways, each with its own lanes, take turns at a game's commands: both send
     it to the game's own replica, so its cache holds the game current (each gateway
@@ -296,8 +323,11 @@ async def test_the_engine_counts_how_its_cache_found_each_game(store: StoreSetti
     replicas = [await start_engine(GAME, settings) for _ in range(2)]
     a, b = (EngineClient.connect(f"127.0.0.1:{r.port}") for r in replicas)
     try:
+        cold, trusted = count("cold"), count("trusted")
         game = (await a.create([SeatSpec("human")] * 3, {})).game_id
         version = (await a.execute(game, 0, VOTE, cid())).version
+        # The replica that created the game holds it: no read, then or before the append.
+        assert (count("cold"), count("trusted")) == (cold, trusted + 1)
         cold, behind, trusted = count("cold"), count("behind"), count("trusted")
         version = (await b.execute(game, 1, VOTE, cid(), version)).version
         assert (count("cold"), count("behind")) == (cold + 1, behind)  # b had never seen it

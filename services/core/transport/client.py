@@ -6,6 +6,7 @@ the current version, RuleViolation with its code...), read from the status detai
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -117,9 +118,10 @@ class EngineClient:
         # Connect to every replica now, not at the first call: a long-lived ExecuteMany
         # lane opened while only one replica was ready stays on it.
         channel.get_state(try_to_connect=True)
-        # The command lanes are placed on every replica (services.core.transport.replicas).
-        lanes = ReplicaChannels.of(target, [*options, *REPLICA_OPTIONS]) if multiplexed else None
-        return cls(channel, multiplexed=multiplexed, replicas=lanes)
+        # The command lanes are placed on every replica, and a new game is created on its
+        # own (services.core.transport.replicas).
+        replicas = ReplicaChannels.of(target, [*options, *REPLICA_OPTIONS])
+        return cls(channel, multiplexed=multiplexed, replicas=replicas)
 
     async def ready(self, within_s: float = 1.0) -> bool:
         """Whether the engine says it can serve (its gRPC health ``raffe.ready``: it
@@ -157,6 +159,12 @@ class EngineClient:
         practice: bool = False,
         rematch_of: str = "",
     ) -> common_pb2.CreateGameResponse:
+        # The id is chosen here so that the game is created on the replica its commands
+        # will go to (services.core.transport.replicas), whose cache then holds it: created
+        # elsewhere, its first command there read and folded it from the start.
+        game_id = game_id or uuid.uuid4().hex
+        placed = self.replicas.placed(game_id) if self.replicas is not None else None
+        stub = placed.stub if placed is not None else self.stub
         request = common_pb2.CreateGameRequest(
             game_id=game_id,
             seats=[
@@ -172,7 +180,7 @@ class EngineClient:
             practice=practice,
             rematch_of=rematch_of,
         )
-        return await self._call(lambda: self.stub.CreateGame(request, timeout=self.timeout))
+        return await self._call(lambda: stub.CreateGame(request, timeout=self.timeout))
 
     async def execute(
         self,
