@@ -121,11 +121,13 @@ class Lane:
             self.ended(self)
 
 
-# Lanes per engine target. An engine reads each lane's messages one after another, so
+# Lanes per engine replica. An engine reads each lane's messages one after another, so
 # more lanes let it take more commands per wake-up: 16 against 4 cost 0.90x the server
 # CPU per move at 64 games and 0.94x at 16, for 1.10x and 1.05x the moves/s
 # (bench.revisions, eighteenth session; 8 against 4 cost the gateway more in the sixth,
-# before the fewest-unanswered choice and the fast path: docs/performance.md).
+# before the fewest-unanswered choice and the fast path: docs/performance.md). Per
+# replica, not per target: 16 shared by 4 replicas left each 4, and their wake-ups per
+# move grew with the replicas (bench.scaleout, twenty-first session).
 LANES = 16
 
 
@@ -141,6 +143,9 @@ class ExecuteStreams:
         self.stub, self.lanes, self.timeout, self.lane_seconds = stub, lanes, timeout, lane_seconds
         self.replicas = replicas  # lane i on replica i mod n, when the target lists several
         self._lanes: list[Lane] = []
+        self._slots: dict[str, list[int]] = {}  # replica address -> the slots of its lanes
+        self._next_due = 0.0  # when a lane is next due for renewal (0: look now)
+        self._known = 0  # the replicas known at the last renewal
         self._numbers = itertools.count(1)
         self._turn = 0
         self._closed = False
@@ -158,6 +163,7 @@ class ExecuteStreams:
         except TimeoutError:
             if sent.lane is not None:  # perhaps a dead connection: later commands get a new lane
                 sent.lane.retire()
+                self._next_due = 0.0
             raise EngineUnavailable("the engine did not answer in time") from None
         if answer.HasField("response"):
             return answer.response
@@ -173,58 +179,66 @@ class ExecuteStreams:
 
     def _pick(self, game_id: str) -> Lane:
         self._renew()
+        lanes = self._lanes
         # The lane with the fewest commands unanswered (round robin among equals): a lane
         # is one long call on one replica, and replicas differ in their lanes and their
         # CPU, so a replica with more lanes or less CPU would otherwise get more than its share.
         # A slow replica's lanes hold more unanswered commands and get fewer new ones.
-        busy = [len(lane.pending) for lane in self._lanes]
+        busy = [len(lane.pending) for lane in lanes]
         self._turn = (self._turn + 1) % len(busy)
-        slots = list(range(self._turn, len(busy))) + list(range(self._turn))
-        least = min(slots, key=lambda i: busy[i])
+        fewest = min(busy)
+        try:
+            least = busy.index(fewest, self._turn)
+        except ValueError:  # none as idle from the turn on: the first before it
+            least = busy.index(fewest)
         home = self._homes.get(game_id)
-        if home is not None and home < len(busy) and self._lanes[home].holds(game_id):
-            return self._lanes[home]
-        mine = self._replica_slots(game_id, home, slots)
-        if mine:
+        if home is not None and home < len(lanes) and lanes[home].holds(game_id):
+            return lanes[home]
+        replica = self._replica_of(game_id, home)
+        if replica is not None and lanes[least].replica != replica and self._slots.get(replica):
             # The game's replica holds it cached; any of that replica's lanes serves it as
             # well, so it takes the least busy of them (a lane shared by several games
             # queues their answers behind one another's writes).
-            best = min(mine, key=lambda i: busy[i])
-            least = best if near_enough(busy[best], busy[least]) else least
+            best = min(self._slots[replica], key=busy.__getitem__)
+            least = best if near_enough(busy[best], fewest) else least
         if len(self._homes) >= MAX_HOMES:
             self._homes.clear()
         self._homes[game_id] = least
-        return self._lanes[least]
+        return lanes[least]
 
-    def _replica_slots(self, game_id: str, home: int | None, slots: list[int]) -> list[int]:
-        """The open lanes on the game's replica: the one its last command went to, or
-        for a new game its own replica (services.core.transport.replicas), the same in
-        every gateway; none when neither is known."""
+    def _replica_of(self, game_id: str, home: int | None) -> str | None:
+        """The game's replica: the one its last command went to, or for a new game its
+        own (services.core.transport.replicas), the same in every gateway; None when
+        neither is known."""
         if home is not None and home < len(self._lanes):
-            replica = self._lanes[home].replica
-        elif (placed := self.replicas.placed(game_id) if self.replicas else None) is not None:
-            replica = placed.address
-        else:
-            return []
-        return [i for i in slots if self._lanes[i].open and self._lanes[i].replica == replica]
+            return self._lanes[home].replica
+        placed = self.replicas.placed(game_id) if self.replicas is not None else None
+        return placed.address if placed is not None else None
 
     def _renew(self) -> None:
         """Lanes that ended or are older than ``lane_seconds`` replaced, in their slots,
-        and a lane at least on every replica."""
+        and ``lanes`` of them on every replica. Looked at only when one is due, one has
+        ended, or the replicas known changed: this runs before every command."""
+        known = len(self.replicas.replicas) if self.replicas is not None else 0
         now = time.monotonic()
+        if now < self._next_due and known == self._known:
+            return
         due = [
             i
             for i, lane in enumerate(self._lanes)
             if not lane.open or now - lane.born > self.lane_seconds
         ]
-        if not due and len(self._lanes) >= self.lanes:
-            return
         live = self.replicas.live() if self.replicas is not None else []
         for i in due:
             self._lanes[i].retire()
             self._lanes[i] = self._lane_for(i, live)
-        while len(self._lanes) < max(self.lanes, len(live)):
+        while len(self._lanes) < self.lanes * max(1, len(live)):
             self._lanes.append(self._lane_for(len(self._lanes), live))
+        self._slots = {}
+        for i, lane in enumerate(self._lanes):
+            self._slots.setdefault(lane.replica, []).append(i)
+        self._known = known
+        self._next_due = min(lane.born for lane in self._lanes) + self.lane_seconds
 
     def _lane_for(self, slot: int, live: list[Replica]) -> Lane:
         """A lane on the replica of ``slot``; on the shared channel (round robin over the
@@ -236,7 +250,9 @@ class ExecuteStreams:
 
     def _ended(self, lane: Lane) -> None:
         """Send what the lane left unanswered again after a backoff (the caller's timeout
-        bounds the attempts: a command timed out is done and not sent again)."""
+        bounds the attempts: a command timed out is done and not sent again); the lane is
+        replaced at the next command."""
+        self._next_due = 0.0
         pending, lane.pending = lane.pending, {}
         for sent in pending.values():
             if sent.answer.done():
