@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+import socket
+import uuid
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -20,6 +22,7 @@ from services.core.grpc_errors import EngineUnavailable
 from services.core.server import start_engine
 from services.core.settings import ServiceSettings, StoreSettings
 from services.core.transport import EngineClient
+from services.core.transport.replicas import rank
 from services.giraffometer.game import GAME
 from services.kernel.game import Game, SeatSpec
 from tests.engine_fixtures import cid, running_engine
@@ -206,6 +209,28 @@ async def test_a_game_is_created_on_the_replica_its_commands_go_to(
             await client.close()
     assert [sorted(ids) for ids in created] == [sorted(ids) for ids in served]
     assert sum(map(bool, created)) >= 2  # spread (all on one of three: odds of 6e-6)
+
+
+async def test_a_creation_whose_replica_is_gone_goes_to_another(store: StoreSettings) -> None:
+    """A game is created on its own replica; one that does not answer (here an address
+    nobody listens on, its channel not yet known to fail) leaves the creation to the
+    others instead of failing it."""
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        dead = f"127.0.0.1:{probe.getsockname()[1]}"
+    async with counted_replicas(store, 1) as (replicas, _):
+        client = EngineClient.connect(f"{target_of(replicas)},{dead}", multiplexed=True)
+        assert client.replicas is not None
+        try:
+            ids = [uuid.uuid4().hex for _ in range(40)]
+            lost = [
+                g for g in ids if max(client.replicas.replicas, key=lambda a: rank(a, g)) == dead
+            ]
+            made = [await client.create([SeatSpec("human")] * 3, {}, game_id=g) for g in lost]
+            assert [c.game_id for c in made] == lost and lost  # half of them, but for 1e-12
+            assert all([(await client.view(g, -1))[0] for g in lost])
+        finally:
+            await client.close()
 
 
 async def test_two_gateways_send_a_game_to_the_same_replica(store: StoreSettings) -> None:

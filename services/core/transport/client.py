@@ -18,7 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.codec import dumps, loads
 from services.core.errors import RaffeError
-from services.core.grpc_errors import from_call_error, typed
+from services.core.grpc_errors import EngineUnavailable, from_call_error, typed
 from services.core.logs import REQUEST_ID
 from services.core.readiness import READY_SERVICE
 from services.core.transport.lanes import ExecuteStreams
@@ -180,7 +180,14 @@ class EngineClient:
             practice=practice,
             rematch_of=rematch_of,
         )
-        return await self._call(lambda: stub.CreateGame(request, timeout=self.timeout))
+        try:
+            return await self._call(lambda: stub.CreateGame(request, timeout=self.timeout))
+        except EngineUnavailable:
+            if stub is self.stub:
+                raise
+            # Its replica went away before its channel said so: any other will do (the
+            # game is then read once where its commands go).
+            return await self._call(lambda: self.stub.CreateGame(request, timeout=self.timeout))
 
     async def execute(
         self,
