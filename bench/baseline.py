@@ -20,7 +20,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from raffe.v1 import common_pb2, common_pb2_grpc
-from services.core.eventstore import NewEvent, open_store
+from services.core.eventstore import EventStore, NewEvent, open_store
 from services.core.loop import run, tune_gc
 from services.core.settings import StoreSettings
 
@@ -28,11 +28,13 @@ PAYLOAD = b'{"tree":"pair","cards":["R7","B7"]}'
 
 
 class MinimalEngine(common_pb2_grpc.EngineServicer):
-    def __init__(self, store) -> None:
+    def __init__(self, store: EventStore) -> None:
         self.store = store
         self.versions: dict[str, int] = {}
 
-    async def Execute(self, request, context):
+    async def Execute(
+        self, request: common_pb2.ExecuteRequest, context: grpc.aio.ServicerContext
+    ) -> common_pb2.ExecuteResponse:
         game = request.command.game_id
         event = NewEvent(id=str(uuid.uuid4()), type="CardsPlayed", payload=PAYLOAD, actor=0)
         result = await self.store.append(
@@ -51,7 +53,7 @@ class MinimalEngine(common_pb2_grpc.EngineServicer):
 async def serve_grpc(port: int) -> None:
     store = await open_store(StoreSettings.from_env())
     server = grpc.aio.server()
-    common_pb2_grpc.add_EngineServicer_to_server(MinimalEngine(store), server)
+    common_pb2_grpc.add_EngineServicer_to_server(MinimalEngine(store), server)  # type: ignore[no-untyped-call]
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
     await server.wait_for_termination()
@@ -63,7 +65,7 @@ def http_app(grpc_target: str) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         channel = grpc.aio.insecure_channel(grpc_target)  # inside the server's event loop
-        stubs.append(common_pb2_grpc.EngineStub(channel))
+        stubs.append(common_pb2_grpc.EngineStub(channel))  # type: ignore[no-untyped-call]
         yield
         await channel.close()
 

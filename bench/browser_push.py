@@ -106,7 +106,7 @@ def run(base_url: str, moves: int) -> tuple[list[float], list[float]]:
         own, other = [], []
         for i in range(moves):
             mover, watcher = (alice, bob) if i % 2 == 0 else (bob, alice)
-            wait(lambda m=mover: m.execute_script(CAN_VOTE))  # type: ignore[misc]
+            wait(lambda m=mover: m.execute_script(CAN_VOTE))
             a, b = move(mover, watcher)
             own.append(a)
             other.append(b)

@@ -242,7 +242,10 @@ def failovers(cycles: int, people: int, spell: float = 15.0) -> list[Figure]:
     try:
         quiet_from = time.monotonic()
         time.sleep(spell)
-        times = lambda: [t for p in crowd for t, _, _ in p.acked]  # noqa: E731
+
+        def times() -> list[float]:
+            return [t for p in crowd for t, _, _ in p.acked]
+
         quiet = longest_gap(times(), quiet_from, time.monotonic())
         windows: dict[str, list[float]] = {"kill": [], "freeze": []}
         for cycle in range(cycles):

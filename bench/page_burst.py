@@ -105,7 +105,10 @@ async def run(args: argparse.Namespace, url: str, gateway_pid: int) -> None:
         spy.send_signal(2)
         spy.wait(timeout=30)
     all_latencies.sort()
-    q = lambda p: all_latencies[min(len(all_latencies) - 1, int(p * len(all_latencies)))]  # noqa: E731
+
+    def q(p: float) -> float:
+        return all_latencies[min(len(all_latencies) - 1, int(p * len(all_latencies)))]
+
     print(
         f"{args.readers} readers x {args.bursts} bursts ({args.what}): "
         f"p50 {q(0.5) * 1000:.0f} ms, p99 {q(0.99) * 1000:.0f} ms, "

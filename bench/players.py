@@ -67,7 +67,7 @@ async def prepare(url: str, game: str, games: int, per_game: int) -> list[dict[s
     out = []
     async with httpx.AsyncClient(base_url=url, timeout=30) as http:
         for g in range(games):
-            scripts = []
+            scripts: list[dict[str, Any]] = []
             while sum(len(s["moves"]) for s in scripts) < per_game:
                 seed = f"players-{g}-{len(scripts)}-{uuid.uuid4().hex[:8]}"
                 body = {

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import time
 import uuid
+from typing import Any
 
 from services.core.codec import to_new
 from services.core.eventstore import open_store
@@ -23,7 +24,7 @@ from services.kernel.rng import SeededRng
 CHUNK = 200  # events per append, under the 256 limit
 
 
-def bot_game(seed: str, options: dict[str, object] | None = None) -> Playthrough:
+def bot_game(seed: str, options: dict[str, object] | None = None) -> Playthrough[Any]:
     p = Playthrough.start(GAME, options or {}, [SeatSpec("bot")] * 3, seed)
     rng = SeededRng(seed, "bots")
     while not p.state.over:

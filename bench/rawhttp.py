@@ -13,6 +13,7 @@ import asyncio
 import re
 import time
 from collections.abc import Callable
+from typing import Any
 
 
 class Conn(asyncio.Protocol):
@@ -88,7 +89,7 @@ FRAME_ID = re.compile(rb"\nid: ?(\d+)\r?\n")
 class SseConn(asyncio.Protocol):
     """A live stream: calls ``on_id(version, perf_counter())`` for each frame's id."""
 
-    def __init__(self, on_id: Callable[[int, float], None], request: bytes) -> None:
+    def __init__(self, on_id: Callable[[int, Any], None], request: bytes) -> None:
         self.on_id, self.request = on_id, request
         self.tail = b""
         self.transport: asyncio.Transport | None = None
@@ -102,7 +103,7 @@ class SseConn(asyncio.Protocol):
         port: int,
         path: str,
         headers: dict[str, str],
-        on_id: Callable[[int, float], None],
+        on_id: Callable[[int, Any], None],
     ) -> SseConn:
         request = build("GET", path, {**headers, "Accept": "text/event-stream"})
         loop = asyncio.get_running_loop()

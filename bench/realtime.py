@@ -218,8 +218,11 @@ def memory_per_game(redis_url: str) -> list[Figure]:
         elif LOG_KEY.search(key):
             log_bytes += size
     over = {g for g, key in streams.items() if _ended(r, key)}
-    events = sum(int(r.xlen(key)) for key in streams.values())  # type: ignore[arg-type]
-    kib = lambda games: sum(sizes[g] for g in games) / max(1, len(games)) / 1024  # noqa: E731
+    events = sum(int(r.xlen(key)) for key in streams.values())
+
+    def kib(games: set[bytes]) -> float:
+        return sum(sizes[g] for g in games) / max(1, len(games)) / 1024
+
     playing = set(streams) - over  # created (some never moved in) or in play
     return [
         Figure(f"Redis per game not over ({len(playing)} games)", kib(playing), "KiB"),
@@ -229,8 +232,8 @@ def memory_per_game(redis_url: str) -> list[Figure]:
 
 
 def _ended(r: redis.Redis, stream: bytes) -> bool:
-    last = r.xrevrange(stream, count=1)
-    return bool(last) and last[0][1].get(b"t") == b"GameEnded"  # type: ignore[index]
+    last: Any = r.xrevrange(stream, count=1)
+    return bool(last) and last[0][1].get(b"t") == b"GameEnded"
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -83,7 +83,10 @@ async def measure(game: str, n: int) -> list[Figure]:
         await store.redis.aclose()
     finally:
         server.stop()
-    per = lambda b: (b - empty) / n / 1024  # noqa: E731 - KiB per game
+
+    def per(used: float) -> float:
+        return (used - empty) / n / 1024  # KiB per game
+
     return [
         Figure(f"{game}: events only, per game", per(events_only), "KiB"),
         Figure(f"{game}: hot (with read models), per game", per(hot), "KiB"),

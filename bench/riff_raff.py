@@ -10,18 +10,19 @@ import argparse
 import random
 import sys
 import time
+from typing import cast
 
 from bench.common import Figure, print_table, write_json
 from services.riff_raff.evaluate import play_game
 from services.riff_raff.pieces import piece_ids
-from services.riff_raff.ship import Load, simulate
+from services.riff_raff.ship import Load, Placed, simulate
 
 
 def load_ms(loads: int, busy: bool) -> float:
     """CPU ms per load; ``busy`` keeps up to 16 pieces aboard, else an empty ship."""
     r = random.Random(3)
     ids = piece_ids(0, 2) + piece_ids(1, 2)
-    tilt, placed = 0.0, ()
+    tilt, placed = 0.0, cast(tuple[Placed, ...], ())
     start = time.process_time()
     for n in range(loads):
         out = simulate(
@@ -30,7 +31,7 @@ def load_ms(loads: int, busy: bool) -> float:
         if busy:
             tilt, placed = out.tilt, out.pieces
             if len(placed) >= 16:
-                tilt, placed = 0.0, ()
+                tilt, placed = 0.0, cast(tuple[Placed, ...], ())
     return (time.process_time() - start) / loads * 1000
 
 

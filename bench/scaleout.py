@@ -50,9 +50,9 @@ def capped(pids: dict[str, int], core: float) -> Iterator[None]:
         yield
     finally:
         for group in made:
-            for pid in (group / "cgroup.procs").read_text().split():
+            for member in (group / "cgroup.procs").read_text().split():
                 with contextlib.suppress(OSError):
-                    (CGROUP / "cgroup.procs").write_text(pid)
+                    (CGROUP / "cgroup.procs").write_text(member)
             with contextlib.suppress(OSError):
                 group.rmdir()
 

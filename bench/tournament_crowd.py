@@ -50,6 +50,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from urllib.parse import urlparse
 
@@ -127,7 +128,9 @@ class TableGame:
         self.arrivals: dict[int, dict[int, float]] = {}
         self.frame = asyncio.Event()
 
-    def sit(self, seat: int, token: str, where: Where, seen: Seen, think: tuple[float, float]):
+    def sit(
+        self, seat: int, token: str, where: Where, seen: Seen, think: tuple[float, float]
+    ) -> None:
         self.seats[seat] = (token, where)
         if len(self.seats) == SIZE:
             seen.seated.setdefault(self.round, []).append(time.monotonic())
@@ -211,7 +214,8 @@ class Person:
         self.dirty = asyncio.Event()
         self.urgent = self.new_round = False
         self.page_due: float | None = None  # when the page redraws after a new round
-        self.mine_at, self.tables = -1, []  # my tables as last read, and at what version
+        self.mine_at = -1  # the version my tables were last read at
+        self.tables: list[dict[str, Any]] = []  # my tables as last read
 
     async def attend(self) -> None:
         self.conns[self.where] = await Conn.open(*self.where)
@@ -231,7 +235,8 @@ class Person:
         seen = self.room.seen
         calm = max(1.0, 0.005 * self.room.entrants)
         drawn_at = time.monotonic()
-        first = await self.draw()  # then the stream from the version drawn, as the page
+        # The page, then the stream from the version drawn, as the web client does.
+        first: tuple[bool, list[dict[str, Any]]] | None = await self.draw()
         path = f"/v1/tournaments/{self.room.tournament_id}/events/stream?after={self.drawn}"
         stream = await TypedSse.open(*self.where, path, {}, self.on_event)
         seen.opened()
@@ -345,7 +350,7 @@ class TypedSse(SseConn):
         text = self.tail + data
         end = 0
         for found in self.FRAME.finditer(text):
-            self.on_id(int(found.group(1)), found.group(2))  # type: ignore[arg-type]
+            self.on_id(int(found.group(1)), found.group(2))
             end = found.end()
         self.tail = text[max(end, len(text) - 64) :]
 
@@ -400,7 +405,9 @@ async def register(http: httpx.AsyncClient, tid: str, auth: dict[str, str], n: i
     return tokens
 
 
-async def run(args: argparse.Namespace, urls: list[str], pids: dict[str, int], redis: str):
+async def run(
+    args: argparse.Namespace, urls: list[str], pids: dict[str, int], redis: str
+) -> dict[str, Any]:
     gateways = [(u.hostname or "127.0.0.1", u.port or 80) for u in map(urlparse, urls)]
     think = tuple(float(x) for x in args.think.split(","))
     seen = Seen()
@@ -507,9 +514,9 @@ async def bookkeeping(store: Any, tid: str) -> dict[str, Any]:
     for i, e in enumerate(stored):
         if e.type == "RoundStarted" and state.rounds:
             rng = SeededRng(state.seed, "bench")
-            pairing = timed(lambda st=state, r=rng: rules._round_started(st, r))
-            standings = timed(lambda st=state: tournament_view.standings(st))
-            whole_view = timed(lambda st=state: tournament_view.view(st, SPECTATOR))
+            pairing = timed(partial(rules._round_started, state, rng))
+            standings = timed(partial(tournament_view.standings, state))
+            whole_view = timed(partial(tournament_view.view, state, SPECTATOR))
             number = len(state.rounds)
             ended = await round_times(store, tid, number, stored[i].time_ms)
             out["rounds"].append(
@@ -528,9 +535,8 @@ async def bookkeeping(store: Any, tid: str) -> dict[str, Any]:
             data = loads(last.payload)
             command = {"type": "result", "round": data["round"], "table": data["table"]}
             command["keys"] = data["keys"]
-            out["result_ms"] = timed(
-                lambda st=before, c=command: rules.decide(st, ENGINE, c, SeededRng("b", "b"))
-            )
+            decide = partial(rules.decide, before, ENGINE, command, SeededRng("b", "b"))
+            out["result_ms"] = timed(decide)
         state = TOURNAMENT.evolve(state, Event(e.type, loads(e.payload), e.actor))
     return out
 
@@ -552,7 +558,8 @@ async def round_times(store: Any, tid: str, number: int, paired_ms: int) -> dict
 
 
 async def table_ids(store: Any, tid: str, number: int) -> list[str]:
-    ids, t = [], 0
+    ids: list[str] = []
+    t = 0
     while True:
         game_id = table_game_id(tid, number, t)
         try:

@@ -10,7 +10,7 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from selenium import webdriver
@@ -64,7 +64,8 @@ def wait_for(what: Callable[[], Any], timeout: float = 20.0, message: str = "") 
 
 
 def find(driver: WebDriver, css: str) -> WebElement:
-    return wait_for(lambda: driver.find_element(By.CSS_SELECTOR, css), message=f"no {css}")
+    found = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, css), message=f"no {css}")
+    return cast(WebElement, found)
 
 
 def click(driver: WebDriver, css: str) -> None:
@@ -119,7 +120,7 @@ def network_text(driver: WebDriver) -> str:
     secret)."""
     seen: list[str] = []
     static: set[str] = set()
-    for entry in driver.get_log("performance"):
+    for entry in driver.get_log("performance"):  # type: ignore[attr-defined]  # Chrome's
         message = json.loads(entry["message"])["message"]
         params = message.get("params", {})
         if message["method"] == "Network.requestWillBeSent":
