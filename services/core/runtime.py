@@ -16,6 +16,7 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import reduce
 from typing import Any, Generic, TypeVar
 
 from prometheus_client import Counter
@@ -36,7 +37,7 @@ from services.core.eventstore import (
     StoredEvent,
     check_game_id,
 )
-from services.core.gamestate import GameAt, GameStates, state_at
+from services.core.gamestate import GameAt, GameStates, in_memory, state_at
 from services.core.redaction import redact_stored
 from services.core.writers import Turns
 from services.kernel.game import SPECTATOR, Decision, Game, SeatSpec
@@ -183,11 +184,17 @@ class GameRuntime(Generic[S]):
         # Folded here from the events just appended, not read back: the game is cached
         # for its first command, and a tournament round's tables are created without
         # two reads each (a creation read its range and then the whole game).
+        # The typed events are folded, not their stored form parsed back.
+        state = reduce(self.game.evolve, events, self.game.initial())
+        self._keep(
+            game_id,
+            GameAt(state, result.version, seed, in_memory(new)),
+            ended=new[-1].type == GAME_ENDED,
+        )
         stored = self._as_stored(game_id, new, result, command_id, time_ms)
-        at = GameAt(self.game.initial(), 0, seed).advanced(self.game, stored)
-        self._keep(game_id, at, ended=stored[-1].type == GAME_ENDED)
-        seen = redact_stored(self.game, at.state, stored, SPECTATOR, events)
-        return Outcome(game_id, result, seen, at.state)
+        return Outcome(
+            game_id, result, redact_stored(self.game, state, stored, SPECTATOR, events), state
+        )
 
     async def execute(
         self,
