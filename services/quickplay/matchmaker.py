@@ -90,7 +90,7 @@ class Matchmaker:
             scores = {w.player: w.score for w in waiting}
             for seats in tables(waiting, size, now, self.bots_after_ms):
                 level = await self.level_for(game, [scores[p] for p in seats if p])
-                table = Table(uuid.uuid4().hex, game, _shuffled(seats), level)
+                table = Table(self.engines[game].new_game_id(), game, _shuffled(seats), level)
                 if await self.queue.claim(table, size):
                     await self.seat(table)
                     done += 1

@@ -211,6 +211,38 @@ async def test_a_game_is_created_on_the_replica_its_commands_go_to(
     assert sum(map(bool, created)) >= 2  # spread (all on one of three: odds of 6e-6)
 
 
+async def test_new_games_and_a_rounds_tables_spread_evenly_over_the_replicas(
+    store: StoreSettings,
+) -> None:
+    """A game's replica was the hash of its id alone, which left some replicas more games
+    than others (64 over 4: typically 12 to 20), and a tournament round waited on its
+    busiest replica. A client's new games now take the replicas in turn, and so do the
+    tables of a round, whichever process creates them."""
+    async with counted_replicas(store, 3) as (replicas, _):
+        created: list[list[str]] = [[] for _ in replicas]
+        for i, replica in enumerate(replicas):
+
+            async def counted(
+                *args: Any, i: int = i, run: Any = replica.runtime.create, **kw: Any
+            ) -> Any:
+                outcome = await run(*args, **kw)
+                created[i].append(outcome.game_id)
+                return outcome
+
+            replica.runtime.create = counted  # type: ignore[method-assign]
+        client = EngineClient.connect(target_of(replicas), multiplexed=True)
+        try:
+            for _ in range(12):  # exactly 4 each by chance: odds of 0.07
+                await client.create([SeatSpec("human")] * 3, {})
+            assert sorted(map(len, created)) == [4, 4, 4]
+            round_ = uuid.uuid4().hex + "-r1"
+            for table in range(6):  # exactly 2 each by chance: odds of 0.12
+                await client.create([SeatSpec("human")] * 3, {}, game_id=f"{round_}-t{table}")
+            assert sorted(sum(i.startswith(round_) for i in ids) for ids in created) == [2, 2, 2]
+        finally:
+            await client.close()
+
+
 async def test_a_creation_whose_replica_is_gone_goes_to_another(store: StoreSettings) -> None:
     """A game is created on its own replica; one that does not answer (here an address
     nobody listens on, its channel not yet known to fail) leaves the creation to the

@@ -162,7 +162,7 @@ class EngineClient:
         # The id is chosen here so that the game is created on the replica its commands
         # will go to (services.core.transport.replicas), whose cache then holds it: created
         # elsewhere, its first command there read and folded it from the start.
-        game_id = game_id or uuid.uuid4().hex
+        game_id = game_id or self.new_game_id()
         placed = self.replicas.placed(game_id) if self.replicas is not None else None
         stub = placed.stub if placed is not None else self.stub
         request = common_pb2.CreateGameRequest(
@@ -188,6 +188,11 @@ class EngineClient:
             # Its replica went away before its channel said so: any other will do (the
             # game is then read once where its commands go).
             return await self._call(lambda: self.stub.CreateGame(request, timeout=self.timeout))
+
+    def new_game_id(self) -> str:
+        """An id for a game about to be created: where there are replicas, one placed on
+        the next of them in turn, so this client's games spread evenly."""
+        return self.replicas.new_game_id() if self.replicas is not None else uuid.uuid4().hex
 
     async def execute(
         self,

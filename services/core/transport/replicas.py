@@ -8,20 +8,28 @@ call ended) could join another on the same replica. With a channel per replica, 
 ``i`` opens on replica ``i mod n``, and there are at least as many lanes as replicas
 (what bench.scaleout measured either way: docs/performance.md).
 
-A game has a replica of its own (``placed``, rendezvous hashing of the game id over the
-replicas that answer), where it is created (the client chooses its id) and where each
-gateway's lanes start it: gateways side by side send a
+A game has a replica of its own (``placed``), where it is created (the client chooses its
+id) and where each gateway's lanes start it: gateways side by side send a
 game's commands to the same replica, whose cache then holds it current, and a burst of
 one game's placed commands from both (a tournament's registrations) queues there instead
 of racing from two replicas to the same stream (503 ``contended``). A replica lost moves
-only its own games. (Unary calls stay round robin per call: placing the bot runner's
-calls by game was measured slower under CPU quotas, docs/performance.md.)
+only its own games.
 
 The replicas are the addresses of an ``ipv4:a,b`` target, or those a ``dns:///host:port``
 target resolves to (a Kubernetes headless Service), resolved again every ``refresh_s``.
 A plain ``host:port`` target has no replicas listed here: its lanes use the shared
 channel as before. Replicas whose channel is failing are left out, so a lane that ends
 with its replica reopens on one that answers.
+
+Which replica is a game's (``home``, a function of the id and the replicas known, so
+every process agrees): rendezvous hashing of the id, except that the tables of a group
+(ids ``<group>-t<n>``, a tournament round's) take the replicas in turn, and that a new
+game's id is chosen so that this client's creations take the replicas in turn
+(``new_game_id``). Hashing alone leaves some replicas more games than others (64 over 4:
+typically 12 on the least busy and 20 on the busiest), and a tournament round is as slow
+as its busiest replica. A game
+whose replica is failing goes to the highest ranked of those that answer, so a replica
+lost moves only its own games.
 """
 
 from __future__ import annotations
@@ -29,8 +37,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import re
 import socket
 import time
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -49,6 +59,20 @@ def address(ip: str, port: int) -> str:
 def rank(address: str, game_id: str) -> bytes:
     """A replica's rank for a game, the same in every process (unlike ``hash``)."""
     return hashlib.blake2b(f"{address}/{game_id}".encode(), digest_size=8).digest()
+
+
+TABLE = re.compile(r"^(?P<group>.+)-t(?P<index>\d+)$")
+ID_TRIES = 64  # fresh ids tried for one that lands on the wanted replica (about n needed)
+
+
+def home(addresses: Sequence[str], game_id: str) -> str:
+    """The address of ``addresses`` (not empty) a game belongs on, the same everywhere."""
+    table = TABLE.match(game_id)
+    if table is None:
+        return max(addresses, key=lambda a: rank(a, game_id))
+    # A group's tables in turn, from an order of the replicas the group's own.
+    order = sorted(addresses, key=lambda a: rank(a, table["group"]))
+    return order[int(table["index"]) % len(order)]
 
 
 def channel_target(address: str) -> str:
@@ -84,6 +108,7 @@ class ReplicaChannels:
         self.replicas: dict[str, Replica] = {}
         self._resolved_at = -float("inf")
         self._resolving: asyncio.Task[None] | None = None
+        self._turn = 0  # the replica this client's next new game goes to (new_game_id)
         self._set(list(static))
 
     @classmethod
@@ -106,11 +131,28 @@ class ReplicaChannels:
         return [r for _, r in sorted(self.replicas.items()) if not r.failing()]
 
     def placed(self, game_id: str) -> Replica | None:
-        """The game's replica: of those not failing, the one ranking it highest."""
+        """The game's replica: its ``home`` among every replica known when that one is
+        not failing, else the one of those not failing that ranks it highest."""
         live = self.live()
         if len(live) < 2:
             return live[0] if live else None
+        wanted = self.replicas[home(sorted(self.replicas), game_id)]
+        if wanted in live:
+            return wanted
         return max(live, key=lambda r: rank(r.address, game_id))
+
+    def new_game_id(self) -> str:
+        """A fresh game id placed on the next replica in this client's turn."""
+        live = self.live()
+        if len(live) < 2:
+            return uuid.uuid4().hex
+        self._turn = (self._turn + 1) % len(live)
+        wanted = live[self._turn]
+        for _ in range(ID_TRIES):
+            game_id = uuid.uuid4().hex
+            if self.placed(game_id) is wanted:
+                break
+        return game_id
 
     async def close(self) -> None:
         if self._resolving is not None:
