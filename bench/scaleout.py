@@ -4,12 +4,14 @@ its own, so the engines are the bottleneck of a 2-core machine; moves/s (the lig
 generator, 64 games) and bot-tournament games/s at 1, 2 and 4 replicas, with the Giraffe
 Raffe engine replicas' CPU and wake-ups (voluntary context switches) per move, together.
 
-    sudo python -m bench.scaleout [--short] [--core 0.1] [--per-replica]   (root: cgroups)
+    sudo python -m bench.scaleout [--short] [--core 0.1] [--per-replica] [--runs 3]   (root)
 
 Every other service runs as many replicas (the launcher's --replicas) without a cap.
 The ratios are against 1 replica of the same run. ``--per-replica``: the games played at
 once and the tournament's players grow with the replicas (each replica as busy as the
-one was), where by default the same load is spread over more replicas."""
+one was), where by default the same load is spread over more replicas. ``--runs``: the
+replica counts in turn this many times, each figure the median (a run's ratios swing by
+a fifth with the machine's speed; each run's ratios are printed too)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import contextlib
 import os
 import re
 import signal
+import statistics
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -32,6 +35,7 @@ from bench.tournament import play
 
 CGROUP = Path("/sys/fs/cgroup/cpu")
 PERIOD_US = 100_000
+REPLICAS = (1, 2, 4)
 ENGINES = ("giraffe-raffe engine", "giraffometer engine", "riff-raff engine")
 
 
@@ -85,7 +89,9 @@ def measure(
                 )
                 found = {k: v - found.get(k, 0) for k, v in cache_found(metrics).items()}
                 batched = {k: v - batched[k] for k, v in batches(metrics).items()}
-                elapsed = play(url.group(1), players_, rounds, f"{replicas} replica(s)")
+                redis_url = re.search(r" at (redis://\S+)", text)
+                where = redis_url.group(1) if redis_url else ""
+                elapsed = play(url.group(1), players_, rounds, f"{replicas} replica(s)", where)
         finally:
             proc.send_signal(signal.SIGINT)
             proc.wait(timeout=120)
@@ -123,6 +129,13 @@ def batches(addresses: list[str]) -> dict[str, float]:
     return out
 
 
+def median_of(runs: list[Measured]) -> Measured:
+    """Each figure's median over the runs (a run's 1 replica is its own baseline, but
+    the machine's speed drifts between runs, so the medians are what is compared)."""
+    fields = Measured.__dataclass_fields__
+    return Measured(**{f: statistics.median(getattr(r, f) for r in runs) for f in fields})
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--short", action="store_true")
@@ -134,17 +147,33 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="--games and --players per replica (the load grows with the replicas)",
     )
+    parser.add_argument(
+        "--runs", type=int, default=1, help="1, 2 and 4 replicas this often, in turn; medians"
+    )
     args = parser.parse_args(argv)
     if os.geteuid() != 0 or not CGROUP.is_dir():
         sys.exit("bench.scaleout writes cgroup v1 CPU quotas: run it as root")
     moves, seconds, rounds = (800, 8.0, 2) if args.short else (3000, 15.0, 4)
+    runs: dict[int, list[Measured]] = {r: [] for r in REPLICAS}
+    for run in range(args.runs):
+        for replicas in REPLICAS:
+            print(f"run {run + 1} of {args.runs}, {replicas} replica(s)", file=sys.stderr)
+            times = replicas if args.per_replica else 1
+            games, players_ = args.games * times, args.players * times
+            got = measure(replicas, args.core, moves * times, seconds, rounds, players_, games)
+            runs[replicas].append(got)
+        for replicas in REPLICAS[1:]:  # each run's own ratios, to show the spread
+            one, got = runs[1][-1], runs[replicas][-1]
+            print(
+                f"run {run + 1}, {replicas} replicas against 1: moves/s "
+                f"{got.moves_per_s / one.moves_per_s:.2f}x, tournament games/s "
+                f"{got.games_per_s / one.games_per_s:.2f}x",
+                file=sys.stderr,
+            )
     figures: list[Figure] = []
-    base: Measured | None = None
-    for replicas in (1, 2, 4):
-        times = replicas if args.per_replica else 1
-        games, players_ = args.games * times, args.players * times
-        got = measure(replicas, args.core, moves * times, seconds, rounds, players_, games)
-        base = base or got
+    base = median_of(runs[1])
+    for replicas in REPLICAS:
+        got = median_of(runs[replicas])
         label = f"{replicas} engine replica(s) at {args.core} core"
         figures += [
             against(f"{label}: moves/s", got.moves_per_s, "moves/s", "1 replica", base.moves_per_s),
@@ -172,7 +201,8 @@ def main(argv: list[str] | None = None) -> None:
                 base.per_batch,
             ),
         ]
-    print_table("scale-out, engines capped by cgroup quotas (2-core machine)", figures)
+    title = "scale-out, engines capped by cgroup quotas (2-core machine)"
+    print_table(title + (f", medians of {args.runs} runs" if args.runs > 1 else ""), figures)
     print(f"written to {write_json('scaleout', figures)}")
 
 

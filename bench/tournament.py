@@ -60,8 +60,9 @@ def start(
     return proc, gateway.group(1), pids, f"redis://127.0.0.1:{ports[0]}/0"
 
 
-def play(url: str, players: int, rounds: int, label: str) -> float:
-    """Run one tournament to its end; returns its wall time in seconds."""
+def play(url: str, players: int, rounds: int, label: str, redis_url: str = "") -> float:
+    """Run one tournament to its end; returns its wall time in seconds. With
+    ``redis_url`` (a single node), says how long each round took (round_times)."""
     with httpx.Client(base_url=url, timeout=60) as http:
         options = {
             "games": ["giraffe-raffe", "giraffometer", "riff-raff"],
@@ -86,6 +87,8 @@ def play(url: str, players: int, rounds: int, label: str) -> float:
             if t["status"]["over"]:
                 elapsed = time.perf_counter() - started
                 print(f"\r  {label}: {total} games in {elapsed:.1f}s", file=sys.stderr)
+                if redis_url:
+                    print(f"  {label}: {round_times(redis_url, tid)}", file=sys.stderr)
                 return elapsed
             time.sleep(0.2)
     raise RuntimeError("the tournament did not end in 15 minutes")
@@ -97,7 +100,10 @@ def measure(replicas: int, cluster: bool, players: int, rounds: int) -> dict[str
         try:
             events_before = events_logged(redis_url, cluster)
             elapsed, used = with_cpu(
-                pids, lambda: play(url, players, rounds, f"{replicas} replica(s)")
+                pids,
+                lambda: play(
+                    url, players, rounds, f"{replicas} replica(s)", "" if cluster else redis_url
+                ),
             )
             events = events_logged(redis_url, cluster) - events_before
         finally:
@@ -110,6 +116,39 @@ def measure(replicas: int, cluster: bool, players: int, rounds: int) -> dict[str
     }
     cpu["redis"] = sum(v for k, v in used.items() if k.startswith("redis"))
     return {"games_per_s": games / elapsed, "games": games, "events": events, "cpu": cpu}
+
+
+TABLE_STREAM = re.compile(rb"\}:game:(?P<t>[0-9a-f]+)-r(?P<round>\d+)-t(?P<table>\d+)$")
+
+
+def round_times(redis_url: str, tournament_id: str) -> str:
+    """Each round's span and its slowest table, from the append times its tables' streams
+    record (field "m" of the first and last event): what bounds a tournament's games/s."""
+    client: Any = Redis.from_url(redis_url)  # untyped replies: bytes here (no decoding)
+    spans: dict[int, list[tuple[int, int]]] = {}
+    try:
+        for key in client.scan_iter(match=f"*:game:{tournament_id}-r*-t*", count=1000):
+            found = TABLE_STREAM.search(key)
+            if found is None or found["t"].decode() != tournament_id:
+                continue  # a table's meta, seats, command ids or read model
+
+            first, last = client.xrange(key, count=1), client.xrevrange(key, count=1)
+            span = (int(first[0][1][b"m"]), int(last[0][1][b"m"]))
+            spans.setdefault(int(found["round"]), []).append(span)
+    finally:
+        client.close()
+    if not spans:
+        return "no table streams found"
+    start = min(a for tables in spans.values() for a, _ in tables)
+    parts = []
+    for number, tables in sorted(spans.items()):
+        begun, ended = min(a for a, _ in tables), max(b for _, b in tables)
+        slowest = max(b - a for a, b in tables)
+        parts.append(
+            f"round {number} {(begun - start) / 1000:.2f}-{(ended - start) / 1000:.2f} s "
+            f"(slowest table {slowest / 1000:.2f} s)"
+        )
+    return "; ".join(parts)
 
 
 def events_logged(redis_url: str, cluster: bool) -> int:
