@@ -1,0 +1,36 @@
+"""How gRPC polls its sockets in Raffe's processes, chosen before gRPC starts.
+
+grpcio 1.80 and later poll on EventEngine threads of their own: a message read there is
+handed to grpc.aio's poller thread, which then wakes the asyncio loop, so every gRPC
+event crosses three threads. With the EventEngine experiments off, the poller thread
+polls the sockets itself and one hand-off goes. Measured with the light client, one
+stack each way in turn (docs/performance.md, twenty-second session): wake-ups per move
+7.9 -> 4.7 in the gateway and 8.2 -> 5.0 in an engine; server CPU per move 0.88-0.96x at
+one game and 0.75-0.95x at 16, moves/s 1.04-1.13x and 1.06-1.32x.
+
+gRPC reads GRPC_EXPERIMENTS once, when it starts (the first channel or server), so this
+is set when ``services.core`` is imported, which every service, the gateway and the
+benchmarks' minimal chain do before any gRPC call. An operator's own GRPC_EXPERIMENTS
+wins. A later grpcio that no longer knows a name logs "Unknown experiment" and runs as
+its default.
+"""
+
+from __future__ import annotations
+
+import os
+
+EXPERIMENTS_OFF = ",".join(
+    f"-{name}"
+    for name in (
+        "event_engine_client",
+        "event_engine_listener",
+        "event_engine_poller",
+        "event_engine_callback_cq",
+        "event_engine_dns",
+        "event_engine_for_all_other_endpoints",
+    )
+)
+
+
+def choose_polling() -> None:
+    os.environ.setdefault("GRPC_EXPERIMENTS", EXPERIMENTS_OFF)
