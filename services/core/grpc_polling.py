@@ -3,10 +3,8 @@
 grpcio 1.80 and later poll on EventEngine threads of their own: a message read there is
 handed to grpc.aio's poller thread, which then wakes the asyncio loop, so every gRPC
 event crosses three threads. With the EventEngine experiments off, the poller thread
-polls the sockets itself and one hand-off goes. Measured with the light client, one
-stack each way in turn (docs/performance.md, twenty-second session): wake-ups per move
-7.9 -> 4.7 in the gateway and 8.2 -> 5.0 in an engine; server CPU per move 0.88-0.96x at
-one game and 0.75-0.95x at 16, moves/s 1.04-1.13x and 1.06-1.32x.
+polls the sockets itself and one hand-off goes: fewer wake-ups and less CPU per move in
+the gateway and the engines (docs/performance.md, "gRPC's own threads").
 
 gRPC reads GRPC_EXPERIMENTS once, when it starts (the first channel or server), so this
 is set when ``services.core`` is imported, which every service, the gateway and the
