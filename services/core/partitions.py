@@ -7,6 +7,11 @@ runners): one owner per partition at a time, by a lease with a fencing token.
 * Live workers heartbeat into a sorted set; each aims at ceil(P / live workers)
   partitions, so two replicas split the partitions and a survivor takes over a dead
   one's partitions once their leases expire.
+* A worker holding fewer than floor(P / live workers) is *wanting*: what it should hold
+  is still another's (given back at that one's next refresh) or not yet expired. Its
+  worker refreshes more often meanwhile (services.core.worker), so partitions handed
+  over are followed again within a moment, not a lease period later. The ceiling is
+  not the test: with 3 workers and 64 partitions one always holds 21 of a share of 22.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ class PartitionLeases:
     ttl_ms: int = 5000
     owner: str = field(default_factory=lambda: uuid.uuid4().hex)
     owned: dict[int, int] = field(default_factory=dict)  # partition -> fencing token
+    wanting: bool = False  # fewer than its floor share after the last refresh
 
     def __post_init__(self) -> None:
         self._renew = self.store.redis.register_script(RENEW_LUA)
@@ -75,6 +81,7 @@ class PartitionLeases:
         while len(self.owned) > share:
             await self.release(max(self.owned))
         await self._take(share)
+        self.wanting = len(self.owned) < self.store.settings.partitions // live
         return dict(self.owned)
 
     async def _take(self, share: int) -> None:

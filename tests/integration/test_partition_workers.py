@@ -37,6 +37,41 @@ async def test_two_workers_split_the_partitions_and_a_survivor_takes_over(
     assert all(b.owned[p] >= 2 for p in taken)  # a new fencing token for each takeover
 
 
+class Idle(CheckpointedWorker):
+    async def work(self, partition: int, events: list[StoredEvent]) -> bool:
+        return False
+
+
+async def test_a_worker_short_of_its_share_looks_again_at_once(store: EventStore) -> None:
+    """A worker joining finds its share still held by the first, which gives it back at
+    its own next refresh; the newcomer then looked again only a third of a lease period
+    later (and after a blocked read): those partitions' games waited ~2 s. While short of
+    its share it now refreshes every 0.1 s and reads no longer than that."""
+    s = small(store)
+    first, joining = Idle(s, BOT_GROUP, 6000), Idle(s, BOT_GROUP, 6000)
+    await first.leases.refresh()
+    await joining.leases.refresh()
+    assert len(first.leases.owned) == 8 and joining.leases.wanting
+    assert joining.refresh_every_s() == 0.1 and joining._block_ms() == 100
+    assert first.refresh_every_s() == 2.0 and first._block_ms() == 500
+    await first.leases.refresh()  # gives back what is over its share
+    await joining.leases.refresh()
+    assert len(joining.leases.owned) == 4 and not joining.leases.wanting
+    assert joining.refresh_every_s() == 2.0 and joining._block_ms() == 500
+
+
+async def test_a_share_rounded_up_is_not_wanted(store: EventStore) -> None:
+    """Three workers over 8 partitions hold 3, 3 and 2: the one with 2 is not short
+    (else it would refresh ten times a second for good)."""
+    s = small(store)
+    workers = [PartitionLeases(s, "proj", ttl_ms=5000) for _ in range(3)]
+    for _ in range(4):
+        for w in workers:
+            await w.refresh()
+    assert sorted(len(w.owned) for w in workers) == [2, 3, 3]
+    assert not any(w.wanting for w in workers)
+
+
 async def test_three_workers_share_partitions_unevenly_without_overlap(store: EventStore) -> None:
     """Taking tries as many free partitions as are missing in one round trip; those
     another worker holds are skipped and the next free ones tried."""
