@@ -157,6 +157,22 @@ async def counted_replicas(
             await replica.stop(grace=1)
 
 
+def count_creations(replicas: list[Any]) -> list[list[str]]:
+    """Per replica, the id of each game created there (filled as they are)."""
+    created: list[list[str]] = [[] for _ in replicas]
+    for i, replica in enumerate(replicas):
+
+        async def counted(
+            *args: Any, i: int = i, run: Any = replica.runtime.create, **kw: Any
+        ) -> Any:
+            outcome = await run(*args, **kw)
+            created[i].append(outcome.game_id)
+            return outcome
+
+        replica.runtime.create = counted  # type: ignore[method-assign]
+    return created
+
+
 def target_of(replicas: list[Any]) -> str:
     return "ipv4:" + ",".join(f"127.0.0.1:{r.port}" for r in replicas)
 
@@ -190,17 +206,7 @@ async def test_a_game_is_created_on_the_replica_its_commands_go_to(
     """Creations went round robin and a game's commands to its own replica, which then
     read and folded the game from the start at its first command; now both go there."""
     async with counted_replicas(store, 3) as (replicas, served):
-        created: list[list[str]] = [[] for _ in replicas]
-        for i, replica in enumerate(replicas):
-
-            async def counted(
-                *args: Any, i: int = i, run: Any = replica.runtime.create, **kw: Any
-            ) -> Any:
-                outcome = await run(*args, **kw)
-                created[i].append(outcome.game_id)
-                return outcome
-
-            replica.runtime.create = counted  # type: ignore[method-assign]
+        created = count_creations(replicas)
         client = EngineClient.connect(target_of(replicas), multiplexed=True)
         try:
             games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(12)]
@@ -219,17 +225,7 @@ async def test_new_games_and_a_rounds_tables_spread_evenly_over_the_replicas(
     busiest replica. A client's new games now take the replicas in turn, and so do the
     tables of a round, whichever process creates them."""
     async with counted_replicas(store, 3) as (replicas, _):
-        created: list[list[str]] = [[] for _ in replicas]
-        for i, replica in enumerate(replicas):
-
-            async def counted(
-                *args: Any, i: int = i, run: Any = replica.runtime.create, **kw: Any
-            ) -> Any:
-                outcome = await run(*args, **kw)
-                created[i].append(outcome.game_id)
-                return outcome
-
-            replica.runtime.create = counted  # type: ignore[method-assign]
+        created = count_creations(replicas)
         client = EngineClient.connect(target_of(replicas), multiplexed=True)
         try:
             for _ in range(12):  # exactly 4 each by chance: odds of 0.07

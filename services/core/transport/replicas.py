@@ -27,9 +27,8 @@ every process agrees): rendezvous hashing of the id, except that the tables of a
 game's id is chosen so that this client's creations take the replicas in turn
 (``new_game_id``). Hashing alone leaves some replicas more games than others (64 over 4:
 typically 12 on the least busy and 20 on the busiest), and a tournament round is as slow
-as its busiest replica. A game
-whose replica is failing goes to the highest ranked of those that answer, so a replica
-lost moves only its own games.
+as its busiest replica. A game whose replica is failing goes to the highest ranked of
+those that answer.
 """
 
 from __future__ import annotations
@@ -131,28 +130,32 @@ class ReplicaChannels:
         return [r for _, r in sorted(self.replicas.items()) if not r.failing()]
 
     def placed(self, game_id: str) -> Replica | None:
-        """The game's replica: its ``home`` among every replica known when that one is
-        not failing, else the one of those not failing that ranks it highest."""
+        """The game's replica, of those not failing."""
         live = self.live()
         if len(live) < 2:
             return live[0] if live else None
-        wanted = self.replicas[home(sorted(self.replicas), game_id)]
-        if wanted in live:
-            return wanted
-        return max(live, key=lambda r: rank(r.address, game_id))
+        return self._placed_among(live, game_id)
 
     def new_game_id(self) -> str:
         """A fresh game id placed on the next replica in this client's turn."""
-        live = self.live()
+        live = self.live()  # once: asking each channel's state per try was the cost
         if len(live) < 2:
             return uuid.uuid4().hex
         self._turn = (self._turn + 1) % len(live)
         wanted = live[self._turn]
         for _ in range(ID_TRIES):
             game_id = uuid.uuid4().hex
-            if self.placed(game_id) is wanted:
+            if self._placed_among(live, game_id) is wanted:
                 break
         return game_id
+
+    def _placed_among(self, live: list[Replica], game_id: str) -> Replica:
+        """Its ``home`` among every replica known when that one is in ``live``, else the
+        one of ``live`` ranking it highest (so a replica lost moves only its games)."""
+        wanted = self.replicas[home(sorted(self.replicas), game_id)]
+        if wanted in live:
+            return wanted
+        return max(live, key=lambda r: rank(r.address, game_id))
 
     async def close(self) -> None:
         if self._resolving is not None:
