@@ -11,6 +11,7 @@ a lost lease) is the same command and never played twice.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from dataclasses import dataclass, replace
@@ -23,7 +24,7 @@ from services.core.codec import loads
 from services.core.errors import RaffeError
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.transport import EngineClient
-from services.core.worker import BOT_GROUP, CheckpointedWorker, gather_all
+from services.core.worker import BOT_GROUP, CheckpointedWorker
 from services.games import GAMES
 from services.kernel.commands import has_timer
 from services.kernel.game import SPECTATOR
@@ -66,6 +67,26 @@ class Seen:
     legal: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class Acted:
+    """What playing a game on saw last: its version, whether it is over, and whether it
+    is no bot's at all (humans only, no clock: nothing newer can change that)."""
+
+    version: int
+    over: bool = False
+    idle: bool = False
+
+
+@dataclass
+class Playing:
+    """A game the runner is playing on, in a task of its own."""
+
+    partition: int
+    since: int  # the partition-log position of the first event it was started for
+    task: asyncio.Task[None]
+    news: int  # the newest version of the game read from the log since
+
+
 class BotRunner(CheckpointedWorker):
     def __init__(
         self,
@@ -80,6 +101,8 @@ class BotRunner(CheckpointedWorker):
         # spectators and a tournament's followers see each move; 0 plays at once.
         self.pace_s = pace_ms / 1000
         self.watched: dict[str, Watch] = {}  # game -> what its GameCreated says
+        self.playing: dict[str, Playing] = {}
+        self._playing_in: dict[int, dict[str, Playing]] = {}  # by partition
         self.timer_every_s = 0.2
         self._last_timers = 0.0
         # Partition -> the earliest deadline in its timer set, as far as this runner
@@ -91,19 +114,101 @@ class BotRunner(CheckpointedWorker):
 
     async def work(self, partition: int, events: list[StoredEvent]) -> bool:
         latest: dict[str, StoredEvent] = {}
+        first: dict[str, int] = {}  # each game's earliest position in this batch
         for e in events:
             if e.type == "GameCreated":
                 self._remember(e.game_id, Watch.of(loads(e.payload)))
             elif e.type in STAND_IN_EVENTS:  # a bot now plays a player's seat
                 self._remember(e.game_id, replace(await self._watch(e.game_id), idle=False))
             latest[e.game_id] = e
-        # Games are independent: each plays on concurrently (a game's own moves stay in
-        # order, one after the other, inside act).
-        acted = await gather_all(self.act(partition, e.game_type, g) for g, e in latest.items())
-        for game_id, e in latest.items():
-            if e.type == "GameEnded":  # every game's last event; forget it
-                self.watched.pop(game_id, None)
-        return any(acted)
+            first.setdefault(e.game_id, e.position)
+        played = [self._play(partition, e, first[g]) for g, e in latest.items()]
+        return any(played)
+
+    def _play(self, partition: int, event: StoredEvent, position: int) -> bool:
+        """Have the game played on from ``event``: by a task of its own, so the runner
+        reads on while it plays (a bots-only game plays to its end in one go; waiting for
+        it held up every game that began meanwhile, and the timers). False when the game
+        needs no runner (no engine is asked)."""
+        game_id = event.game_id
+        if event.game_type not in self.engines:
+            return False
+        watch = self.watched.get(game_id)
+        if watch is not None and watch.idle:  # humans only and no clock
+            return False
+        playing = self.playing.get(game_id)
+        if playing is None and event.type == "GameEnded" and not (watch and watch.timed):
+            self.watched.pop(game_id, None)  # over: no bot acts, no timer to clear
+            return False
+        if playing is not None:  # looked at again when its task has played what it knew
+            playing.news = max(playing.news, event.version)
+            return True
+        task = asyncio.create_task(self._play_on(partition, event.game_type, game_id))
+        playing = Playing(partition, position, task, event.version)
+        self.playing[game_id] = playing
+        self._playing_in.setdefault(partition, {})[game_id] = playing
+        return True
+
+    async def _play_on(self, partition: int, game_type: str, game_id: str) -> None:
+        """Act until the game needs nothing more of a bot, then again while events newer
+        than it saw came meanwhile (a person's move). A failure (no engine answers,
+        Redis away) is tried again after a backoff while the partition is still this
+        runner's: its checkpoint stays behind the game's events until this ends."""
+        playing = self.playing[game_id]
+        failures, last = 0, -1
+        try:
+            while not self.stopping.is_set():
+                try:
+                    acted = await self.act(partition, game_type, game_id)
+                except Exception as error:
+                    failures += 1
+                    if partition not in self.leases.owned:
+                        return  # its next owner reads the game's events again
+                    await self._retry_after(error, failures, game_id)
+                    continue
+                failures = 0
+                if acted.over:  # forgotten: the runner's memory stays bounded
+                    self.watched.pop(game_id, None)
+                # Done unless a newer event came meanwhile (and the game moved since the
+                # last look: an answer behind the log would not move on a second look).
+                if acted.over or acted.idle or acted.version >= playing.news:
+                    return
+                if acted.version <= last:
+                    return
+                last = acted.version
+        finally:
+            self._played(partition, game_id)
+
+    async def _retry_after(self, error: Exception, failures: int, game_id: str) -> None:
+        delay = min(self.retry_sleep * 2 ** min(failures - 1, 6), self.max_retry_sleep)
+        code = error.code if isinstance(error, RaffeError) else type(error).__name__
+        log.warning("bot play failed", extra={"game_id": game_id, "code": code, "retry_s": delay})
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stopping.wait(), delay)
+
+    def _played(self, partition: int, game_id: str) -> None:
+        self.playing.pop(game_id, None)
+        self._playing_in.get(partition, {}).pop(game_id, None)
+        fence = self.leases.owned.get(partition)
+        if fence is not None and partition in self.checkpoints:  # saved with the next ones
+            self._unsaved[partition] = (fence, self.held(partition, self.checkpoints[partition]))
+
+    def held(self, partition: int, position: int) -> int:
+        """The checkpoint a partition may save: before the first event of a game still
+        being played, so a runner that stops mid-game leaves it to the next owner."""
+        games = self._playing_in.get(partition)
+        if not games:
+            return position
+        return min(position, min(g.since for g in games.values()) - 1)
+
+    async def run(self) -> None:
+        try:
+            await super().run()
+        finally:  # the games go on with the partitions' next owners
+            tasks = [p.task for p in self.playing.values()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _watch(self, game_id: str) -> Watch:
         if game_id not in self.watched:
@@ -121,35 +226,34 @@ class BotRunner(CheckpointedWorker):
             self.watched.clear()
         self.watched[game_id] = watch
 
-    async def act(self, partition: int, game_type: str, game_id: str) -> bool:
-        """Play every bot seat that must act now, until a human must act or it is over.
-        False when the game needs no runner at all (no engine was asked)."""
-        engine = self.engines.get(game_type)
-        if engine is None:
-            return False
+    async def act(self, partition: int, game_type: str, game_id: str) -> Acted:
+        """Play every bot seat that must act now, until a human must act or it is over;
+        the last version it saw, and whether the game is over."""
+        engine = self.engines[game_type]
         watch = await self._watch(game_id)
         if watch.idle:  # humans only and no clock: nothing to do, no engine call
-            return False
+            return Acted(0, idle=True)
         seats = watch.seats
         status: dict[str, Any] | None = None
         seen: Seen | None = None  # the next seat's view, from the last move's answer
+        version = 0
         for _ in range(1000):  # bounded: each pass plays at least one move or stops
             if status is None:
-                _, _, status = await engine.view(game_id, SPECTATOR)
+                version, _, status = await engine.view(game_id, SPECTATOR)
             if watch.timed:
                 await self._note_deadline(partition, game_id, status)
             stand_ins = set(status.get("stand_ins", ()))
             bots = [s for s in status["to_act"] if seats[s]["kind"] == "bot" or s in stand_ins]
             if status["over"] or not bots:
-                return True
+                return Acted(version, over=bool(status["over"]))
             for seat in bots:
                 known = seen if seen is not None and seen.seat == seat else None
                 if self.pace_s:
                     await asyncio.sleep(self.pace_s)
-                status, seen = await self._move(
+                status, seen, version = await self._move(
                     engine, game_type, game_id, seat, watch, known, seat in stand_ins
                 )
-        return True
+        return Acted(version)
 
     async def _move(
         self,
@@ -160,15 +264,16 @@ class BotRunner(CheckpointedWorker):
         watch: Watch,
         known: Seen | None = None,
         stand_in: bool = False,
-    ) -> tuple[dict[str, Any] | None, Seen | None]:
+    ) -> tuple[dict[str, Any] | None, Seen | None, int]:
         """One move of a bot seat, decided on ``known`` (the previous move's answer, when
         it was this seat's view) or on one state read; the game's status after it and the
-        next seat's view (from the command's answer), or None when they are unknown."""
+        next seat's view (from the command's answer), or None when they are unknown, and
+        the last version seen."""
         if known is None:
             version, view, status, legal = await engine.view_and_commands(game_id, seat)
             known = Seen(seat, version, view, legal)
             if not legal.get("to_act"):
-                return status, None
+                return status, None, version
         rng = SeededRng(f"{watch.seed}:bot:{game_id}:{seat}", known.version)
         level = watch.seats[seat].get("bot_level", "")
         command = GAMES[game_type].bot(level)(known.view, known.legal, rng)
@@ -181,14 +286,15 @@ class BotRunner(CheckpointedWorker):
             )
             MOVES.labels(game_type, "ok").inc()
             following = Seen(done.seat, done.version, done.view, done.commands)
-            return dict(done.view["status"]), following if done.commands.get("to_act") else None
+            state = dict(done.view["status"])
+            return state, following if done.commands.get("to_act") else None, done.version
         except RaffeError as error:  # another runner moved first, or the state moved on
             MOVES.labels(game_type, error.code).inc()
             log.info(
                 "bot move refused",
                 extra={"game_id": game_id, "version": known.version, "code": error.code},
             )
-            return None, None
+            return None, None, known.version
 
     async def _note_deadline(self, partition: int, game_id: str, status: dict[str, Any]) -> None:
         deadline = int(status.get("deadline_ms") or 0)

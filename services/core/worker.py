@@ -264,7 +264,7 @@ class CheckpointedWorker(PartitionWorker):
         busy = {p for p, b in zip(batches, done, strict=True) if b}
         self._busy = self._busy or bool(busy)
         for p, (fence, events) in batches.items():
-            self._unsaved[p] = (fence, events[-1].position)
+            self._unsaved[p] = (fence, self.held(p, events[-1].position))
         now = time.monotonic()
         every = now - self._checkpointed >= self.checkpoint_every_s
         if every:
@@ -272,6 +272,11 @@ class CheckpointedWorker(PartitionWorker):
         due = [p for p in self._unsaved if (every or p in busy) and p in self.leases.owned]
         stored = await self.save_checkpoints({p: self._unsaved.pop(p) for p in due})
         return {p: stored.get(p, True) for p in batches}
+
+    def held(self, partition: int, position: int) -> int:
+        """The checkpoint a partition may save once its events up to ``position`` are
+        handled: all of them, unless a subclass still works on some in the background."""
+        return position
 
     def pause_after_work(self) -> float:
         busy, self._busy = self._busy, False  # set by any partition's batch of this step

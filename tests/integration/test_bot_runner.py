@@ -237,3 +237,98 @@ async def test_bots_keep_a_pace_a_person_can_follow(
     assert len(moments) >= 6
     gaps = [b - a for a, b in itertools.pairwise(moments)]
     assert min(gaps) >= 150, gaps  # never sooner than the pace (an upper bound is no test)
+
+
+async def test_a_game_begun_while_bots_play_another_is_played_at_once(
+    redis_url: str, store_settings: StoreSettings
+) -> None:
+    """A bots-only game plays to its end in one go; a game created meanwhile in the
+    runner's partitions gets its bots' moves while that one is still being played, not
+    after it (a tournament round's late tables waited a whole game)."""
+    settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 1})
+    async with running_engine(GIRAFFE_RAFFE, settings) as (gr, _):
+        store = await open_store(settings)
+        runner = BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400, pace_ms=60)
+        task = asyncio.create_task(runner.run())
+        try:
+            first = (await gr.create([SeatSpec("bot")] * 2, {}, seed="first")).game_id
+            await bot_moves(gr, first, 1)
+            second = (await gr.create([SeatSpec("bot")] * 2, {}, seed="second")).game_id
+            await bot_moves(gr, second, 3)
+            _, _, status = await gr.view(first, -1)
+            assert not status["over"]  # the first is still being played
+            assert len(runner.playing) == 2
+        finally:
+            runner.stopping.set()
+            await asyncio.gather(task, return_exceptions=True)
+            await store.redis.aclose()
+        assert runner.playing == {}  # stopping ends the games' tasks too
+
+
+async def bot_moves(engine: EngineClient, game_id: str, at_least: int) -> None:
+    async with asyncio.timeout(30):
+        while True:
+            _, events = await engine.events(game_id, -1)
+            if len({e["command_id"] for e in events if e["command_id"].startswith("bot:")}) >= (
+                at_least
+            ):
+                return
+            await asyncio.sleep(0.02)
+
+
+async def test_a_game_left_mid_play_is_played_on_by_the_next_runner(
+    redis_url: str, store_settings: StoreSettings
+) -> None:
+    """A runner saves its checkpoint before the first event of a game it is still
+    playing: stopped mid-game, the game's events are read again by the next owner of
+    the partition, which plays it to its end (no new event would wake it otherwise)."""
+    settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 1})
+    async with running_engine(GIRAFFE_RAFFE, settings) as (gr, _):
+        store = await open_store(settings)
+        try:
+            leaving = BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400, pace_ms=60)
+            task = asyncio.create_task(leaving.run())
+            game = (await gr.create([SeatSpec("bot")] * 2, {}, seed="left")).game_id
+            await bot_moves(gr, game, 3)
+            leaving.stopping.set()
+            await asyncio.gather(task, return_exceptions=True)
+            _, _, status = await gr.view(game, -1)
+            assert not status["over"]
+            following = BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400)
+            task = asyncio.create_task(following.run())
+            await wait_over(gr, game)
+            following.stopping.set()
+            await asyncio.gather(task, return_exceptions=True)
+        finally:
+            await store.redis.aclose()
+
+
+async def test_a_game_of_people_read_from_its_middle_is_left_alone(
+    redis_url: str, store_settings: StoreSettings
+) -> None:
+    """A runner taking a partition over mid-game reads a game of people (a tournament
+    table: followed for the tournament) without its GameCreated: it looks it up once,
+    leaves it, and plays the bots' games on (it once looked again for ever, frozen)."""
+    settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 1})
+    async with running_engine(GIRAFFE_RAFFE, settings) as (gr, _):
+        store = await open_store(settings)
+        looking = Looking(gr)
+        runner = BotRunner(store, {"giraffe-raffe": looking}, ttl_ms=400)  # type: ignore[dict-item]
+        people = (await gr.create([SeatSpec("human")] * 2, {}, seed="ppl", attended=True)).game_id
+        created = (await store.redis.xrange(runner.stream_key(0), count=1))[0][0]
+        await store.redis.set(runner.checkpoint_key(0), created.split(b"-")[0])
+        _, view, status = await gr.view(people, 0)
+        version, legal = await gr.commands(people, status["to_act"][0])
+        play = GAMES["giraffe-raffe"].bot("random")
+        seat = status["to_act"][0]
+        _, view, _ = await gr.view(people, seat)
+        await gr.execute(people, seat, play(view, legal, SeededRng("ppl")), "p1", version)
+        task = asyncio.create_task(runner.run())
+        try:
+            bots = (await gr.create([SeatSpec("bot")] * 2, {}, seed="after")).game_id
+            await wait_over(gr, bots)
+            assert people not in runner.playing and people not in looking.viewed
+        finally:
+            runner.stopping.set()
+            await asyncio.gather(task, return_exceptions=True)
+            await store.redis.aclose()
