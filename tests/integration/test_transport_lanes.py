@@ -217,6 +217,43 @@ async def test_a_game_is_created_on_the_replica_its_commands_go_to(
     assert sum(map(bool, created)) >= 2  # spread (all on one of three: odds of 6e-6)
 
 
+async def test_every_unary_call_about_a_game_goes_to_its_replica(
+    store: StoreSettings,
+) -> None:
+    """A client without lanes (the bot, tournament and timer runners) sent its calls
+    round robin, one after the other to each replica: most commands then reached a copy
+    of the game behind the last one and read and folded it first. Now a game's views and
+    commands all go to its own replica, as its lanes' do, where its cache is current."""
+    async with counted_replicas(store, 3) as (replicas, served):
+        created = count_creations(replicas)
+        client = EngineClient.connect(target_of(replicas))
+        viewed: list[list[str]] = [[] for _ in replicas]
+        for i, replica in enumerate(replicas):
+
+            async def counted(
+                game_id: str,
+                *args: Any,
+                i: int = i,
+                run: Any = replica.runtime.view_and_commands,
+                **kw: Any,
+            ) -> Any:
+                viewed[i].append(game_id)
+                return await run(game_id, *args, **kw)
+
+            replica.runtime.view_and_commands = counted  # type: ignore[method-assign]
+        try:
+            games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(6)]
+            for seat in range(3):
+                for g in games:
+                    version, _, _, _ = await client.view_and_commands(g, seat)
+                    await client.execute(g, seat, VOTE, cid(), version)
+        finally:
+            await client.close()
+    assert [sorted(set(ids)) for ids in served] == [sorted(ids) for ids in created]
+    assert [sorted(set(ids)) for ids in viewed] == [sorted(ids) for ids in created]
+    assert all(created)
+
+
 async def test_new_games_and_a_rounds_tables_spread_evenly_over_the_replicas(
     store: StoreSettings,
 ) -> None:

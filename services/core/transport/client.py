@@ -87,7 +87,8 @@ def event_json(e: common_pb2.Event, data: Any = None) -> dict[str, Any]:
 
 class EngineClient:
     """``multiplexed``: commands (not dry runs) go over ExecuteMany streams
-    (services.core.transport.lanes), everything else as unary calls."""
+    (services.core.transport.lanes), everything else as unary calls. Creations, commands,
+    views and legal commands go to the game's own replica (``_at_home``)."""
 
     def __init__(
         self,
@@ -163,8 +164,6 @@ class EngineClient:
         # will go to (services.core.transport.replicas), whose cache then holds it: created
         # elsewhere, its first command there read and folded it from the start.
         game_id = game_id or self.new_game_id()
-        placed = self.replicas.placed(game_id) if self.replicas is not None else None
-        stub = placed.stub if placed is not None else self.stub
         request = common_pb2.CreateGameRequest(
             game_id=game_id,
             seats=[
@@ -180,14 +179,23 @@ class EngineClient:
             practice=practice,
             rematch_of=rematch_of,
         )
+        return await self._at_home(game_id, lambda s: s.CreateGame(request, timeout=self.timeout))
+
+    async def _at_home(self, game_id: str, call: Callable[[Any], Awaitable[R]]) -> R:
+        """A call about a game, on the game's replica (``placed``), whose cache holds it
+        current: a command there is decided on the cached state with no read first. Sent
+        round robin instead, most calls of a move reached a replica whose copy was behind
+        and read and folded the others' events first (a bot tournament's engines spent
+        1.5-2x the CPU at 4 replicas as at 1; docs/performance.md). If its replica went
+        away before its channel said so, any other will do: commands carry ids the engine
+        deduplicates, and the game is then read once where the call lands."""
+        placed = self.replicas.placed(game_id) if self.replicas is not None else None
+        if placed is None:
+            return await self._call(lambda: call(self.stub))
         try:
-            return await self._call(lambda: stub.CreateGame(request, timeout=self.timeout))
+            return await self._call(lambda: call(placed.stub))
         except EngineUnavailable:
-            if stub is self.stub:
-                raise
-            # Its replica went away before its channel said so: any other will do (the
-            # game is then read once where its commands go).
-            return await self._call(lambda: self.stub.CreateGame(request, timeout=self.timeout))
+            return await self._call(lambda: call(self.stub))
 
     def new_game_id(self) -> str:
         """An id for a game about to be created: where there are replicas, one placed on
@@ -266,11 +274,11 @@ class EngineClient:
         )
         if self.streams is not None:
             return await self.streams.execute(request)
-        return await self._call(lambda: self.stub.Execute(request, timeout=self.timeout))
+        return await self._at_home(game_id, lambda s: s.Execute(request, timeout=self.timeout))
 
     async def view(self, game_id: str, seat: int) -> tuple[int, dict[str, Any], dict[str, Any]]:
         request = common_pb2.ViewRequest(game_id=game_id, seat=seat)
-        r = await self._call(lambda: self.stub.GetView(request, timeout=self.timeout))
+        r = await self._at_home(game_id, lambda s: s.GetView(request, timeout=self.timeout))
         return r.version, loads(r.view_json), loads(r.status_json)
 
     async def view_and_commands(
@@ -278,12 +286,12 @@ class EngineClient:
     ) -> tuple[int, dict[str, Any], dict[str, Any], dict[str, Any]]:
         """Version, view, status and legal commands of one state, in one call."""
         request = common_pb2.ViewRequest(game_id=game_id, seat=seat, with_commands=True)
-        r = await self._call(lambda: self.stub.GetView(request, timeout=self.timeout))
+        r = await self._at_home(game_id, lambda s: s.GetView(request, timeout=self.timeout))
         return r.version, loads(r.view_json), loads(r.status_json), loads(r.commands_json)
 
     async def commands(self, game_id: str, seat: int) -> tuple[int, dict[str, Any]]:
         request = common_pb2.ListCommandsRequest(game_id=game_id, seat=seat)
-        r = await self._call(lambda: self.stub.ListCommands(request, timeout=self.timeout))
+        r = await self._at_home(game_id, lambda s: s.ListCommands(request, timeout=self.timeout))
         return r.version, loads(r.commands_json)
 
     async def events(

@@ -9,7 +9,8 @@ call ended) could join another on the same replica. With a channel per replica, 
 (what bench.scaleout measured either way: docs/performance.md).
 
 A game has a replica of its own (``placed``), where it is created (the client chooses its
-id) and where each gateway's lanes start it: gateways side by side send a
+id), where each gateway's lanes start it and where every client's unary calls about it
+go (the runners': bots, tournaments, timers): clients side by side send a
 game's commands to the same replica, whose cache then holds it current, and a burst of
 one game's placed commands from both (a tournament's registrations) queues there instead
 of racing from two replicas to the same stream (503 ``contended``). A replica lost moves
