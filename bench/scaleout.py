@@ -140,7 +140,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--short", action="store_true")
     parser.add_argument("--core", type=float, default=0.1, help="CPU per engine replica")
-    parser.add_argument("--players", type=int, default=18, help="of the tournament (3 a table)")
+    # 24: eight tables a round, as many on each replica at 1, 2 and 4 (with 18, six
+    # tables on four replicas leave two on some: 3x at most, whatever the engines do).
+    parser.add_argument("--players", type=int, default=24, help="of the tournament (3 a table)")
     parser.add_argument("--games", type=int, default=64, help="played at once for moves/s")
     parser.add_argument(
         "--per-replica",
