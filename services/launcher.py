@@ -285,6 +285,22 @@ def restart(service: Service, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return process
 
 
+def stop_all(processes: list[subprocess.Popen[bytes]], grace_s: float = 15.0) -> None:
+    """SIGTERM to each, then SIGKILL to any still running ``grace_s`` later: a service
+    whose event loop hangs never runs its SIGTERM handler, and waiting for it alone
+    left it (and every service after it, and Redis) running after the launcher."""
+    for process in processes:
+        process.terminate()
+    deadline = time.monotonic() + grace_s
+    for process in processes:
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            print(f"pid {process.pid} did not stop in {grace_s:.0f} s; killed", flush=True)
+            process.kill()
+            process.wait()
+
+
 def exited(process: subprocess.Popen[bytes] | None) -> bool:
     return process is not None and process.poll() is not None
 
@@ -367,10 +383,7 @@ def main(argv: list[str] | None = None) -> int:
                 children[i] = (service, restart(service, env))
             time.sleep(0.2)
     finally:
-        for _, process in reversed(children):
-            process.terminate()
-        for _, process in children:
-            process.wait(timeout=15)
+        stop_all([process for _, process in reversed(children)])
         redis.stop()
         print("raffe stopped", flush=True)
     return 0
