@@ -7,7 +7,8 @@ import asyncio
 import itertools
 import time
 from collections import Counter
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 
 from services.bots.runner import BotRunner
 from services.core.eventstore import open_store
@@ -239,6 +240,27 @@ async def test_bots_keep_a_pace_a_person_can_follow(
     assert min(gaps) >= 150, gaps  # never sooner than the pace (an upper bound is no test)
 
 
+@asynccontextmanager
+async def running(runner: BotRunner) -> AsyncIterator[BotRunner]:
+    """The runner's loop for the block; stopped at its end (its games' tasks too)."""
+    task = asyncio.create_task(runner.run())
+    try:
+        yield runner
+    finally:
+        runner.stopping.set()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def bot_moves(engine: EngineClient, game_id: str, at_least: int) -> None:
+    async with asyncio.timeout(30):
+        while True:
+            _, events = await engine.events(game_id, -1)
+            moves = {e["command_id"] for e in events if e["command_id"].startswith("bot:")}
+            if len(moves) >= at_least:
+                return
+            await asyncio.sleep(0.02)
+
+
 async def test_a_game_begun_while_bots_play_another_is_played_at_once(
     redis_url: str, store_settings: StoreSettings
 ) -> None:
@@ -248,32 +270,19 @@ async def test_a_game_begun_while_bots_play_another_is_played_at_once(
     settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 1})
     async with running_engine(GIRAFFE_RAFFE, settings) as (gr, _):
         store = await open_store(settings)
-        runner = BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400, pace_ms=60)
-        task = asyncio.create_task(runner.run())
         try:
-            first = (await gr.create([SeatSpec("bot")] * 2, {}, seed="first")).game_id
-            await bot_moves(gr, first, 1)
-            second = (await gr.create([SeatSpec("bot")] * 2, {}, seed="second")).game_id
-            await bot_moves(gr, second, 3)
-            _, _, status = await gr.view(first, -1)
-            assert not status["over"]  # the first is still being played
-            assert len(runner.playing) == 2
+            runner = BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400, pace_ms=60)
+            async with running(runner):
+                first = (await gr.create([SeatSpec("bot")] * 2, {}, seed="first")).game_id
+                await bot_moves(gr, first, 1)
+                second = (await gr.create([SeatSpec("bot")] * 2, {}, seed="second")).game_id
+                await bot_moves(gr, second, 3)
+                _, _, status = await gr.view(first, -1)
+                assert not status["over"]  # the first is still being played
+                assert len(runner.playing) == 2
+            assert runner.playing == {}  # stopping ends the games' tasks too
         finally:
-            runner.stopping.set()
-            await asyncio.gather(task, return_exceptions=True)
             await store.redis.aclose()
-        assert runner.playing == {}  # stopping ends the games' tasks too
-
-
-async def bot_moves(engine: EngineClient, game_id: str, at_least: int) -> None:
-    async with asyncio.timeout(30):
-        while True:
-            _, events = await engine.events(game_id, -1)
-            if len({e["command_id"] for e in events if e["command_id"].startswith("bot:")}) >= (
-                at_least
-            ):
-                return
-            await asyncio.sleep(0.02)
 
 
 async def test_a_game_left_mid_play_is_played_on_by_the_next_runner(
@@ -287,18 +296,13 @@ async def test_a_game_left_mid_play_is_played_on_by_the_next_runner(
         store = await open_store(settings)
         try:
             leaving = BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400, pace_ms=60)
-            task = asyncio.create_task(leaving.run())
-            game = (await gr.create([SeatSpec("bot")] * 2, {}, seed="left")).game_id
-            await bot_moves(gr, game, 3)
-            leaving.stopping.set()
-            await asyncio.gather(task, return_exceptions=True)
+            async with running(leaving):
+                game = (await gr.create([SeatSpec("bot")] * 2, {}, seed="left")).game_id
+                await bot_moves(gr, game, 3)
             _, _, status = await gr.view(game, -1)
             assert not status["over"]
-            following = BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400)
-            task = asyncio.create_task(following.run())
-            await wait_over(gr, game)
-            following.stopping.set()
-            await asyncio.gather(task, return_exceptions=True)
+            async with running(BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400)):
+                await wait_over(gr, game)
         finally:
             await store.redis.aclose()
 
@@ -317,18 +321,17 @@ async def test_a_game_of_people_read_from_its_middle_is_left_alone(
         people = (await gr.create([SeatSpec("human")] * 2, {}, seed="ppl", attended=True)).game_id
         created = (await store.redis.xrange(runner.stream_key(0), count=1))[0][0]
         await store.redis.set(runner.checkpoint_key(0), created.split(b"-")[0])
-        _, view, status = await gr.view(people, 0)
-        version, legal = await gr.commands(people, status["to_act"][0])
+        seat = (await gr.view(people, -1))[2]["to_act"][0]
+        (_, view, _), (version, legal) = (
+            await gr.view(people, seat),
+            await gr.commands(people, seat),
+        )
         play = GAMES["giraffe-raffe"].bot("random")
-        seat = status["to_act"][0]
-        _, view, _ = await gr.view(people, seat)
         await gr.execute(people, seat, play(view, legal, SeededRng("ppl")), "p1", version)
-        task = asyncio.create_task(runner.run())
         try:
-            bots = (await gr.create([SeatSpec("bot")] * 2, {}, seed="after")).game_id
-            await wait_over(gr, bots)
-            assert people not in runner.playing and people not in looking.viewed
+            async with running(runner):
+                bots = (await gr.create([SeatSpec("bot")] * 2, {}, seed="after")).game_id
+                await wait_over(gr, bots)
+                assert people not in runner.playing and people not in looking.viewed
         finally:
-            runner.stopping.set()
-            await asyncio.gather(task, return_exceptions=True)
             await store.redis.aclose()
