@@ -84,7 +84,7 @@ class Playing:
     partition: int
     since: int  # the partition-log position of the first event it was started for
     task: asyncio.Task[None]
-    news: int  # the newest version of the game read from the log since
+    read: int = 0  # batches with the game's events read since it started
 
 
 class BotRunner(CheckpointedWorker):
@@ -141,23 +141,24 @@ class BotRunner(CheckpointedWorker):
             self.watched.pop(game_id, None)  # over: no bot acts, no timer to clear
             return False
         if playing is not None:  # looked at again when its task has played what it knew
-            playing.news = max(playing.news, event.version)
+            playing.read += 1
             return True
         task = asyncio.create_task(self._play_on(partition, event.game_type, game_id))
-        playing = Playing(partition, position, task, event.version)
+        playing = Playing(partition, position, task)
         self.playing[game_id] = playing
         self._playing_in.setdefault(partition, {})[game_id] = playing
         return True
 
     async def _play_on(self, partition: int, game_type: str, game_id: str) -> None:
-        """Act until the game needs nothing more of a bot, then again while events newer
-        than it saw came meanwhile (a person's move). A failure (no engine answers,
+        """Act until the game needs nothing more of a bot, then again while the game's
+        events were read meanwhile (a person's move, or its own). A failure (no engine answers,
         Redis away) is tried again after a backoff while the partition is still this
         runner's: its checkpoint stays behind the game's events until this ends."""
         playing = self.playing[game_id]
         failures, last = 0, -1
         try:
             while not self.stopping.is_set():
+                read = playing.read
                 try:
                     acted = await self.act(partition, game_type, game_id)
                 except Exception as error:
@@ -169,11 +170,10 @@ class BotRunner(CheckpointedWorker):
                 failures = 0
                 if acted.over:  # forgotten: the runner's memory stays bounded
                     self.watched.pop(game_id, None)
-                # Done unless a newer event came meanwhile (and the game moved since the
-                # last look: an answer behind the log would not move on a second look).
-                if acted.over or acted.idle or acted.version >= playing.news:
-                    return
-                if acted.version <= last:
+                # Done unless the game's events were read meanwhile: then it looks again
+                # from a fresh view, as each batch once did (an answer's status is its
+                # command's), unless that found the game where the last look left it.
+                if acted.over or acted.idle or playing.read == read or acted.version <= last:
                     return
                 last = acted.version
         finally:
