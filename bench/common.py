@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from services import launcher
+
 T = TypeVar("T")
 
 
@@ -182,10 +184,4 @@ def with_cpu(pids: dict[str, int], work: Callable[[], T]) -> tuple[T, dict[str, 
 
 def stop_all(processes: list[subprocess.Popen[str]]) -> None:
     """SIGINT to each (the launcher stops its services in order), then wait, then kill."""
-    for p in processes:
-        p.send_signal(signal.SIGINT)
-    for p in processes:
-        try:
-            p.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            p.kill()
+    launcher.stop_all(processes, grace_s=30.0, sig=signal.SIGINT)

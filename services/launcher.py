@@ -16,8 +16,10 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from redis import Redis as SyncRedis
 
@@ -285,12 +287,16 @@ def restart(service: Service, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return process
 
 
-def stop_all(processes: list[subprocess.Popen[bytes]], grace_s: float = 15.0) -> None:
-    """SIGTERM to each, then SIGKILL to any still running ``grace_s`` later: a service
+def stop_all(
+    processes: Sequence[subprocess.Popen[Any]],
+    grace_s: float = 15.0,
+    sig: signal.Signals = signal.SIGTERM,
+) -> None:
+    """``sig`` to each, then SIGKILL to any still running ``grace_s`` later: a service
     whose event loop hangs never runs its SIGTERM handler, and waiting for it alone
     left it (and every service after it, and Redis) running after the launcher."""
     for process in processes:
-        process.terminate()
+        process.send_signal(sig)
     deadline = time.monotonic() + grace_s
     for process in processes:
         try:

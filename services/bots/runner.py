@@ -102,7 +102,6 @@ class BotRunner(CheckpointedWorker):
         self.pace_s = pace_ms / 1000
         self.watched: dict[str, Watch] = {}  # game -> what its GameCreated says
         self.playing: dict[str, Playing] = {}
-        self._playing_in: dict[int, dict[str, Playing]] = {}  # by partition
         self.timer_every_s = 0.2
         self._last_timers = 0.0
         # Partition -> the earliest deadline in its timer set, as far as this runner
@@ -137,16 +136,14 @@ class BotRunner(CheckpointedWorker):
         if watch is not None and watch.idle:  # humans only and no clock
             return False
         playing = self.playing.get(game_id)
-        if playing is None and event.type == "GameEnded" and not (watch and watch.timed):
-            self.watched.pop(game_id, None)  # over: no bot acts, no timer to clear
-            return False
         if playing is not None:  # looked at again when its task has played what it knew
             playing.read += 1
             return True
+        if event.type == "GameEnded" and not (watch and watch.timed):
+            self.watched.pop(game_id, None)  # over: no bot acts, no timer to clear
+            return False
         task = asyncio.create_task(self._play_on(partition, event.game_type, game_id))
-        playing = Playing(partition, position, task)
-        self.playing[game_id] = playing
-        self._playing_in.setdefault(partition, {})[game_id] = playing
+        self.playing[game_id] = Playing(partition, position, task)
         return True
 
     async def _play_on(self, partition: int, game_type: str, game_id: str) -> None:
@@ -180,7 +177,7 @@ class BotRunner(CheckpointedWorker):
             self._played(partition, game_id)
 
     async def _retry_after(self, error: Exception, failures: int, game_id: str) -> None:
-        delay = min(self.retry_sleep * 2 ** min(failures - 1, 6), self.max_retry_sleep)
+        delay = self.retry_delay(failures)
         code = error.code if isinstance(error, RaffeError) else type(error).__name__
         log.warning("bot play failed", extra={"game_id": game_id, "code": code, "retry_s": delay})
         with contextlib.suppress(TimeoutError):
@@ -188,7 +185,6 @@ class BotRunner(CheckpointedWorker):
 
     def _played(self, partition: int, game_id: str) -> None:
         self.playing.pop(game_id, None)
-        self._playing_in.get(partition, {}).pop(game_id, None)
         fence = self.leases.owned.get(partition)
         if fence is not None and partition in self.checkpoints:  # saved with the next ones
             self._unsaved[partition] = (fence, self.held(partition, self.checkpoints[partition]))
@@ -196,10 +192,8 @@ class BotRunner(CheckpointedWorker):
     def held(self, partition: int, position: int) -> int:
         """The checkpoint a partition may save: before the first event of a game still
         being played, so a runner that stops mid-game leaves it to the next owner."""
-        games = self._playing_in.get(partition)
-        if not games:
-            return position
-        return min(position, min(g.since for g in games.values()) - 1)
+        starts = [g.since - 1 for g in self.playing.values() if g.partition == partition]
+        return min([position, *starts])
 
     async def run(self) -> None:
         try:

@@ -112,8 +112,12 @@ class PartitionWorker(ABC):
             with contextlib.suppress(Exception):  # Redis may be gone: the leases expire
                 await self.leases.release_all()
 
+    def retry_delay(self, failures: int) -> float:
+        """After ``failures`` failures in a row: doubling from ``retry_sleep``, capped."""
+        return float(min(self.retry_sleep * 2 ** min(failures - 1, 6), self.max_retry_sleep))
+
     async def _back_off(self, error: Exception, failures: int) -> None:
-        delay = min(self.retry_sleep * 2 ** min(failures - 1, 6), self.max_retry_sleep)
+        delay = self.retry_delay(failures)
         if isinstance(error, RaffeError):  # e.g. no engine replica answers
             log.warning("step failed", extra={"code": error.code, "error": str(error)})
         elif store_failure(error) is not None:

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
 from services.bots.runner import BotRunner
-from services.core.eventstore import open_store
+from services.core.eventstore import EventStore, open_store
 from services.core.settings import StoreSettings
 from services.core.transport import EngineClient
 from services.games import GAMES
@@ -251,6 +251,19 @@ async def running(runner: BotRunner) -> AsyncIterator[BotRunner]:
         await asyncio.gather(task, return_exceptions=True)
 
 
+@asynccontextmanager
+async def giraffe_raffe_and_store(
+    settings: StoreSettings,
+) -> AsyncIterator[tuple[EngineClient, EventStore]]:
+    """A Giraffe Raffe engine and a store of its Redis, closed at the block's end."""
+    async with running_engine(GIRAFFE_RAFFE, settings) as (gr, _):
+        store = await open_store(settings)
+        try:
+            yield gr, store
+        finally:
+            await store.redis.aclose()
+
+
 async def bot_moves(engine: EngineClient, game_id: str, at_least: int) -> None:
     async with asyncio.timeout(30):
         while True:
@@ -268,21 +281,17 @@ async def test_a_game_begun_while_bots_play_another_is_played_at_once(
     runner's partitions gets its bots' moves while that one is still being played, not
     after it (a tournament round's late tables waited a whole game)."""
     settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 1})
-    async with running_engine(GIRAFFE_RAFFE, settings) as (gr, _):
-        store = await open_store(settings)
-        try:
-            runner = BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400, pace_ms=60)
-            async with running(runner):
-                first = (await gr.create([SeatSpec("bot")] * 2, {}, seed="first")).game_id
-                await bot_moves(gr, first, 1)
-                second = (await gr.create([SeatSpec("bot")] * 2, {}, seed="second")).game_id
-                await bot_moves(gr, second, 3)
-                _, _, status = await gr.view(first, -1)
-                assert not status["over"]  # the first is still being played
-                assert len(runner.playing) == 2
-            assert runner.playing == {}  # stopping ends the games' tasks too
-        finally:
-            await store.redis.aclose()
+    async with giraffe_raffe_and_store(settings) as (gr, store):
+        runner = BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400, pace_ms=60)
+        async with running(runner):
+            first = (await gr.create([SeatSpec("bot")] * 2, {}, seed="first")).game_id
+            await bot_moves(gr, first, 1)
+            second = (await gr.create([SeatSpec("bot")] * 2, {}, seed="second")).game_id
+            await bot_moves(gr, second, 3)
+            _, _, status = await gr.view(first, -1)
+            assert not status["over"]  # the first is still being played
+            assert len(runner.playing) == 2
+        assert runner.playing == {}  # stopping ends the games' tasks too
 
 
 async def test_a_game_left_mid_play_is_played_on_by_the_next_runner(
@@ -292,19 +301,15 @@ async def test_a_game_left_mid_play_is_played_on_by_the_next_runner(
     playing: stopped mid-game, the game's events are read again by the next owner of
     the partition, which plays it to its end (no new event would wake it otherwise)."""
     settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 1})
-    async with running_engine(GIRAFFE_RAFFE, settings) as (gr, _):
-        store = await open_store(settings)
-        try:
-            leaving = BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400, pace_ms=60)
-            async with running(leaving):
-                game = (await gr.create([SeatSpec("bot")] * 2, {}, seed="left")).game_id
-                await bot_moves(gr, game, 3)
-            _, _, status = await gr.view(game, -1)
-            assert not status["over"]
-            async with running(BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400)):
-                await wait_over(gr, game)
-        finally:
-            await store.redis.aclose()
+    async with giraffe_raffe_and_store(settings) as (gr, store):
+        leaving = BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400, pace_ms=60)
+        async with running(leaving):
+            game = (await gr.create([SeatSpec("bot")] * 2, {}, seed="left")).game_id
+            await bot_moves(gr, game, 3)
+        _, _, status = await gr.view(game, -1)
+        assert not status["over"]
+        async with running(BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400)):
+            await wait_over(gr, game)
 
 
 async def test_a_game_of_people_read_from_its_middle_is_left_alone(
@@ -314,8 +319,7 @@ async def test_a_game_of_people_read_from_its_middle_is_left_alone(
     table: followed for the tournament) without its GameCreated: it looks it up once,
     leaves it, and plays the bots' games on (it once looked again for ever, frozen)."""
     settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 1})
-    async with running_engine(GIRAFFE_RAFFE, settings) as (gr, _):
-        store = await open_store(settings)
+    async with giraffe_raffe_and_store(settings) as (gr, store):
         looking = Looking(gr)
         runner = BotRunner(store, {"giraffe-raffe": looking}, ttl_ms=400)  # type: ignore[dict-item]
         people = (await gr.create([SeatSpec("human")] * 2, {}, seed="ppl", attended=True)).game_id
@@ -328,10 +332,7 @@ async def test_a_game_of_people_read_from_its_middle_is_left_alone(
         )
         play = GAMES["giraffe-raffe"].bot("random")
         await gr.execute(people, seat, play(view, legal, SeededRng("ppl")), "p1", version)
-        try:
-            async with running(runner):
-                bots = (await gr.create([SeatSpec("bot")] * 2, {}, seed="after")).game_id
-                await wait_over(gr, bots)
-                assert people not in runner.playing and people not in looking.viewed
-        finally:
-            await store.redis.aclose()
+        async with running(runner):
+            bots = (await gr.create([SeatSpec("bot")] * 2, {}, seed="after")).game_id
+            await wait_over(gr, bots)
+            assert people not in runner.playing and people not in looking.viewed
