@@ -44,6 +44,14 @@ def until(check: Any, timeout: float = 30.0) -> Any:
     raise AssertionError("not in time")
 
 
+def in_lobby(http: httpx.Client, gid: str) -> dict[str, Any] | None:
+    """The game's lobby entry, once the projection lists it (other tests' games, bots'
+    tournaments among them, may be newer: filtered to running Giraffometer games)."""
+    params = {"game": "giraffometer", "status": "running", "limit": 200}
+    games = http.get("/v1/games", params=params).json()["games"]
+    return next((g for g in games if g["game_id"] == gid), None)
+
+
 def test_a_player_leaves_and_a_bot_finishes_their_seat(system: System, http: httpx.Client) -> None:
     game = create(http, "giraffe-raffe", [{"kind": "human"}] * 3)
     gid, tokens = game["game_id"], [game["tokens"][str(s)] for s in range(len(game["tokens"]))]
@@ -265,7 +273,7 @@ def test_spectators_see_the_game_two_moves_late_on_every_surface(
     too_new = http.get(f"/v1/games/{gid}/replay", params={"version": after[2]})
     assert too_new.status_code == 403 and too_new.json()["code"] == "delayed"
     assert http.get(f"/v1/games/{gid}/replay", params={"version": after[1]}).status_code == 200
-    lobby = next(g for g in http.get("/v1/games").json()["games"] if g["game_id"] == gid)
+    lobby = until(lambda: in_lobby(http, gid))
     assert lobby["status"]["to_act"] == []
     # The live stream holds the last two moves back, and shows each as two more follow.
     until(lambda: any(d.get("version") == after[1] for _, d in watcher.frames))
