@@ -54,11 +54,14 @@ class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
         super().__init__(*args, **kwargs)  # type: ignore[no-untyped-call]
         self.failover_hooks: list[Callable[[], None]] = []
         self.fenced: tuple[str, int] | None = None
+        self.epoch = -1  # the config epoch of the primary followed (see ``_newest``)
         self._tasks: list[asyncio.Task[None]] = []
 
     async def get_master_address(self) -> Any:
         self._start()
-        address = await self.sentinel_manager.discover_master(self.service_name)
+        address = self._newest(await self._states())
+        if address is None:
+            raise MasterNotFoundError(f"no sentinel names a primary for {self.service_name!r}")
         await self._moved_to(address)
         if self.fenced == _address(address):
             raise PrimaryFenced("the sentinels hold the primary down; a failover may follow")
@@ -87,18 +90,42 @@ class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
         elif self.fenced is not None and states and all(_healthy(s, self.fenced) for s in states):
             self._lift()
         # The primary they name, from the same answers (discover_master would ask again).
+        named = self._newest(states)
+        if named is not None:
+            await self._moved_to(named)
+
+    def _newest(self, states: list[dict[str, Any]]) -> tuple[str, int] | None:
+        """The primary named with the highest config epoch (each failover raises it),
+        unless that is older than the one followed: then the one followed. A sentinel
+        that has not yet heard of a failover names the old primary, healthy again once
+        thawed; following the first sentinel that answered (as redis-py's
+        ``discover_master`` does) sent an append to it after its replacement."""
         valid = self.sentinel_manager.check_master_state
-        named = [(s["ip"], s["port"]) for s in states if valid(s, self.service_name)]
-        if named:
-            await self._moved_to(named[0])
+        named = [s for s in states if valid(s, self.service_name)]
+        if not named:
+            return None
+        newest = max(named, key=lambda s: int(s.get("config-epoch", 0)))
+        epoch = int(newest.get("config-epoch", 0))
+        if epoch < self.epoch and self.master_address is not None:
+            return _address(self.master_address)
+        self.epoch = epoch
+        return (str(newest["ip"]), int(newest["port"]))
 
     async def _states(self) -> list[dict[str, Any]]:
+        """What every sentinel that answers says of the primary, asked all at once (one
+        frozen sentinel costs one timeout, not one per sentinel after it)."""
+        answers = await asyncio.gather(
+            *(s.sentinel_masters() for s in self.sentinel_manager.sentinels),
+            return_exceptions=True,
+        )
         found = []
-        for sentinel in self.sentinel_manager.sentinels:
-            with contextlib.suppress(RedisError, OSError):
-                state = (await sentinel.sentinel_masters()).get(self.service_name)
-                if state:
-                    found.append(state)
+        for answer in answers:
+            if isinstance(answer, RedisError | OSError):
+                continue
+            if isinstance(answer, BaseException):
+                raise answer
+            if state := answer.get(self.service_name):
+                found.append(state)
         return found
 
     async def listen(self, sentinel: Redis) -> None:

@@ -1,0 +1,55 @@
+"""Which primary the pool follows when sentinels disagree: the one named with the highest
+config epoch. A sentinel that has not yet heard of a failover names the old primary, and
+once that is thawed it looks healthy; following it sent an append there (the flaky
+tests/integration/test_stale_primary.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from redis.asyncio.sentinel import Sentinel
+
+from services.core.eventstore.sentinel_pool import BlockingSentinelPool
+
+
+def state(port: int, epoch: int) -> dict[str, Any]:
+    """A primary's state as ``SENTINEL MASTERS`` gives it (parsed by redis-py)."""
+    return {
+        "name": "raffe",
+        "ip": "127.0.0.1",
+        "port": port,
+        "config-epoch": epoch,
+        "flags": "master",
+        "is_master": True,
+        "is_sdown": False,
+        "is_odown": False,
+        "num-other-sentinels": 2,
+    }
+
+
+def pool() -> BlockingSentinelPool:
+    client = Sentinel([("127.0.0.1", 1)]).master_for(
+        "raffe", connection_pool_class=BlockingSentinelPool
+    )
+    found = client.connection_pool
+    assert isinstance(found, BlockingSentinelPool)
+    return found
+
+
+def test_the_primary_named_with_the_newest_epoch_wins_whatever_the_order() -> None:
+    assert pool()._newest([state(7001, 0), state(7002, 1)]) == ("127.0.0.1", 7002)
+    assert pool()._newest([state(7002, 1), state(7001, 0)]) == ("127.0.0.1", 7002)
+
+
+def test_a_sentinel_behind_the_followed_epoch_does_not_move_the_pool_back() -> None:
+    followed = pool()
+    assert followed._newest([state(7002, 1)]) == ("127.0.0.1", 7002)
+    followed.master_address = ("127.0.0.1", 7002)
+    # Only the stale sentinel answers (the others slow or restarting).
+    assert followed._newest([state(7001, 0)]) == ("127.0.0.1", 7002)
+    assert followed._newest([state(7003, 2)]) == ("127.0.0.1", 7003)  # a later failover
+
+
+def test_no_sentinel_naming_a_healthy_primary_names_none() -> None:
+    down = {**state(7001, 0), "is_odown": True, "flags": "master,o_down"}
+    assert pool()._newest([down]) is None
