@@ -1,8 +1,9 @@
 """Horizontal scale shown, not assumed (#17 item 5): each engine replica runs under a CPU
 quota (a cgroup v1 ``cpu.cfs_quota_us``, 0.1 core by default) to stand in for a node of
 its own, so the engines are the bottleneck of a 2-core machine; moves/s (the light load
-generator, 64 games) and bot-tournament games/s at 1, 2 and 4 replicas, with the Giraffe
-Raffe engine replicas' CPU and wake-ups (voluntary context switches) per move, together.
+generator, 128 games) and bot-tournament games/s (48 players) at 1, 2 and 4 replicas,
+with the Giraffe Raffe engine replicas' CPU and wake-ups (voluntary context switches)
+per move, together.
 
     sudo python -m bench.scaleout [--short] [--core 0.1] [--per-replica] [--runs 3]   (root)
 
@@ -140,10 +141,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--short", action="store_true")
     parser.add_argument("--core", type=float, default=0.1, help="CPU per engine replica")
-    # 24: eight tables a round, as many on each replica at 1, 2 and 4 (with 18, six
-    # tables on four replicas leave two on some: 3x at most, whatever the engines do).
-    parser.add_argument("--players", type=int, default=24, help="of the tournament (3 a table)")
-    parser.add_argument("--games", type=int, default=64, help="played at once for moves/s")
+    # 48: sixteen tables a round, four on each of four replicas. A round ends with its
+    # slowest replica, and Riff Raff games differ in length: with two tables a replica
+    # (24 players) the round waited on the unluckiest pair (2.4-3.0x at four replicas,
+    # 3.5-3.8x with four tables a replica; docs/performance.md, twenty-fourth session).
+    parser.add_argument("--players", type=int, default=48, help="of the tournament (3 a table)")
+    # 128: 32 games on each of four replicas. With 64, each replica's append batches
+    # were half one replica's and its CPU per move 1.19x; with 128, 1.04x.
+    parser.add_argument("--games", type=int, default=128, help="played at once for moves/s")
     parser.add_argument(
         "--per-replica",
         action="store_true",
