@@ -64,12 +64,12 @@ def dealt(
     only where six are not found without them (the big kinds, a hundred facts each,
     would otherwise be in every round); [] when the pile holds fewer than six kinds (a
     deck of fewer kinds is then dealt from the top)."""
-    kind_of = {i: facts[i].kind if i in facts else i for i in pile}
     ids: list[str] = []
     kinds: set[str] = set()
     for resting in (False, True):
-        for i in pile:
-            kind = kind_of[i]
+        for i in pile:  # kinds looked up as met: six are usually found near the top
+            fact = facts.get(i)
+            kind = fact.kind if fact is not None else i
             if kind not in kinds and (resting or kind not in rested):
                 kinds.add(kind)
                 ids.append(i)
