@@ -12,7 +12,9 @@ The ratios are against 1 replica of the same run. ``--per-replica``: the games p
 once and the tournament's players grow with the replicas (each replica as busy as the
 one was), where by default the same load is spread over more replicas. ``--runs``: the
 replica counts in turn this many times, each figure the median (a run's ratios swing by
-a fifth with the machine's speed; each run's ratios are printed too)."""
+a fifth with the machine's speed; each run's ratios are printed too). The tournament is
+the same one at every replica count and run (``--unseeded``: a new random one each
+time, whose longest tables decide its rounds)."""
 
 from __future__ import annotations
 
@@ -73,7 +75,14 @@ class Measured:
 
 
 def measure(
-    replicas: int, core: float, moves: int, seconds: float, rounds: int, players_: int, games: int
+    replicas: int,
+    core: float,
+    moves: int,
+    seconds: float,
+    rounds: int,
+    players_: int,
+    games: int,
+    seeded: bool = True,
 ) -> Measured:
     with tempfile.TemporaryDirectory() as state:
         proc, text = launch("--state-dir", state, "--replicas", str(replicas))
@@ -92,7 +101,8 @@ def measure(
                 batched = {k: v - batched[k] for k, v in batches(metrics).items()}
                 redis_url = re.search(r" at (redis://\S+)", text)
                 where = redis_url.group(1) if redis_url else ""
-                elapsed = play(url.group(1), players_, rounds, f"{replicas} replica(s)", where)
+                label = f"{replicas} replica(s)"
+                elapsed = play(url.group(1), players_, rounds, label, where, text if seeded else "")
         finally:
             proc.send_signal(signal.SIGINT)
             proc.wait(timeout=120)
@@ -157,6 +167,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--runs", type=int, default=1, help="1, 2 and 4 replicas this often, in turn; medians"
     )
+    parser.add_argument(
+        "--unseeded",
+        action="store_true",
+        help="a new random tournament each time (default: the same one, bench.tournament)",
+    )
     args = parser.parse_args(argv)
     if os.geteuid() != 0 or not CGROUP.is_dir():
         sys.exit("bench.scaleout writes cgroup v1 CPU quotas: run it as root")
@@ -167,7 +182,16 @@ def main(argv: list[str] | None = None) -> None:
             print(f"run {run + 1} of {args.runs}, {replicas} replica(s)", file=sys.stderr)
             times = replicas if args.per_replica else 1
             games, players_ = args.games * times, args.players * times
-            got = measure(replicas, args.core, moves * times, seconds, rounds, players_, games)
+            got = measure(
+                replicas,
+                args.core,
+                moves * times,
+                seconds,
+                rounds,
+                players_,
+                games,
+                seeded=not args.unseeded,
+            )
             runs[replicas].append(got)
         for replicas in REPLICAS[1:]:  # each run's own ratios, to show the spread
             one, got = runs[1][-1], runs[replicas][-1]

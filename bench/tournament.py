@@ -14,12 +14,15 @@ and writes bench/results/tournament.json.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import hashlib
 import re
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -36,6 +39,9 @@ from bench.common import (
 )
 from services.core.eventstore import Keys
 from services.core.settings import StoreSettings
+from services.core.transport import EngineClient
+from services.kernel.game import SeatSpec
+from services.tournament.rules import ORGANISER
 
 GROUPS = {
     "engine": ("giraffe-raffe", "giraffometer", "riff-raff"),
@@ -60,25 +66,29 @@ def start(
     return proc, gateway.group(1), pids, f"redis://127.0.0.1:{ports[0]}/0"
 
 
-def play(url: str, players: int, rounds: int, label: str, redis_url: str = "") -> float:
+OPTIONS = {
+    "games": ["giraffe-raffe", "giraffometer", "riff-raff"],
+    "format": "swiss",
+    "table_size": 3,
+    "game_options": {"giraffometer": {"target": 3}},
+}
+ENGINE_AT = re.compile(r"^(?P<name>[\w-]+) engine (?:#\d+ )?at (?P<address>\S+) ", re.M)
+
+
+def play(
+    url: str, players: int, rounds: int, label: str, redis_url: str = "", seeded: str = ""
+) -> float:
     """Run one tournament to its end; returns its wall time in seconds. With
-    ``redis_url`` (a single node), says how long each round took (round_times)."""
+    ``redis_url`` (a single node), says how long each round took (round_times). With
+    ``seeded`` (what the launcher printed), the tournament is set up over gRPC with a
+    fixed id and seed (``seeded_tournament``): every run plays the same games."""
     with httpx.Client(base_url=url, timeout=60) as http:
-        options = {
-            "games": ["giraffe-raffe", "giraffometer", "riff-raff"],
-            "format": "swiss",
-            "table_size": 3,
-            "rounds": rounds,
-            "game_options": {"giraffometer": {"target": 3}},
-        }
-        created = http.post("/v1/tournaments", json=options).json()
-        tid = created["tournament_id"]
-        auth = {"Authorization": f"Bearer {created['organiser_token']}"}
-        for i in range(players):
-            bot = {"name": f"bot{i}", "kind": "bot", "bot_level": "random"}
-            http.post(f"/v1/tournaments/{tid}/players", json=bot, headers=auth).raise_for_status()
+        if seeded:
+            tid, start = seeded_tournament(engine_target(seeded, "tournament"), players, rounds)
+        else:
+            tid, start = rest_tournament(http, players, rounds)
         started = time.perf_counter()
-        http.post(f"/v1/tournaments/{tid}/start", headers=auth).raise_for_status()
+        start()
         deadline = started + 900
         while time.perf_counter() < deadline:
             t = http.get(f"/v1/tournaments/{tid}").json()
@@ -92,6 +102,61 @@ def play(url: str, players: int, rounds: int, label: str, redis_url: str = "") -
                 return elapsed
             time.sleep(0.2)
     raise RuntimeError("the tournament did not end in 15 minutes")
+
+
+def rest_tournament(
+    http: httpx.Client, players: int, rounds: int
+) -> tuple[str, Callable[[], None]]:
+    """A tournament of random bots made through the API as any organiser makes one; its
+    id, and what starts it."""
+    created = http.post("/v1/tournaments", json={**OPTIONS, "rounds": rounds}).json()
+    tid = created["tournament_id"]
+    auth = {"Authorization": f"Bearer {created['organiser_token']}"}
+    for i in range(players):
+        bot = {"name": f"bot{i}", "kind": "bot", "bot_level": "random"}
+        http.post(f"/v1/tournaments/{tid}/players", json=bot, headers=auth).raise_for_status()
+
+    def start() -> None:
+        http.post(f"/v1/tournaments/{tid}/start", headers=auth).raise_for_status()
+
+    return tid, start
+
+
+def engine_target(launched: str, game: str) -> str:
+    """The gRPC target of a game's engines as the services get it (every replica)."""
+    addresses = [m["address"] for m in ENGINE_AT.finditer(launched) if m["name"] == game]
+    return "ipv4:" + ",".join(addresses) if len(addresses) > 1 else addresses[0]
+
+
+def seeded_tournament(target: str, players: int, rounds: int) -> tuple[str, Callable[[], None]]:
+    """The same tournament of random bots every time: made, filled and started over gRPC
+    as its organiser, as an operator may (the API takes no seed for a tournament: whoever
+    chose it would know every deal). Its seed fixes the pairings and every table's seed,
+    and its id every table's id, from which bots draw too: runs at 1, 2 and 4 replicas
+    play the same games (unseeded, one run's longest Giraffometer table was twice
+    another's, and a round lasts as long as its longest table)."""
+    tid = hashlib.sha256(f"bench:{players}:{rounds}".encode()).hexdigest()[:32]
+
+    async def made() -> None:
+        engine = EngineClient.connect(target)
+        try:
+            options = {**OPTIONS, "rounds": rounds}
+            await engine.create([SeatSpec("human", "organiser")], options, game_id=tid, seed=tid)
+            for i in range(players):
+                bot = {"type": "register", "name": f"bot{i}", "kind": "bot", "bot_level": "random"}
+                await engine.execute(tid, ORGANISER, bot, f"register:{i}", 0)
+        finally:
+            await engine.close()
+
+    async def started() -> None:
+        engine = EngineClient.connect(target)
+        try:
+            await engine.execute(tid, ORGANISER, {"type": "start"}, "start", 0)
+        finally:
+            await engine.close()
+
+    asyncio.run(made())
+    return tid, lambda: asyncio.run(started())
 
 
 def measure(replicas: int, cluster: bool, players: int, rounds: int) -> dict[str, Any]:
