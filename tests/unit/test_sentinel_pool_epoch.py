@@ -9,7 +9,9 @@ from typing import Any
 
 from redis.asyncio.sentinel import Sentinel
 
-from services.core.eventstore.sentinel_pool import BlockingSentinelPool
+from services.core.eventstore.connect import listener_client
+from services.core.eventstore.sentinel_pool import BlockingSentinelPool, EpochSentinelPool
+from services.core.settings import StoreSettings
 
 
 def state(port: int, epoch: int) -> dict[str, Any]:
@@ -53,3 +55,13 @@ def test_a_sentinel_behind_the_followed_epoch_does_not_move_the_pool_back() -> N
 def test_no_sentinel_naming_a_healthy_primary_names_none() -> None:
     down = {**state(7001, 0), "is_odown": True, "flags": "master,o_down"}
     assert pool()._newest([down]) is None
+
+
+def test_the_live_hubs_listener_settles_by_epoch_too() -> None:
+    """The pub/sub connection of the live hub has a pool of its own: it too follows the
+    newest epoch, or a stale sentinel would subscribe it on a thawed old primary, where
+    no move is published."""
+    settings = StoreSettings(redis_sentinels="127.0.0.1:1,127.0.0.1:2")
+    pool = listener_client(settings).connection_pool
+    assert isinstance(pool, EpochSentinelPool)
+    assert pool._newest([state(7001, 0), state(7002, 1)]) == ("127.0.0.1", 7002)

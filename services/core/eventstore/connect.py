@@ -13,7 +13,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.exceptions import RedisError
 
-from services.core.eventstore.sentinel_pool import BlockingSentinelPool
+from services.core.eventstore.sentinel_pool import BlockingSentinelPool, EpochSentinelPool
 from services.core.eventstore.store import EventStore, RedisClient
 from services.core.settings import StoreSettings
 
@@ -71,7 +71,7 @@ def primary_of(settings: StoreSettings, **options: Any) -> Redis:
     )
     if "max_connections" in options:
         options = {**options, "timeout": settings.redis_timeout_s}
-    pool = BlockingSentinelPool if "max_connections" in options else SentinelConnectionPool
+    pool = BlockingSentinelPool if "max_connections" in options else EpochSentinelPool
     client: Redis = watchers.master_for(
         settings.redis_service,
         connection_pool_class=pool,
@@ -110,6 +110,9 @@ async def primary_moved(listener: Redis, pubsub: PubSub, every_s: float = 1.0) -
         if connection is None:
             continue
         with contextlib.suppress(RedisError, OSError):
-            primary = await pool.sentinel_manager.discover_master(pool.service_name)
+            if isinstance(pool, EpochSentinelPool):  # the newest epoch's, as the pools follow
+                primary = await pool.named_primary()
+            else:
+                primary = await pool.sentinel_manager.discover_master(pool.service_name)
             if (connection.host, connection.port) != tuple(primary):
                 return

@@ -40,7 +40,64 @@ class PrimaryFenced(MasterNotFoundError):
     (a ConnectionError, so callers answer 503 and clients send again)."""
 
 
-class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
+class EpochSentinelPool(SentinelConnectionPool):
+    """The primary's pool as named by the sentinels, settled by config epoch when they
+    disagree (``_newest``); the live hub's pub/sub connection uses it as it is."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[no-untyped-call]
+        self.epoch = -1  # the config epoch of the primary followed (see ``_newest``)
+
+    async def get_master_address(self) -> Any:
+        address = await self.named_primary()
+        if self.master_address != address:
+            self.master_address = address
+            await self.disconnect(inuse_connections=False)  # idle ones reconnect there
+        return address
+
+    async def named_primary(self) -> tuple[str, int]:
+        """The primary the sentinels name now (``_newest``), without following it."""
+        address = self._newest(await self._states())
+        if address is None:
+            raise MasterNotFoundError(f"no sentinel names a primary for {self.service_name!r}")
+        return address
+
+    async def _states(self) -> list[dict[str, Any]]:
+        """What every sentinel that answers says of the primary, asked all at once (one
+        frozen sentinel costs one timeout, not one per sentinel after it)."""
+        answers = await asyncio.gather(
+            *(s.sentinel_masters() for s in self.sentinel_manager.sentinels),
+            return_exceptions=True,
+        )
+        found = []
+        for answer in answers:
+            if isinstance(answer, RedisError | OSError):
+                continue
+            if isinstance(answer, BaseException):
+                raise answer
+            if state := answer.get(self.service_name):
+                found.append(state)
+        return found
+
+    def _newest(self, states: list[dict[str, Any]]) -> tuple[str, int] | None:
+        """The primary named with the highest config epoch (each failover raises it),
+        unless that is older than the one followed: then the one followed. A sentinel
+        that has not yet heard of a failover names the old primary, healthy again once
+        thawed; following the first sentinel that answered (as redis-py's
+        ``discover_master`` does) sent an append to it after its replacement."""
+        valid = self.sentinel_manager.check_master_state
+        named = [s for s in states if valid(s, self.service_name)]
+        if not named:
+            return None
+        newest = max(named, key=lambda s: int(s.get("config-epoch", 0)))
+        epoch = int(newest.get("config-epoch", 0))
+        if epoch < self.epoch and self.master_address is not None:
+            return _address(self.master_address)
+        self.epoch = epoch
+        return (str(newest["ip"]), int(newest["port"]))
+
+
+class BlockingSentinelPool(EpochSentinelPool, BlockingConnectionPool):
     """The primary's pool as named by the sentinels, waiting for a free connection like
     the single node's pool, fenced while the sentinels hold its primary down.
 
@@ -51,17 +108,14 @@ class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
     docs/operations.md)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[no-untyped-call]
+        super().__init__(*args, **kwargs)
         self.failover_hooks: list[Callable[[], None]] = []
         self.fenced: tuple[str, int] | None = None
-        self.epoch = -1  # the config epoch of the primary followed (see ``_newest``)
         self._tasks: list[asyncio.Task[None]] = []
 
     async def get_master_address(self) -> Any:
         self._start()
-        address = self._newest(await self._states())
-        if address is None:
-            raise MasterNotFoundError(f"no sentinel names a primary for {self.service_name!r}")
+        address = await self.named_primary()
         await self._moved_to(address)
         if self.fenced == _address(address):
             raise PrimaryFenced("the sentinels hold the primary down; a failover may follow")
@@ -93,40 +147,6 @@ class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
         named = self._newest(states)
         if named is not None:
             await self._moved_to(named)
-
-    def _newest(self, states: list[dict[str, Any]]) -> tuple[str, int] | None:
-        """The primary named with the highest config epoch (each failover raises it),
-        unless that is older than the one followed: then the one followed. A sentinel
-        that has not yet heard of a failover names the old primary, healthy again once
-        thawed; following the first sentinel that answered (as redis-py's
-        ``discover_master`` does) sent an append to it after its replacement."""
-        valid = self.sentinel_manager.check_master_state
-        named = [s for s in states if valid(s, self.service_name)]
-        if not named:
-            return None
-        newest = max(named, key=lambda s: int(s.get("config-epoch", 0)))
-        epoch = int(newest.get("config-epoch", 0))
-        if epoch < self.epoch and self.master_address is not None:
-            return _address(self.master_address)
-        self.epoch = epoch
-        return (str(newest["ip"]), int(newest["port"]))
-
-    async def _states(self) -> list[dict[str, Any]]:
-        """What every sentinel that answers says of the primary, asked all at once (one
-        frozen sentinel costs one timeout, not one per sentinel after it)."""
-        answers = await asyncio.gather(
-            *(s.sentinel_masters() for s in self.sentinel_manager.sentinels),
-            return_exceptions=True,
-        )
-        found = []
-        for answer in answers:
-            if isinstance(answer, RedisError | OSError):
-                continue
-            if isinstance(answer, BaseException):
-                raise answer
-            if state := answer.get(self.service_name):
-                found.append(state)
-        return found
 
     async def listen(self, sentinel: Redis) -> None:
         """Fence at a sentinel's ``+odown`` of the primary; re-check at ``-odown`` and
