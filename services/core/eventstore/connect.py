@@ -103,16 +103,13 @@ async def primary_moved(listener: Redis, pubsub: PubSub, every_s: float = 1.0) -
     """Returns once the sentinels name a primary other than the one ``pubsub`` listens to
     (a frozen primary keeps its connections open, so nothing else would tell)."""
     pool = listener.connection_pool
-    assert isinstance(pool, SentinelConnectionPool)
+    assert isinstance(pool, EpochSentinelPool)  # primary_of's: the newest epoch's primary
     while True:
         await asyncio.sleep(every_s)
         connection = pubsub.connection
         if connection is None:
             continue
         with contextlib.suppress(RedisError, OSError):
-            if isinstance(pool, EpochSentinelPool):  # the newest epoch's, as the pools follow
-                primary = await pool.named_primary()
-            else:
-                primary = await pool.sentinel_manager.discover_master(pool.service_name)
+            primary = await pool.named_primary()
             if (connection.host, connection.port) != tuple(primary):
                 return
