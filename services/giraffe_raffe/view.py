@@ -31,19 +31,33 @@ def _play_json(p: Play) -> dict[str, Any]:
     return {"seat": p.seat, "cards": list(p.cards), "copies": dict(p.copies)}
 
 
-@lru_cache(maxsize=2048)
+# Tree -> its JSON, by identity: a tree no play changed is the same object from state to
+# state, so this is one dict lookup where an lru_cache hashed every play on the tree
+# (3% of an engine's CPU per move: docs/performance.md, twenty-fifth session). Each entry
+# holds its tree, so an id is never reused while its entry stands.
+_TREE_JSON: dict[tuple[int, str], tuple[Tree, dict[str, Any]]] = {}
+TREE_JSON_ENTRIES = 4096
+
+
 def _tree_json(t: Tree, count_rule: str) -> dict[str, Any]:
     """Cached per (immutable) tree: every seat's view and every view of an unchanged tree
     share one dict, so the projection, which writes every seat's view after each event,
     builds each tree once. Callers serialise views; none may mutate them."""
+    hit = _TREE_JSON.get((id(t), count_rule))
+    if hit is not None and hit[0] is t:
+        return hit[1]
     n = need(t, count_rule)
-    return {
+    out = {
         "id": t.id,
         "kind": t.kind,
         "colours": [COLOUR_NAMES[c] for c in t.colours],
         "plays": [_play_json(p) for p in t.plays],
         "need": {"min_cards": n.min_cards, "max_cards": n.max_cards, "above": n.above},
     }
+    if len(_TREE_JSON) >= TREE_JSON_ENTRIES:  # the trees of games long moved on
+        _TREE_JSON.clear()
+    _TREE_JSON[(id(t), count_rule)] = (t, out)
+    return out
 
 
 def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from services.kernel.frozen import Replaceable
 from services.kernel.game import Event
 
 S = TypeVar("S")
 
 
-@dataclass(frozen=True, slots=True)
-class Table(Generic[S]):
+@dataclass(frozen=True)
+class Table(Replaceable, Generic[S]):
+    """Not slotted, so that ``but`` (every event a table folds makes one) copies its
+    __dict__: dataclasses.replace on the slotted form was a tenth of the projection's
+    CPU and 1-2% of the engine's (docs/performance.md, twenty-fifth session)."""
+
     game: S
     kinds: tuple[str, ...] = ()  # each seat's kind at creation: human, bot, open
     seed: str = ""
@@ -25,9 +30,6 @@ class Table(Generic[S]):
     since: tuple[int, ...] = ()
     flagged: frozenset[int] = frozenset()
     ended: Mapping[str, Any] | None = None  # the table's own GameEnded
-
-    def but(self, **changes: Any) -> Table[S]:
-        return replace(self, **changes)
 
     @property
     def left_seats(self) -> frozenset[int]:

@@ -152,3 +152,18 @@ def test_a_bot_stands_in_on_the_real_ship_too() -> None:
     assert game.status(p.state).over
     stand_in = [e for e in p.events[1:] if e.actor == 1 and e.type != "SeatLeft"]
     assert stand_in, "the bot played the seat that was left"
+
+
+def test_a_tables_copy_changes_only_what_it_names() -> None:
+    """Table.but copies the table's fields (its fast path skips dataclasses.replace): the
+    original stands, and the copy equals and hashes like a table built whole."""
+    from services.kernel.table.state import Table
+
+    t = Table(game="g", kinds=("human", "bot"), seed="s", bank_ms=60_000)
+    left = t.but(left=((1, "left"),), claim_from_ms=5)
+    assert (t.left, t.claim_from_ms) == ((), 0)
+    assert left == Table("g", ("human", "bot"), "s", ((1, "left"),), (), 5, 60_000)
+    assert hash(left) == hash(Table("g", ("human", "bot"), "s", ((1, "left"),), (), 5, 60_000))
+    assert left.left_seats == frozenset({1}) and left.stand_ins == (1,)
+    with pytest.raises(AttributeError):
+        left.seed = "other"  # type: ignore[misc]
