@@ -19,7 +19,7 @@ from services.kernel.rng import SeededRng
 async def running_engine(
     game: Game[Any], store: StoreSettings, multiplexed: bool = False
 ) -> AsyncIterator[tuple[EngineClient, Any]]:
-    """``multiplexed``: the client sends commands over ExecuteMany, as the gateway does."""
+    """``multiplexed``: the client sends commands over lanes, as the gateway does."""
     settings = ServiceSettings(host="127.0.0.1", port=0, store=store)
     engine = await start_engine(game, settings.model_copy(update={"store": store}))
     client = EngineClient.connect(f"127.0.0.1:{engine.port}", multiplexed=multiplexed)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import grpc
@@ -41,6 +41,38 @@ def _json_object(raw: bytes, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidArgument(f"{what} must be a JSON object", "bad_json")
     return value
+
+
+async def _all_ready(
+    answers: asyncio.Queue[common_pb2.ExecuteAnswer | None],
+) -> list[common_pb2.ExecuteAnswer] | None:
+    """The next answer and every other one ready with it; None once all are answered
+    (None is queued last, after every answer)."""
+    first = await answers.get()
+    if first is None:
+        return None
+    ready = [first]
+    while not answers.empty():
+        answer = answers.get_nowait()
+        if answer is None:
+            answers.put_nowait(None)  # seen at the next call: these go out first
+            break
+        ready.append(answer)
+    return ready
+
+
+async def _one_by_one(
+    calls: AsyncIterator[common_pb2.ExecuteCall],
+) -> AsyncIterator[Sequence[common_pb2.ExecuteCall]]:
+    async for call in calls:
+        yield (call,)
+
+
+async def _batch_calls(
+    batches: AsyncIterator[common_pb2.ExecuteCalls],
+) -> AsyncIterator[Sequence[common_pb2.ExecuteCall]]:
+    async for batch in batches:
+        yield batch.calls
 
 
 def event_pb(e: StoredEvent) -> common_pb2.Event:
@@ -140,10 +172,29 @@ class EngineService(common_pb2_grpc.EngineServicer):
         calls: AsyncIterator[common_pb2.ExecuteCall],
         context: grpc.aio.ServicerContext,
     ) -> AsyncIterator[common_pb2.ExecuteAnswer]:
+        """A message per call and per answer (ExecuteBatches carries several in one)."""
+        async for answers in self._answers(_one_by_one(calls)):
+            for answer in answers:
+                yield answer
+
+    async def ExecuteBatches(
+        self,
+        batches: AsyncIterator[common_pb2.ExecuteCalls],
+        context: grpc.aio.ServicerContext,
+    ) -> AsyncIterator[common_pb2.ExecuteAnswers]:
+        """ExecuteMany with the calls that came together in one message, and the answers
+        ready together in one: the gateway's lanes."""
+        async for answers in self._answers(_batch_calls(batches)):
+            yield common_pb2.ExecuteAnswers(answers=answers)
+
+    async def _answers(
+        self, calls: AsyncIterator[Sequence[common_pb2.ExecuteCall]]
+    ) -> AsyncIterator[list[common_pb2.ExecuteAnswer]]:
         """Each call runs as its own task (one slow command holds up no other) and is
-        answered as soon as it is done; at most MAX_IN_FLIGHT calls per stream are running
-        or waiting for the client to take their answers, so a client that stops reading
-        stops the engine from reading its calls too."""
+        answered as soon as it is done, with every other answer ready by then; at most
+        MAX_IN_FLIGHT calls per stream are running or waiting for the client to take their
+        answers, so a client that stops reading stops the engine from reading its calls
+        too."""
         answers: asyncio.Queue[common_pb2.ExecuteAnswer | None] = asyncio.Queue()
         room = asyncio.Semaphore(MAX_IN_FLIGHT)
         running: set[asyncio.Task[None]] = set()
@@ -157,19 +208,21 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 answers.put_nowait(common_pb2.ExecuteAnswer(call=call.call, status=status))
 
         async def read() -> None:
-            async for call in calls:
-                await room.acquire()
-                task = asyncio.create_task(answer(call))
-                running.add(task)
-                task.add_done_callback(running.discard)
+            async for group in calls:
+                for call in group:
+                    await room.acquire()
+                    task = asyncio.create_task(answer(call))
+                    running.add(task)
+                    task.add_done_callback(running.discard)
             await asyncio.gather(*running)
             answers.put_nowait(None)  # the client is done writing and every call answered
 
         reader = asyncio.create_task(read())
         try:
-            while (reply := await answers.get()) is not None:
-                yield reply
-                room.release()  # the answer is on its way: room for another call
+            while (ready := await _all_ready(answers)) is not None:
+                yield ready
+                for _ in ready:
+                    room.release()  # the answers are on their way: room for more calls
             await reader  # raises what ended the reading, if anything did
         finally:
             for task in (reader, *running):

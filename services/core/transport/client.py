@@ -86,7 +86,7 @@ def event_json(e: common_pb2.Event, data: Any = None) -> dict[str, Any]:
 
 
 class EngineClient:
-    """``multiplexed``: commands (not dry runs) go over ExecuteMany streams
+    """``multiplexed``: commands (not dry runs) go over ExecuteBatches streams
     (services.core.transport.lanes), everything else as unary calls. Creations, commands,
     views and legal commands go to the game's own replica (``_at_home``)."""
 
@@ -116,7 +116,7 @@ class EngineClient:
             ("grpc.service_config", SERVICE_CONFIG),
         ]
         channel = grpc.aio.insecure_channel(target, options=options)
-        # Connect to every replica now, not at the first call: a long-lived ExecuteMany
+        # Connect to every replica now, not at the first call: a long-lived ExecuteBatches
         # lane opened while only one replica was ready stays on it.
         channel.get_state(try_to_connect=True)
         # The command lanes are placed on every replica, and a new game is created on its

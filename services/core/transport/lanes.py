@@ -1,7 +1,8 @@
-"""Executes multiplexed over a few long-lived ExecuteMany calls: the gateway's command
+"""Executes multiplexed over a few long-lived ExecuteBatches calls: the gateway's command
 path. A message on an open stream costs the client and the engine much less CPU than a
 unary call (docs/performance.md, "One path per command?"), and commands are most of what
-a busy gateway sends.
+a busy gateway sends. The commands queued on a lane while its last message was written
+go out in one message, and the engine answers those ready together in one.
 
 Each lane is one call; commands go round robin over the lanes and answers are matched
 by call number. A lane whose call ends (an engine restarting, the network) is replaced,
@@ -66,7 +67,7 @@ class Sent:
 
 @dataclass(eq=False)
 class Lane:
-    """One ExecuteMany call: a queue feeding its requests, a task reading its answers."""
+    """One ExecuteBatches call: a queue feeding its requests, a task reading its answers."""
 
     stub: common_pb2_grpc.EngineStub
     ended: Callable[[Lane], None]
@@ -77,7 +78,7 @@ class Lane:
 
     def __post_init__(self) -> None:
         self._queue: asyncio.Queue[common_pb2.ExecuteCall | None] = asyncio.Queue()
-        self._call = self.stub.ExecuteMany(self._outgoing())
+        self._call = self.stub.ExecuteBatches(self._outgoing())
         self._reader = asyncio.create_task(self._read())
 
     def send(self, number: int, sent: Sent) -> None:
@@ -104,16 +105,25 @@ class Lane:
         self._call.cancel()
         await asyncio.gather(self._reader, return_exceptions=True)
 
-    async def _outgoing(self) -> AsyncIterator[common_pb2.ExecuteCall]:
+    async def _outgoing(self) -> AsyncIterator[common_pb2.ExecuteCalls]:
+        """The calls queued since the last message, in one: gRPC writes one message at a
+        time, so those sent while it writes go out together next."""
         while (call := await self._queue.get()) is not None:
-            yield call
+            calls = [call]
+            while not self._queue.empty():
+                if (more := self._queue.get_nowait()) is None:
+                    self._queue.put_nowait(None)  # retired: these go out first
+                    break
+                calls.append(more)
+            yield common_pb2.ExecuteCalls(calls=calls)
 
     async def _read(self) -> None:
         try:
-            async for answer in self._call:
-                sent = self.pending.pop(answer.call, None)
-                if sent is not None and not sent.answer.done():
-                    sent.answer.set_result(answer)
+            async for message in self._call:
+                for answer in message.answers:
+                    sent = self.pending.pop(answer.call, None)
+                    if sent is not None and not sent.answer.done():
+                        sent.answer.set_result(answer)
         except (grpc.aio.AioRpcError, asyncio.CancelledError):
             pass  # the call is over either way: what is pending goes out again
         finally:
@@ -121,14 +131,16 @@ class Lane:
             self.ended(self)
 
 
-# Lanes per engine replica. An engine reads each lane's messages one after another, so
-# more lanes let it take more commands per wake-up: 16 against 4 cost 0.90x the server
-# CPU per move at 64 games and 0.94x at 16, for 1.10x and 1.05x the moves/s
-# (bench.revisions, eighteenth session; 8 against 4 cost the gateway more in the sixth,
-# before the fewest-unanswered choice and the fast path: docs/performance.md). Per
-# replica, not per target: 16 shared by 4 replicas left each 4, and their wake-ups per
-# move grew with the replicas (bench.scaleout, twenty-first session).
-LANES = 16
+# Lanes per engine replica. A lane's message carries every command queued while its last
+# one was written, and the engine answers those ready together in one message, so a few
+# lanes carry a busy gateway's commands in few messages: 4 such lanes against 16 of one
+# command a message, 1.08x the moves/s at 0.93x the server CPU per move at 16 games and
+# 1.05x at 0.91x at 64 (bench.revisions, twenty-fifth session); 16 batched lanes were no
+# better than 16 unbatched (1.01x, 1.00x at 16 games: each held one command at a time).
+# Before batching, 16 lanes beat 4 (an engine took one message per lane per wake-up:
+# eighteenth session). Per replica, not per target: 16 shared by 4 replicas left each 4
+# (bench.scaleout, twenty-first session).
+LANES = 4
 
 
 class ExecuteStreams:

@@ -1,6 +1,6 @@
 """A channel per engine replica, so the command lanes can be placed on every replica.
 
-A lane (services.core.transport.lanes) is one long ExecuteMany call: it stays on the
+A lane (services.core.transport.lanes) is one long ExecuteBatches call: it stays on the
 replica where it opened. Opened through the shared round-robin channel, lanes land
 where the balancer's turn falls (a turn shared with every unary call), and there were 4
 of them: a fifth replica and beyond never got a command, and a lane replaced alone (its
