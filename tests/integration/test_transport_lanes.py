@@ -19,6 +19,8 @@ import grpc
 import pytest
 
 from raffe.v1 import common_pb2, common_pb2_grpc
+from raffe.v1.common_pb2_grpc import EngineServicer
+from services.core.engine_service import EngineService
 from services.core.errors import RuleViolation, UnknownGame, VersionConflict
 from services.core.grpc_errors import EngineUnavailable
 from services.core.server import start_engine
@@ -547,3 +549,18 @@ async def test_commands_queued_while_a_lane_writes_go_out_together(
         results = await asyncio.gather(*(client.execute(g, 0, VOTE, cid(), 3) for g in games))
     assert [r.version for r in results] == [4] * 20
     assert sum(sizes) == 20 and len(sizes) < 20
+
+
+async def test_lanes_fall_back_to_execute_many_on_an_engine_from_before(
+    store: StoreSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a rolling upgrade a gateway may meet an engine without ExecuteBatches: its
+    lanes end refused (UNIMPLEMENTED), and their commands go again, one a message, on
+    ExecuteMany lanes."""
+    monkeypatch.setattr(EngineService, "ExecuteBatches", EngineServicer.ExecuteBatches)
+    async with running_engine(GAME, store, multiplexed=True) as (client, _):
+        games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(6)]
+        results = await asyncio.gather(*(client.execute(g, 0, VOTE, cid(), 3) for g in games))
+        assert [r.version for r in results] == [4] * 6
+        assert client.streams is not None
+        assert not any(lane.batched for lane in client.streams._lanes)

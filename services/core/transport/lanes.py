@@ -75,10 +75,15 @@ class Lane:
     pending: dict[int, Sent] = field(default_factory=dict)
     open: bool = True
     born: float = field(default_factory=time.monotonic)
+    # ExecuteBatches, or for an engine from before it (which refused it: ``refused``)
+    # ExecuteMany, one command a message.
+    batched: bool = True
+    refused: bool = False
 
     def __post_init__(self) -> None:
         self._queue: asyncio.Queue[common_pb2.ExecuteCall | None] = asyncio.Queue()
-        self._call = self.stub.ExecuteBatches(self._outgoing())
+        call = self.stub.ExecuteBatches if self.batched else self.stub.ExecuteMany
+        self._call = call(self._outgoing())
         self._reader = asyncio.create_task(self._read())
 
     def send(self, number: int, sent: Sent) -> None:
@@ -105,10 +110,13 @@ class Lane:
         self._call.cancel()
         await asyncio.gather(self._reader, return_exceptions=True)
 
-    async def _outgoing(self) -> AsyncIterator[common_pb2.ExecuteCalls]:
+    async def _outgoing(self) -> AsyncIterator[common_pb2.ExecuteCalls | common_pb2.ExecuteCall]:
         """The calls queued since the last message, in one: gRPC writes one message at a
         time, so those sent while it writes go out together next."""
         while (call := await self._queue.get()) is not None:
+            if not self.batched:
+                yield call
+                continue
             calls = [call]
             while not self._queue.empty():
                 if (more := self._queue.get_nowait()) is None:
@@ -120,12 +128,14 @@ class Lane:
     async def _read(self) -> None:
         try:
             async for message in self._call:
-                for answer in message.answers:
+                for answer in message.answers if self.batched else (message,):
                     sent = self.pending.pop(answer.call, None)
                     if sent is not None and not sent.answer.done():
                         sent.answer.set_result(answer)
-        except (grpc.aio.AioRpcError, asyncio.CancelledError):
-            pass  # the call is over either way: what is pending goes out again
+        except grpc.aio.AioRpcError as error:  # what is pending goes out again
+            self.refused = error.code() == grpc.StatusCode.UNIMPLEMENTED
+        except asyncio.CancelledError:
+            pass
         finally:
             self.open = False
             self.ended(self)
@@ -162,6 +172,9 @@ class ExecuteStreams:
         self._turn = 0
         self._closed = False
         self._homes: dict[str, int] = {}  # game id -> the slot of its last command
+        # False once an engine refused ExecuteBatches (one from before it, in a rolling
+        # upgrade): lanes use ExecuteMany from then on, until this gateway restarts.
+        self._batched = True
 
     async def execute(self, request: common_pb2.ExecuteRequest) -> common_pb2.ExecuteResponse:
         """The engine's response, or the typed error it answered with."""
@@ -256,15 +269,17 @@ class ExecuteStreams:
         """A lane on the replica of ``slot``; on the shared channel (round robin over the
         replicas that answer) when none is listed or all are failing."""
         if not live:
-            return Lane(self.stub, self._ended)
+            return Lane(self.stub, self._ended, batched=self._batched)
         replica = live[slot % len(live)]
-        return Lane(replica.stub, self._ended, replica.address)
+        return Lane(replica.stub, self._ended, replica.address, batched=self._batched)
 
     def _ended(self, lane: Lane) -> None:
         """Send what the lane left unanswered again after a backoff (the caller's timeout
         bounds the attempts: a command timed out is done and not sent again); the lane is
         replaced at the next command."""
         self._next_due = 0.0
+        if lane.refused:
+            self._batched = False
         pending, lane.pending = lane.pending, {}
         for sent in pending.values():
             if sent.answer.done():
