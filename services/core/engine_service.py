@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 COMMANDS = Counter("raffe_engine_commands_total", "Commands executed", ["game", "result"])
 LATENCY = Histogram("raffe_engine_command_seconds", "Time to execute a command", ["game"])
 R = TypeVar("R")
+M = TypeVar("M")  # a stream's message: one call, or several
 MAX_PAGE = 500
 MAX_IN_FLIGHT = 256  # calls one ExecuteMany stream may have running at once
 SEAT_KINDS = ("human", "bot", "open")
@@ -61,18 +62,12 @@ async def _all_ready(
     return ready
 
 
-async def _one_by_one(
-    calls: AsyncIterator[common_pb2.ExecuteCall],
-) -> AsyncIterator[Sequence[common_pb2.ExecuteCall]]:
-    async for call in calls:
-        yield (call,)
+def _alone(call: common_pb2.ExecuteCall) -> Sequence[common_pb2.ExecuteCall]:
+    return (call,)
 
 
-async def _batch_calls(
-    batches: AsyncIterator[common_pb2.ExecuteCalls],
-) -> AsyncIterator[Sequence[common_pb2.ExecuteCall]]:
-    async for batch in batches:
-        yield batch.calls
+def _calls_of(batch: common_pb2.ExecuteCalls) -> Sequence[common_pb2.ExecuteCall]:
+    return batch.calls
 
 
 def event_pb(e: StoredEvent) -> common_pb2.Event:
@@ -173,7 +168,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
         context: grpc.aio.ServicerContext,
     ) -> AsyncIterator[common_pb2.ExecuteAnswer]:
         """A message per call and per answer (ExecuteBatches carries several in one)."""
-        async for answers in self._answers(_one_by_one(calls)):
+        async for answers in self._answers(calls, _alone):
             for answer in answers:
                 yield answer
 
@@ -184,11 +179,11 @@ class EngineService(common_pb2_grpc.EngineServicer):
     ) -> AsyncIterator[common_pb2.ExecuteAnswers]:
         """ExecuteMany with the calls that came together in one message, and the answers
         ready together in one: the gateway's lanes."""
-        async for answers in self._answers(_batch_calls(batches)):
+        async for answers in self._answers(batches, _calls_of):
             yield common_pb2.ExecuteAnswers(answers=answers)
 
     async def _answers(
-        self, calls: AsyncIterator[Sequence[common_pb2.ExecuteCall]]
+        self, messages: AsyncIterator[M], calls_in: Callable[[M], Sequence[common_pb2.ExecuteCall]]
     ) -> AsyncIterator[list[common_pb2.ExecuteAnswer]]:
         """Each call runs as its own task (one slow command holds up no other) and is
         answered as soon as it is done, with every other answer ready by then; at most
@@ -208,8 +203,8 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 answers.put_nowait(common_pb2.ExecuteAnswer(call=call.call, status=status))
 
         async def read() -> None:
-            async for group in calls:
-                for call in group:
+            async for message in messages:
+                for call in calls_in(message):
                     await room.acquire()
                     task = asyncio.create_task(answer(call))
                     running.add(task)
