@@ -19,6 +19,7 @@ from services.core.errors import InvalidArgument, RaffeError, store_failure
 from services.core.eventstore import StoredEvent
 from services.core.grpc_errors import INTERNAL, status_of
 from services.core.logs import REQUEST_ID
+from services.core.queues import together
 from services.core.runtime import GameRuntime, Outcome
 from services.kernel.game import SeatSpec
 
@@ -42,24 +43,6 @@ def _json_object(raw: bytes, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidArgument(f"{what} must be a JSON object", "bad_json")
     return value
-
-
-async def _all_ready(
-    answers: asyncio.Queue[common_pb2.ExecuteAnswer | None],
-) -> list[common_pb2.ExecuteAnswer] | None:
-    """The next answer and every other one ready with it; None once all are answered
-    (None is queued last, after every answer)."""
-    first = await answers.get()
-    if first is None:
-        return None
-    ready = [first]
-    while not answers.empty():
-        answer = answers.get_nowait()
-        if answer is None:
-            answers.put_nowait(None)  # seen at the next call: these go out first
-            break
-        ready.append(answer)
-    return ready
 
 
 def _alone(call: common_pb2.ExecuteCall) -> Sequence[common_pb2.ExecuteCall]:
@@ -214,7 +197,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
 
         reader = asyncio.create_task(read())
         try:
-            while (ready := await _all_ready(answers)) is not None:
+            while (ready := await together(answers)) is not None:
                 yield ready
                 for _ in ready:
                     room.release()  # the answers are on their way: room for more calls

@@ -42,6 +42,7 @@ from google.rpc import status_pb2
 
 from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.grpc_errors import EngineUnavailable, status_error
+from services.core.queues import together
 from services.core.transport.replicas import Replica, ReplicaChannels
 
 FIRST_BACKOFF_S, MAX_BACKOFF_S = 0.05, 1.0
@@ -113,16 +114,11 @@ class Lane:
     async def _outgoing(self) -> AsyncIterator[common_pb2.ExecuteCalls | common_pb2.ExecuteCall]:
         """The calls queued since the last message, in one: gRPC writes one message at a
         time, so those sent while it writes go out together next."""
-        while (call := await self._queue.get()) is not None:
-            if not self.batched:
+        if not self.batched:
+            while (call := await self._queue.get()) is not None:
                 yield call
-                continue
-            calls = [call]
-            while not self._queue.empty():
-                if (more := self._queue.get_nowait()) is None:
-                    self._queue.put_nowait(None)  # retired: these go out first
-                    break
-                calls.append(more)
+            return
+        while (calls := await together(self._queue)) is not None:  # None: retired
             yield common_pb2.ExecuteCalls(calls=calls)
 
     async def _read(self) -> None:
