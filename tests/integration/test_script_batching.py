@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from redis.asyncio import Redis
-from redis.exceptions import ResponseError
+from redis.exceptions import DataError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services.core.eventstore import AppendResult, EventStore
@@ -138,6 +138,42 @@ def test_every_call_gets_its_own_reply(redis_url: str, values: list[str]) -> Non
             await client.aclose()
 
     asyncio.run(check())
+
+
+ARGS = "return ARGV"
+ARG = st.one_of(
+    st.text(max_size=20),  # non-ASCII included: UTF-8, as redis-py encodes it
+    st.binary(max_size=20),
+    st.integers(min_value=-(2**70), max_value=2**70),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(ARG, max_size=12))
+def test_arguments_reach_redis_as_through_redis_py(redis_url: str, args: list[Any]) -> None:
+    """The batcher packs calls itself (hiredis, in C): every kind of argument an append
+    sends arrives byte for byte as redis-py's own path sends it."""
+
+    async def check() -> None:
+        client = Redis.from_url(redis_url)
+        try:
+            script = client.register_script(ARGS)
+            calls = ScriptBatcher(client, script)
+            assert await calls.run(["batching:args"], args) == await script(["k"], args)
+        finally:
+            await client.aclose()
+
+    asyncio.run(check())
+
+
+async def test_an_argument_redis_py_refuses_is_refused_alone(
+    redis: Redis, echo: tuple[ScriptBatcher, str]
+) -> None:
+    calls, key = echo
+    bad, good = calls.run([key], [None]), calls.run([key], ["fine"])
+    got = await asyncio.gather(bad, good, return_exceptions=True)
+    assert isinstance(got[0], DataError) and got[1] == b"fine"
+    assert await redis.lrange(key, 0, -1) == [b"fine"]
 
 
 async def test_appends_that_time_out_in_a_batch_fail_and_a_retry_is_a_duplicate(
