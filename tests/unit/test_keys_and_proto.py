@@ -24,6 +24,16 @@ def test_every_key_of_a_game_shares_its_partition_tag(game_id: str, partitions: 
     assert tags == {f"{{p:{p:02d}}}"}
 
 
+@given(GAME_IDS, st.integers(min_value=1, max_value=1024))
+def test_the_append_script_gets_the_keys_each_key_function_names(
+    game_id: str, partitions: int
+) -> None:
+    keys = Keys("raffe", partitions)
+    p = keys.partition_of(game_id)
+    named = [keys.game(game_id), keys.meta(game_id), keys.commands(game_id)]
+    assert keys.append_keys(game_id) == [*named, keys.log(p), keys.log_seq(p), keys.attended(p)]
+
+
 @pytest.mark.parametrize("bad", ["", "a b", "x" * 65, "a{b}", "é", "a:b"])
 def test_game_ids_outside_the_charset_are_rejected(bad: str) -> None:
     with pytest.raises(InvalidArgument):

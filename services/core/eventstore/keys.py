@@ -77,12 +77,9 @@ class Keys:
         return f"{self.tag(partition)}:log:attended"
 
     def append_keys(self, game_id: str) -> list[str]:
-        p = self.partition_of(game_id)
-        return [
-            self.game(game_id),
-            self.meta(game_id),
-            self.commands(game_id),
-            self.log(p),
-            self.log_seq(p),
-            self.attended(p),
-        ]
+        """The append script's keys (the same as game(), meta(), ... give), built from one
+        partition and one game key: this runs on every append."""
+        tag = self.tag(self.partition_of(game_id))
+        game = f"{tag}:game:{game_id}"
+        log = f"{tag}:log"
+        return [game, game + ":meta", game + ":cmd", log, log + ":seq", log + ":attended"]
