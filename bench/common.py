@@ -156,6 +156,24 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def cpu_ticks() -> tuple[int, int]:
+    """The machine's (steal, total) CPU ticks so far, from /proc/stat ((0, 0) where there
+    is none). Steal is time this virtual machine's CPUs were ready to run and the host ran
+    something else: read over a run, its share says how much of the machine the run
+    really had."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (FileNotFoundError, ValueError):
+        return 0, 0
+    return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
+
+
+def steal_share(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """The share (0-1) of the machine's CPU time the host took between two cpu_ticks()."""
+    total = after[1] - before[1]
+    return (after[0] - before[0]) / total if total > 0 else 0.0
+
+
 SWITCHES = re.compile(r"^voluntary_ctxt_switches:\s+(\d+)", re.M)
 
 

@@ -31,8 +31,10 @@ from bench.common import (
     Figure,
     against,
     cpu_seconds,
+    cpu_ticks,
     print_table,
     rss_mib,
+    steal_share,
     stop_all,
     wakeups,
     write_json,
@@ -56,7 +58,8 @@ def players(
 ) -> dict[str, Any]:
     """A bench.players run's JSON result; with ``pids``, under "cpu_s" the CPU seconds each
     of those processes spent during the timed part only (not the games' creation), and
-    under "switches" their threads' voluntary context switches (wake-ups) meanwhile."""
+    under "switches" their threads' voluntary context switches (wake-ups) meanwhile;
+    under "steal" the share of the machine's CPU time its host took (bench.common)."""
     cmd = [sys.executable, "-m", "bench.players", "--url", url, "--mode", mode]
     cmd += ["--games", str(games), "--moves", str(moves), "--seconds", str(seconds)]
     cmd += ["--game", game]
@@ -70,13 +73,15 @@ def players(
         errors.append(line)
     before = {name: cpu_seconds(pid) for name, pid in (pids or {}).items()}
     woken = {name: wakeups(pid) for name, pid in (pids or {}).items()}
+    ticks = cpu_ticks()
     out, err = proc.communicate(timeout=seconds + 300)
+    steal = steal_share(ticks, cpu_ticks())
     used = {name: cpu_seconds(pid) - before[name] for name, pid in (pids or {}).items()}
     woken = {name: wakeups(pid) - woken[name] for name, pid in (pids or {}).items()}
     lines = out.strip().splitlines()
     if not lines:
         raise RuntimeError(f"the load generator failed:\n{''.join(errors)[-2000:]}{err[-2000:]}")
-    return {**json.loads(lines[-1]), "cpu_s": used, "switches": woken}
+    return {**json.loads(lines[-1]), "cpu_s": used, "switches": woken, "steal": steal}
 
 
 def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -87,6 +92,7 @@ def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "rate": med(r["rate"] for r in runs),
         "errors": sum(r["errors"] for r in runs),
         "client_cpu_ms": med(r["client_cpu_ms"] for r in runs),
+        "steal": max(r.get("steal", 0.0) for r in runs),
     }
     for latency in ("command", "own_view", "push"):
         out[latency] = {k: med(r[latency][k] for r in runs) for k in ("p50_ms", "p99_ms", "count")}
@@ -178,6 +184,9 @@ def level(
             if k in servers and v >= 0.02
         ),
         Figure(f"{g}: push frames lost", w["errors"], "frames"),
+        # A run the host took CPU from is slower for reasons of its own: seen here, such
+        # a level is run again rather than read as a change's effect.
+        Figure(f"{g}: host steal, worst run", 100 * max(r["steal"] for r in (chain, c, o, w)), "%"),
     ]
 
 

@@ -64,11 +64,14 @@ def run(cwd: Path, games: int, seconds: float, mode: str) -> dict[str, float]:
     finally:
         stop_all([system])
     cpu = per_move(result["cpu_s"], result["moves"])
-    print(f"    {result['rate']:.0f} moves/s, {_parts(cpu)}", file=sys.stderr, flush=True)
+    steal = 100 * result["steal"]
+    line = f"    {result['rate']:.0f} moves/s, {_parts(cpu)}, host steal {steal:.0f}%"
+    print(line, file=sys.stderr, flush=True)
     return {
         "rate": float(result["rate"]),
         "p99": float(result["command"]["p99_ms"]),
         "cpu": sum(cpu.values()),
+        "steal": steal,
     }
 
 
@@ -112,7 +115,10 @@ def figures(runs: dict[str, list[dict[str, Any]]]) -> list[Figure]:
     ):
         old, new = (statistics.median(r[key] for r in runs[side]) for side in ("old", "new"))
         out += [Figure(f"old: {name}", old, unit), against(f"new: {name}", new, unit, "old", old)]
-    return out
+    # The host's share of the machine in the worst run: beyond a few percent, the rounds'
+    # spread is the host's and the ratios above say little (docs/performance.md).
+    worst = max(r.get("steal", 0.0) for side in runs.values() for r in side)
+    return [*out, Figure("host steal, worst run", worst, "%")]
 
 
 if __name__ == "__main__":
