@@ -145,6 +145,7 @@ ARG = st.one_of(
     st.text(max_size=20),  # non-ASCII included: UTF-8, as redis-py encodes it
     st.binary(max_size=20),
     st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
 )
 
 

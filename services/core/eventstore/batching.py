@@ -145,8 +145,9 @@ class ScriptBatcher:
 def _packed(command: tuple[Any, ...]) -> bytes:
     """A command in Redis's protocol, packed by hiredis in C: redis-py's packer encodes
     each argument in Python first, which was a twentieth of the engine's CPU (an append
-    has some 30 arguments). Arguments are bytes, str (UTF-8) or numbers, as redis-py
-    encodes them; anything else is refused as redis-py refuses it."""
+    has ~38 arguments). Arguments are bytes, str (UTF-8), integers or floats, encoded as
+    redis-py encodes them (a property test compares the two); anything else is refused
+    as redis-py refuses it."""
     try:
         return hiredis.pack_command(command)  # type: ignore[no-any-return]
     except TypeError as error:
