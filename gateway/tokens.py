@@ -137,8 +137,8 @@ class SeatTokens:
 
     async def bind_all(self, bindings: list[tuple[str, str, int]]) -> None:
         """Several (token, game, seat) bindings in one round trip. This gateway trusts
-        them at once (as if resolved): a seat's first command here reads no binding back
-        (~0.1 Redis round trips a move in bench.players, whose games last ~19 moves)."""
+        them at once, as if resolved (for TRUST_S): a seat's first command here, when it
+        comes that soon after the game's creation, reads no binding back."""
         epoch = self._epoch
         pipe = self.store.redis.pipeline(transaction=False)
         for token, game_id, seat in bindings:
