@@ -5,10 +5,11 @@
 
 Each round starts the whole system from OLD's code (a git worktree), drives it with the
 light load generator (bench.players; commands only, or with every seat watching), stops
-it, then does the same with NEW (default: this working tree). Prints moves/s, command
-p99 and server CPU per move (the timed part only, every Raffe process and Redis) as
-medians over the rounds, and NEW's ratios to OLD, with each run on stderr; run-to-run
-spread on a 2-core machine is ~10%, so alternate rounds rather than trust one pair."""
+it, then does the same with NEW (default: this working tree); each run's Redis starts
+empty. Prints moves/s, command p99 and server CPU per move (the timed part only, every
+Raffe process and Redis) as medians over the rounds, and NEW's ratios to OLD, with each
+run on stderr, and the host's steal share of the worst run; run-to-run spread on a
+2-core machine is ~10%, so alternate rounds rather than trust one pair."""
 
 from __future__ import annotations
 
@@ -55,7 +56,14 @@ def checkout(revision: str, where: Path) -> Path:
 
 
 def run(cwd: Path, games: int, seconds: float, mode: str) -> dict[str, float]:
-    system, text = launch(cwd=str(cwd))
+    # Each run's Redis starts empty in a folder of its own: in the checkout's default
+    # (.run) the working tree's Redis kept every earlier run's games, a worktree's not.
+    with tempfile.TemporaryDirectory() as state:
+        return _run(cwd, state, games, seconds, mode)
+
+
+def _run(cwd: Path, state: str, games: int, seconds: float, mode: str) -> dict[str, float]:
+    system, text = launch("--state-dir", state, cwd=str(cwd))
     try:
         gateway = re.search(r"gateway: (http://\S+)", text)
         assert gateway, text
