@@ -139,22 +139,22 @@ class SeatTokens:
         """Several (token, game, seat) bindings in one round trip. This gateway trusts
         them at once, as if resolved (for TRUST_S): a seat's first command here, when it
         comes that soon after the game's creation, reads no binding back."""
-        epoch = self._epoch
+        epoch, expires_at = self._epoch, time.time() + self.ttl_s
+        callers = [
+            Caller(seat, game, token_hash(token), expires_at) for token, game, seat in bindings
+        ]
         pipe = self.store.redis.pipeline(transaction=False)
-        for token, game_id, seat in bindings:
-            digest = token_hash(token)
-            pipe.set(self.token_key(digest), f"{game_id} {seat}", ex=self.ttl_s)
-            pipe.sadd(self.store.keys.bound_tokens(game_id), digest)  # to go with the game
+        for c in callers:
+            pipe.set(self.token_key(c.token_hash), f"{c.game_id} {c.seat}", ex=self.ttl_s)
+            pipe.sadd(self.store.keys.bound_tokens(c.game_id), c.token_hash)  # to go with the game
         # On a replicated Redis a token handed out survives a failover, as its game does.
         settings = self.store.settings
         await execute_confirmed(pipe, settings.redis_wait_replicas, settings.redis_wait_ms)
         if epoch != self._epoch or not self.listening:  # a revocation may have raced them
             return
-        until, expires_at = time.monotonic() + min(TRUST_S, self.ttl_s), time.time() + self.ttl_s
-        for token, game_id, seat in bindings:
-            digest = token_hash(token)
-            caller = Caller(seat, game_id, digest, expires_at)
-            self._known.put(digest, (caller, until), KNOWN_ENTRY_BYTES)
+        until = time.monotonic() + min(TRUST_S, self.ttl_s)
+        for c in callers:
+            self._known.put(c.token_hash, (c, until), KNOWN_ENTRY_BYTES)
 
     async def bind_account(
         self, token: str, player_id: str, session_id: str, scopes: list[str], ttl_s: int | None
