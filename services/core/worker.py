@@ -24,7 +24,7 @@ from typing import Any, TypeVar, cast
 from services.core.errors import RaffeError, store_failure
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.eventstore.pipelined import run_script_many
-from services.core.eventstore.store import parse_log_entry
+from services.core.eventstore.store import log_events
 from services.core.partitions import PartitionLeases
 
 log = logging.getLogger(__name__)
@@ -187,7 +187,7 @@ class PartitionWorker(ABC):
             )
         replies = await pipe.execute()
         return {
-            p: [parse_log_entry(eid, fields) for eid, fields in reply]
+            p: log_events(reply, self.checkpoints.get(p, 0))
             for p, reply in zip(partitions, replies, strict=True)
         }
 
@@ -202,7 +202,7 @@ class PartitionWorker(ABC):
             await self.store.redis.xread(streams, count=self.batch, block=self._block_ms()),
         )
         return {
-            keys[key]: [parse_log_entry(eid, fields) for eid, fields in entries]
+            keys[key]: log_events(entries, self.checkpoints.get(keys[key], 0))
             for key, entries in reply or []
         }
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import sys
 from dataclasses import dataclass
-from typing import cast
 
 from services.core.eventstore import EventStore
 from services.projection.consumer import fold_batch
@@ -118,9 +117,9 @@ async def _fold_trimmed(
 ) -> None:
     """When the partition's log was trimmed, its kept games from their own streams,
     stored as of the trim point (the log's first entry or, emptied, its head)."""
-    first = cast(list[tuple[bytes, object]], await store.redis.xrange(store.keys.log(p), count=1))
+    first = await store.read_partition(p, 0, 1)  # the log's first append's events
     head = await store.partition_head(p)
-    trim_point = int(first[0][0].split(b"-")[0]) - 1 if first else head
+    trim_point = first[0].position - 1 if first else head
     hot = [g for g in kept if not g.archived]
     if trim_point <= 0 or not hot:
         return

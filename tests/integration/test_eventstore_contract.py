@@ -10,6 +10,7 @@ import pytest
 
 from services.core.errors import EventTooLarge, VersionConflict
 from services.core.eventstore import EventStore
+from services.core.eventstore.store import log_events
 from tests.eventstore_helpers import append, cmd, ev, snapshot
 
 
@@ -144,6 +145,54 @@ async def test_read_partition_blocks_until_an_event_arrives(any_store: EventStor
     assert [(e.game_id, e.type, e.position) for e in got] == [(g, "Late", head + 1)]
 
 
+async def test_the_partition_log_keeps_an_entry_per_append_and_resumes_inside_one(
+    any_store: EventStore,
+) -> None:
+    """An append of three events is one log entry, under its last position; its events
+    keep a position each, and a reader resuming at the first of them reads the other two.
+    A large append (beyond what is announced live) is in the log whole."""
+    g = game_id()
+    p = any_store.partition_of(g)
+    log_key = any_store.keys.log(p)
+    entries_before = await any_store.redis.xlen(log_key)
+    done = await append(any_store, g, 0, ev("A"), ev("B"), ev("C"))
+    assert await any_store.redis.xlen(log_key) == entries_before + 1
+    (last_id, _), *_ = await any_store.redis.xrevrange(log_key, count=1)
+    assert last_id == f"{done.last_position}-0".encode()
+    events = await any_store.read_partition(p, done.first_position - 1)
+    assert [(e.type, e.version, e.position) for e in events] == [
+        ("A", 1, done.first_position),
+        ("B", 2, done.first_position + 1),
+        ("C", 3, done.first_position + 2),
+    ]
+    later = await any_store.read_partition(p, done.first_position)
+    assert [(e.type, e.position) for e in later] == [
+        ("B", done.first_position + 1),
+        ("C", done.last_position),
+    ]
+    big = [ev("Big", blob="x" * 9000), ev("Big", blob="y" * 9000)]  # 18 KB: announced as a version
+    large = await append(any_store, g, 3, *big)
+    read = await any_store.read_partition(p, large.first_position - 1)
+    assert [e.payload for e in read] == [e.payload for e in big]
+    assert (await any_store.read_game(g, 3))[1].payload == big[1].payload
+
+
+async def test_a_log_written_an_entry_per_event_is_still_read(any_store: EventStore) -> None:
+    """Logs written before an entry held an append (one entry per event, its own fields)
+    read as they did: a projection rebuilding from an older log loses nothing."""
+    g = game_id()
+    p = any_store.partition_of(g)
+    done = await append(any_store, g, 0, ev("New"))
+    fields = {"g": g, "v": 2, "y": "test-game", "i": "old-1", "t": "Old", "s": 1, "p": b"{}"}
+    fields |= {"a": -1, "c": "c-old", "m": 5, "e": "test-0"}
+    await any_store.redis.xadd(any_store.keys.log(p), fields, id=f"{done.last_position + 1}-0")
+    read = await any_store.read_partition(p, done.first_position - 1)
+    assert [(e.type, e.version, e.position, e.actor) for e in read] == [
+        ("New", 1, done.first_position, -1),
+        ("Old", 2, done.last_position + 1, -1),
+    ]
+
+
 async def test_read_game_range_reads_a_window(any_store: EventStore) -> None:
     g = game_id()
     await append(any_store, g, 0, *[ev("E", n=n) for n in range(10)])
@@ -163,7 +212,7 @@ async def test_a_game_created_before_the_attended_log_counts_as_attended(
     await any_store.redis.hdel(any_store.keys.meta(g), "attended")
     await append(any_store, g, 1, ev(), ev())
     entries = await any_store.redis.xrange(any_store.keys.attended(any_store.partition_of(g)))
-    assert [f[b"v"] for _, f in entries if f[b"g"] == g.encode()] == [b"2", b"3"]
+    assert [e.version for e in log_events(entries) if e.game_id == g] == [2, 3]
 
 
 async def test_a_games_type_is_read_from_redis_once(store: EventStore) -> None:

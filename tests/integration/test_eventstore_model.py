@@ -16,6 +16,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from services.core.errors import VersionConflict
 from services.core.eventstore import NewEvent, open_store
+from services.core.eventstore.store import parse_log_entry
 from services.core.local_redis import RedisCluster as LocalCluster
 from services.core.settings import StoreSettings
 
@@ -134,7 +135,14 @@ class StoreMachine(RuleBasedStateMachine):
             log = self.run(redis.xrange(keys.log(p)))
             attended = self.run(redis.xrange(keys.attended(p)))
             since = self.attended_from
-            assert attended == [e for e in log if int(e[1][b"v"]) >= since[e[1][b"g"].decode()]]
+            assert attended == [
+                (eid, f) for eid, f in log if _first_version(eid, f) >= since[f[b"g"].decode()]
+            ]
+
+
+def _first_version(entry_id: bytes, fields: dict[bytes, bytes]) -> int:
+    """The version of the first event of the append a log entry holds."""
+    return parse_log_entry(entry_id, fields)[0].version
 
 
 MACHINE_SETTINGS = settings(

@@ -6,7 +6,8 @@ gateway's live fan-out folds and sends them without reading them back from the s
     then per event: \\n<id>\\n<type>\\n<schema>\\n<actor>\\n<payload length>\\n<payload>
 
 Names cannot hold a newline (the script refuses control characters); payloads are
-counted, not scanned. An announcement of the version alone (a large append, or a script
+counted, not scanned. The partition log keeps the same text, always whole, as the
+append's one entry (DESIGN §3). An announcement of the version alone (a large append, or a script
 from before the events were carried) parses to no events: the reader reads them."""
 
 from __future__ import annotations
@@ -22,14 +23,19 @@ class Announcement:
     events: list[StoredEvent]  # oldest first; empty when only the version was said
 
 
-def parse_announcement(game_id: str, game_type: str, data: bytes) -> Announcement:
-    """The announcement's version and events; ValueError if it is not one."""
+def parse_announcement(
+    game_id: str, game_type: str, data: bytes, last_position: int = 0
+) -> Announcement:
+    """The announcement's version and events; ValueError if it is not one. Read from a
+    partition log entry (the same text), ``last_position`` is the entry's: the events
+    get their positions."""
     head = data.split(b"\n", 5)
     version = int(head[0])
     if len(head) == 1:
         return Announcement(version, [])
     count, command_id, time_ms, engine = int(head[1]), head[2].decode(), int(head[3]), head[4]
     rest, events = head[5], []
+    first = last_position - count + 1 if last_position else 0
     for i in range(count):
         eid, etype, schema, actor, size, rest = rest.split(b"\n", 5)
         length = int(size)
@@ -49,6 +55,7 @@ def parse_announcement(game_id: str, game_type: str, data: bytes) -> Announcemen
                 command_id=command_id,
                 time_ms=time_ms,
                 engine_version=engine.decode(),
+                position=first + i if first else 0,
             )
         )
     return Announcement(version, events)

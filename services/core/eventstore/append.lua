@@ -12,6 +12,9 @@
 --       for the game's portable record; not copied to the partition logs),
 --       then 5 per event: id, type, schema version, payload, actor seat.
 --
+-- The partition log holds one entry per append: under the append's last position, the
+-- game id ('g'), its type ('y') and the append's events as one text ('x', the same text
+-- live readers hear: services.core.eventstore.announce).
 -- An attended game (one a runner must follow: bots, clocks, tournaments) has each log
 -- entry copied, under the same id, to the attended log. Whether a game is attended is
 -- recorded in its meta when it is created; a game without the record (created before
@@ -139,12 +142,9 @@ if current > 0 then
 end
 local seq = tonumber(redis.call('GET', KEYS[5]) or '0')
 local first_position = seq + 1
-local last_id = ''
 for e = 0, n - 1 do
   local b = HEAD + e * PER_EVENT
   local version = current + e + 1
-  seq = seq + 1
-  last_id = ARGV[b + 1]
   if e == 0 and #said_command > 0 then  -- the command itself, with its first event
     redis.call('XADD', KEYS[1], version .. '-0',
       'i', ARGV[b + 1], 't', ARGV[b + 2], 's', ARGV[b + 3], 'p', ARGV[b + 4], 'a', ARGV[b + 5],
@@ -154,38 +154,43 @@ for e = 0, n - 1 do
       'i', ARGV[b + 1], 't', ARGV[b + 2], 's', ARGV[b + 3], 'p', ARGV[b + 4], 'a', ARGV[b + 5],
       'c', command_id, 'm', time_ms, 'e', engine)
   end
-  local entry = {seq .. '-0',
-    'g', game_id, 'v', version, 'y', game_type,
-    'i', ARGV[b + 1], 't', ARGV[b + 2], 's', ARGV[b + 3], 'p', ARGV[b + 4], 'a', ARGV[b + 5],
-    'c', command_id, 'm', time_ms, 'e', engine}
-  redis.call('XADD', KEYS[4], unpack(entry))
-  if attended == '1' then redis.call('XADD', KEYS[6], unpack(entry)) end
 end
 local new_version = current + n
+seq = seq + n
+-- The append's events, as one text (services.core.eventstore.announce):
+-- "<version>\n<count>\n<command id>\n<time>\n<engine>" and per event
+-- "\n<id>\n<type>\n<schema>\n<actor>\n<payload bytes>\n<payload>" (names are printable,
+-- checked above; a payload is counted, not scanned). The partition log keeps it as one
+-- entry per append, under the append's last position (an entry per event was 1.3 more
+-- XADDs a move, each copying fields the text holds once), and live readers hear it.
+local said = {new_version, n, command_id, time_ms, engine}
+for e = 0, n - 1 do
+  local b = HEAD + e * PER_EVENT
+  local payload = ARGV[b + 4]
+  said[#said + 1] = ARGV[b + 1] .. '\n' .. ARGV[b + 2] .. '\n' .. ARGV[b + 3] .. '\n' ..
+    ARGV[b + 5] .. '\n' .. #payload .. '\n' .. payload
+end
+local text = table.concat(said, '\n')
+redis.call('XADD', KEYS[4], seq .. '-0', 'g', game_id, 'y', game_type, 'x', text)
+if attended == '1' then
+  redis.call('XADD', KEYS[6], seq .. '-0', 'g', game_id, 'y', game_type, 'x', text)
+end
 redis.call('SET', KEYS[5], seq)
 if current == 0 then
   redis.call('HSET', KEYS[2], 'type', game_type, 'created', time_ms, 'partition', partition,
     'attended', attended)
 end
 if upgraded then redis.call('HSET', KEYS[2], 'attended', '1') end
+local last_id = ARGV[HEAD + (n - 1) * PER_EVENT + 1]
 redis.call('HSET', KEYS[2], 'version', new_version, 'last_event_id', last_id, 'updated', time_ms)
 redis.call('HSET', KEYS[3], key, new_version .. ':' .. first_position .. ':' .. n .. ':' .. digest)
 -- Live readers (each gateway's fan-out, waiters on a version) hear of the new version on
 -- the game stream's own name, with the events themselves when they are small, so a
--- gateway fans them out without reading them back (services.core.eventstore.announce):
--- "<version>\n<count>\n<command id>\n<time>\n<engine>" and per event
--- "\n<id>\n<type>\n<schema>\n<actor>\n<payload bytes>\n<payload>" (names are printable,
--- checked above; a payload is counted, not scanned). With no listener this costs next
--- to nothing.
-local said = {new_version}
+-- gateway fans them out without reading them back. With no listener this costs next to
+-- nothing.
 if payload_bytes <= ANNOUNCE_BYTES then
-  said = {new_version, n, command_id, time_ms, engine}
-  for e = 0, n - 1 do
-    local b = HEAD + e * PER_EVENT
-    local payload = ARGV[b + 4]
-    said[#said + 1] = ARGV[b + 1] .. '\n' .. ARGV[b + 2] .. '\n' .. ARGV[b + 3] .. '\n' ..
-      ARGV[b + 5] .. '\n' .. #payload .. '\n' .. payload
-  end
+  redis.call('PUBLISH', KEYS[1], text)
+else
+  redis.call('PUBLISH', KEYS[1], new_version)
 end
-redis.call('PUBLISH', KEYS[1], table.concat(said, '\n'))
 return {'ok', new_version, first_position, n}

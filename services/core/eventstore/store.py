@@ -20,6 +20,7 @@ from services.core.errors import (
     TooManyEvents,
     VersionConflict,
 )
+from services.core.eventstore.announce import parse_announcement
 from services.core.eventstore.batching import ScriptBatcher
 from services.core.eventstore.keys import Keys, check_game_id
 from services.core.eventstore.model import AppendResult, GameMeta, NewEvent, StoredEvent
@@ -347,7 +348,8 @@ class EventStore:
         count: int = 500,
         block_ms: int | None = None,
     ) -> list[StoredEvent]:
-        """Events of a partition log after ``after_position``, in log order.
+        """Events of a partition log after ``after_position``, in log order: those of up
+        to ``count`` appends (the log keeps an entry per append).
 
         With ``block_ms`` it waits up to that long for new events when none are there.
         """
@@ -364,7 +366,7 @@ class EventStore:
                 await self.redis.xread({key: start}, count=count, block=block_ms),
             )
             entries = reply[0][1] if reply else []
-        return [parse_log_entry(eid, fields) for eid, fields in entries]
+        return log_events(entries, after_position)
 
     async def command_result(self, game_id: str, key: str) -> AppendResult | None:
         """The result of an append under idempotency ``key``, if there was one."""
@@ -465,7 +467,28 @@ def archived_events(game_id: str, game_type: str, blob: bytes) -> list[StoredEve
     ]
 
 
-def parse_log_entry(entry_id: bytes, f: dict[bytes, bytes]) -> StoredEvent:
+def log_events(entries: Sequence[Entry], after: int = 0) -> list[StoredEvent]:
+    """The events of partition log entries, in log order, past position ``after`` (a
+    reader may resume inside an append's entry: the positions it has seen are left out)."""
+    out: list[StoredEvent] = []
+    for entry_id, fields in entries:
+        out.extend(parse_log_entry(entry_id, fields))
+    if out and out[0].position <= after:
+        return [e for e in out if e.position > after]
+    return out
+
+
+def parse_log_entry(entry_id: bytes, f: dict[bytes, bytes]) -> list[StoredEvent]:
+    """An append's events from its log entry: under the append's last position, the game
+    ('g'), its type ('y') and the events as the append announced them ('x'). An entry of
+    one event with its own fields ('v', 'i', ...) is how logs were written before."""
+    last = _entry_number(entry_id)
+    if b"x" not in f:
+        return [_event_entry(last, f)]
+    return parse_announcement(f[b"g"].decode(), f[b"y"].decode(), f[b"x"], last).events
+
+
+def _event_entry(position: int, f: dict[bytes, bytes]) -> StoredEvent:
     return StoredEvent(
         game_id=f[b"g"].decode(),
         game_type=f[b"y"].decode(),
@@ -478,5 +501,5 @@ def parse_log_entry(entry_id: bytes, f: dict[bytes, bytes]) -> StoredEvent:
         command_id=f[b"c"].decode(),
         time_ms=int(f[b"m"]),
         engine_version=f[b"e"].decode(),
-        position=_entry_number(entry_id),
+        position=position,
     )
