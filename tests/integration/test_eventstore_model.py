@@ -112,6 +112,22 @@ class StoreMachine(RuleBasedStateMachine):
         assert result.duplicate
         assert (result.version, result.count) == self.results[(game, command_id)]
 
+    @rule(partition=st.integers(min_value=0, max_value=3), data=st.data())
+    def resume_a_partition_log_anywhere(self, partition: int, data: st.DataObject) -> None:
+        """A reader resuming at any position (inside an append's entry too) reads the
+        rest of the log, in a few reads of ``count`` appends each, and no event twice."""
+        whole = self.run(self.store.read_partition(partition, 0, count=10_000))
+        head = self.run(self.store.partition_head(partition))
+        assert [e.position for e in whole] == list(range(1, head + 1))
+        start = data.draw(st.integers(min_value=0, max_value=head))
+        count = data.draw(st.integers(min_value=1, max_value=3))
+        read: list[Any] = []
+        after = start
+        while more := self.run(self.store.read_partition(partition, after, count=count)):
+            read += more
+            after = more[-1].position
+        assert read == whole[start:]  # positions are 1..head: the events past ``start``
+
     @rule(game=st.sampled_from(GAMES), after=st.integers(min_value=0, max_value=12))
     def read_a_game(self, game: str, after: int) -> None:
         read = self.run(self.store.read_game(game, after))
