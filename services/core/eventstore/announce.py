@@ -7,8 +7,9 @@ gateway's live fan-out folds and sends them without reading them back from the s
 
 Names cannot hold a newline (the script refuses control characters); payloads are
 counted, not scanned. The partition log keeps the same text, always whole, as the
-append's one entry (DESIGN §3). An announcement of the version alone (a large append, or a script
-from before the events were carried) parses to no events: the reader reads them."""
+append's one entry (DESIGN §3). An announcement of the version alone (a large append,
+or a script from before the events were carried) parses to no events: the reader reads
+them."""
 
 from __future__ import annotations
 
