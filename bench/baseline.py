@@ -21,6 +21,7 @@ from fastapi import FastAPI
 
 from raffe.v1 import common_pb2, common_pb2_grpc
 from services.core.eventstore import EventStore, NewEvent, open_store
+from services.core.ids import random_uuid
 from services.core.loop import run, tune_gc
 from services.core.settings import StoreSettings
 
@@ -36,7 +37,7 @@ class MinimalEngine(common_pb2_grpc.EngineServicer):
         self, request: common_pb2.ExecuteRequest, context: grpc.aio.ServicerContext
     ) -> common_pb2.ExecuteResponse:
         game = request.command.game_id
-        event = NewEvent(id=str(uuid.uuid4()), type="CardsPlayed", payload=PAYLOAD, actor=0)
+        event = NewEvent(id=random_uuid(), type="CardsPlayed", payload=PAYLOAD, actor=0)
         result = await self.store.append(
             game,
             "baseline",

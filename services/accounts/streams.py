@@ -18,6 +18,7 @@ from services.accounts.rules import Account
 from services.core.codec import dumps, to_domain
 from services.core.errors import VersionConflict
 from services.core.eventstore import EventStore, NewEvent
+from services.core.ids import random_uuid
 from services.core.seating import player_games_key
 from services.kernel.events import payload
 
@@ -54,7 +55,7 @@ async def load(store: EventStore, player_id: str) -> Account:
 async def append(store: EventStore, player_id: str, state: Account, events: list[Any]) -> Account:
     """The events appended at the state's version (VersionConflict if it moved)."""
     now = now_ms()
-    new = [NewEvent(str(uuid.uuid4()), type(e).__name__, dumps(payload(e))) for e in events]
+    new = [NewEvent(random_uuid(), type(e).__name__, dumps(payload(e))) for e in events]
     await store.append(
         player_id,
         ACCOUNT,

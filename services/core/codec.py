@@ -7,13 +7,13 @@ Its output is the same compact UTF-8 JSON; integer keys become strings as with `
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Mapping
 from typing import Any
 
 import orjson
 
 from services.core.eventstore import NewEvent, StoredEvent
+from services.core.ids import random_uuid
 from services.kernel.game import Event
 
 
@@ -38,13 +38,8 @@ def loads(raw: bytes | str) -> Any:
 
 
 def to_new(event: Event) -> NewEvent:
-    return NewEvent(
-        id=str(uuid.uuid4()),
-        type=event.type,
-        payload=dumps(event.data),
-        actor=event.actor,
-        schema_version=event.schema_version,
-    )
+    # By position (NewEvent's field order): every event an engine appends comes here.
+    return NewEvent(random_uuid(), event.type, dumps(event.data), event.actor, event.schema_version)
 
 
 def to_domain(stored: StoredEvent) -> Event:

@@ -7,7 +7,6 @@ and two games rated at once by two replicas are rated one after the other."""
 from __future__ import annotations
 
 import time
-import uuid
 from typing import Any
 
 from prometheus_client import Counter
@@ -15,6 +14,7 @@ from prometheus_client import Counter
 from services.core.codec import dumps, to_domain
 from services.core.errors import VersionConflict
 from services.core.eventstore import EventStore, NewEvent
+from services.core.ids import random_uuid
 from services.core.seating import seated_players
 from services.games import GAMES
 from services.kernel.events import payload
@@ -62,7 +62,7 @@ class Rater:
         for _ in range(ATTEMPTS):
             ratings = await self.ratings(game.name)
             rated = rules.decide(ratings, game_id, game.name, ended_ms, players, keys, left)
-            event = NewEvent(str(uuid.uuid4()), "GameRated", dumps(payload(rated)))
+            event = NewEvent(random_uuid(), "GameRated", dumps(payload(rated)))
             try:
                 result = await self.store.append(
                     stream_id(game.name),

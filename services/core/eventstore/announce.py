@@ -34,29 +34,32 @@ def parse_announcement(
     version = int(head[0])
     if len(head) == 1:
         return Announcement(version, [])
-    count, command_id, time_ms, engine = int(head[1]), head[2].decode(), int(head[3]), head[4]
-    rest, events = head[5], []
+    count, command_id, time_ms = int(head[1]), head[2].decode(), int(head[3])
+    engine, rest, events = head[4].decode(), head[5], []
     first = last_position - count + 1 if last_position else 0
+    oldest = version - count + 1
     for i in range(count):
         eid, etype, schema, actor, size, rest = rest.split(b"\n", 5)
         length = int(size)
         payload, rest = rest[:length], rest[length + 1 :]
         if len(payload) != length:
             raise ValueError("announcement cut short")
+        # By position (StoredEvent's field order): a projection and a runner parse every
+        # event of the log here, and keywords cost nearly a fifth of it.
         events.append(
             StoredEvent(
-                game_id=game_id,
-                game_type=game_type,
-                version=version - count + 1 + i,
-                id=eid.decode(),
-                type=etype.decode(),
-                schema_version=int(schema),
-                payload=payload,
-                actor=int(actor),
-                command_id=command_id,
-                time_ms=time_ms,
-                engine_version=engine.decode(),
-                position=first + i if first else 0,
+                game_id,
+                game_type,
+                oldest + i,
+                eid.decode(),
+                etype.decode(),
+                int(schema),
+                payload,
+                int(actor),
+                command_id,
+                time_ms,
+                engine,
+                first + i if first else 0,
             )
         )
     return Announcement(version, events)
