@@ -11,8 +11,14 @@ class Replaceable:
     two copies per event (bench/giraffe_raffe.py)."""
 
     def but(self, **changes: Any) -> Self:
+        fields = self.__dict__
+        # A misspelt name would otherwise become an attribute of its own, silently, and
+        # the field it meant would keep its old value (0.1 us a copy to rule it out).
+        if not changes.keys() <= fields.keys():
+            unknown = ", ".join(sorted(changes.keys() - fields.keys()))
+            raise TypeError(f"{type(self).__name__} has no field {unknown}")
         new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
+        new.__dict__.update(fields)
         new.__dict__.update(changes)
         return new
 
