@@ -49,6 +49,14 @@ class Watch:
     # The game's secret seed: bots draw from it, so no player can foresee a bot's secret
     # choice (a vote, a card) by running the open-source bot with a guessable generator.
     seed: str = ""
+    # Seats a bot plays for a player who left, as the runner last saw the game's status.
+    stand_ins: tuple[int, ...] = ()
+
+    def bot_played(self) -> list[int]:
+        """The seats a bot plays, as far as the runner knows: a look at the game asks
+        for the first of them to act."""
+        bots = [i for i, s in enumerate(self.seats) if s.get("kind") == "bot"]
+        return sorted({*bots, *self.stand_ins})
 
     @classmethod
     def of(cls, created: dict[str, Any]) -> Watch:
@@ -232,14 +240,17 @@ class BotRunner(CheckpointedWorker):
             return Acted(0, idle=True)
         seats = watch.seats
         status: dict[str, Any] | None = None
-        seen: Seen | None = None  # the next seat's view, from the last move's answer
+        seen: Seen | None = None  # the next bot's view, from a look or the last answer
         version = 0
         for _ in range(1000):  # bounded: each pass plays at least one move or stops
             if status is None:
-                version, _, status = await engine.view(game_id, SPECTATOR)
+                version, status, seen = await self._look(engine, game_id, watch)
             if watch.timed:
                 await self._note_deadline(partition, game_id, status)
             stand_ins = set(status.get("stand_ins", ()))
+            if stand_ins != set(watch.stand_ins):
+                watch = replace(watch, stand_ins=tuple(sorted(stand_ins)))
+                self._remember(game_id, watch)
             bots = [s for s in status["to_act"] if seats[s]["kind"] == "bot" or s in stand_ins]
             if status["over"] or not bots:
                 return Acted(version, over=bool(status["over"]))
@@ -251,6 +262,21 @@ class BotRunner(CheckpointedWorker):
                     engine, game_type, game_id, seat, watch, known, seat in stand_ins
                 )
         return Acted(version)
+
+    async def _look(
+        self, engine: EngineClient, game_id: str, watch: Watch
+    ) -> tuple[int, dict[str, Any], Seen | None]:
+        """The game's version and status, with the view of the first seat a bot plays
+        that must act, when one must (one call: a look, then that seat's view, were two
+        per bot turn). While others must act too (a round of votes), a person may move
+        during the bot's pause: its move then reads the view after the pause, as before,
+        rather than be refused for a version gone by."""
+        look = await engine.first_to_act(game_id, watch.bot_played(), SPECTATOR)
+        alone = not self.pace_s or len(look.status.get("to_act", ())) == 1
+        seen = None
+        if look.seat != SPECTATOR and look.commands.get("to_act") and alone:
+            seen = Seen(look.seat, look.version, look.view, look.commands)
+        return look.version, look.status, seen
 
     async def _move(
         self,

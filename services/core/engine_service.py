@@ -271,13 +271,19 @@ class EngineService(common_pb2_grpc.EngineServicer):
         self, request: common_pb2.ViewRequest, context: grpc.aio.ServicerContext
     ) -> common_pb2.ViewResponse:
         async def run() -> common_pb2.ViewResponse:
-            if request.with_commands:
+            seat = request.seat
+            if request.first_of:
+                version, seat, view, status, legal = await self.runtime.first_to_act(
+                    request.game_id, request.first_of, request.seat, request.with_commands
+                )
+                commands = dumps(legal) if request.with_commands else b""
+            elif request.with_commands:
                 version, view, status, legal = await self.runtime.view_and_commands(
-                    request.game_id, request.seat
+                    request.game_id, seat
                 )
                 commands = dumps(legal)
             else:
-                version, view, status = await self.runtime.view(request.game_id, request.seat)
+                version, view, status = await self.runtime.view(request.game_id, seat)
                 commands = b""
             return common_pb2.ViewResponse(
                 game_id=request.game_id,
@@ -285,6 +291,7 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 view_json=dumps(view),
                 status_json=dumps(status),
                 commands_json=commands,
+                answer_seat=seat,
             )
 
         return await guard(context, run)

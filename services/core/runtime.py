@@ -445,6 +445,25 @@ class GameRuntime(Generic[S]):
         legal = g.legal_commands(state, seat)
         return loaded.version, g.view(state, seat), g.status(state).to_json(), legal
 
+    async def first_to_act(
+        self, game_id: str, seats: Sequence[int], otherwise: int, with_commands: bool = True
+    ) -> tuple[int, int, dict[str, Any], dict[str, Any], dict[str, Any]]:
+        """Version, the seat answered for (the first of ``seats`` to act, else
+        ``otherwise``), its view, the status and its legal commands (empty unless asked),
+        of one state: a bot runner's look at a game with its bot's view (two reads
+        before)."""
+        loaded = await self.load(game_id)
+        g, state = self.game, loaded.state
+        status = g.status(state)
+        seat = next((s for s in status.to_act if s in seats), otherwise)
+        return (
+            loaded.version,
+            seat,
+            g.view(state, seat),
+            status.to_json(),
+            g.legal_commands(state, seat) if with_commands else {},
+        )
+
     async def legal_commands(self, game_id: str, seat: int) -> tuple[int, dict[str, Any]]:
         loaded = await self.load(game_id)
         return loaded.version, self.game.legal_commands(loaded.state, seat)

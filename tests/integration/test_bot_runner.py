@@ -13,7 +13,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from services.bots.runner import BotRunner
 from services.core.eventstore import EventStore, open_store
 from services.core.settings import StoreSettings
-from services.core.transport import EngineClient
+from services.core.transport import EngineClient, Look
 from services.games import GAMES
 from services.giraffe_raffe.game import GAME as GIRAFFE_RAFFE
 from services.giraffometer.game import GAME as GIRAFFOMETER
@@ -113,6 +113,30 @@ class Looking:
         self.viewed.add(game_id)
         return await self.engine.view(game_id, seat)
 
+    async def first_to_act(self, game_id: str, seats: list[int], otherwise: int) -> Look:
+        self.viewed.add(game_id)
+        return await self.engine.first_to_act(game_id, seats, otherwise)
+
+
+class Counting(Looking):
+    """The real engine client, counting the runner's reads of games by kind."""
+
+    def __init__(self, engine: EngineClient) -> None:
+        super().__init__(engine)
+        self.calls = Counter[str]()
+
+    async def view(self, game_id: str, seat: int) -> tuple:
+        self.calls["view"] += 1
+        return await super().view(game_id, seat)
+
+    async def view_and_commands(self, game_id: str, seat: int) -> tuple:
+        self.calls["view_and_commands"] += 1
+        return await self.engine.view_and_commands(game_id, seat)
+
+    async def first_to_act(self, game_id: str, seats: list[int], otherwise: int) -> Look:
+        self.calls["first_to_act"] += 1
+        return await super().first_to_act(game_id, seats, otherwise)
+
 
 async def test_the_runner_leaves_human_games_without_a_clock_alone(
     redis_url: str, store_settings: StoreSettings
@@ -171,6 +195,84 @@ async def test_an_answer_can_carry_the_next_seats_view_for_the_runner(
         assert again.duplicate and (again.seat, again.version) == (1, done.version)
         own = await gm.execute(created.game_id, 1, vote, "v1", done.version)
         assert own.seat == 1 and own.view["seat"] == 1
+
+
+async def test_a_look_answers_for_the_first_of_the_bot_seats_to_act(
+    redis_url: str, store_settings: StoreSettings
+) -> None:
+    """first_of: one GetView answers for the first of those seats that must act (its
+    view and legal commands, and which seat that is), else for the seat asked for."""
+    settings = store_settings.model_copy(update={"redis_url": redis_url})
+    async with running_engine(GIRAFFOMETER, settings) as (gm, _):
+        seats = [SeatSpec("human"), SeatSpec("bot"), SeatSpec("bot")]
+        game_id = (await gm.create(seats, {"target": 3}, seed="look")).game_id
+        look = await gm.first_to_act(game_id, [1, 2], -1)
+        assert look.status["to_act"] == [0, 1, 2]  # a round of votes: everyone
+        assert look.seat == 1 and look.view["seat"] == 1 and look.commands["to_act"]
+        vote = {"type": "vote", "lowest": 1, "highest": 2}
+        for seat in (1, 2):
+            version, _, _, _ = await gm.view_and_commands(game_id, seat)
+            await gm.execute(game_id, seat, vote, f"v{seat}", version)
+        after = await gm.first_to_act(game_id, [1, 2], -1)
+        assert after.status["to_act"] == [0] and after.version == version + 1
+        assert after.seat == -1 and after.view["seat"] == -1  # the spectator's, as asked
+        assert (await gm.first_to_act(game_id, [0], -1)).seat == 0
+
+
+async def test_a_paced_bot_reads_its_view_after_the_pause_while_others_vote_too(
+    redis_url: str, store_settings: StoreSettings
+) -> None:
+    """A look's view is kept for the bot's move only while the bot alone must act: in
+    a round of votes a person may vote during the bot's pause, and a move on the view
+    from before it would be refused."""
+    settings = store_settings.model_copy(update={"redis_url": redis_url})
+    async with running_engine(GIRAFFOMETER, settings) as (gm, _):
+        store = await open_store(settings)
+        seats = [SeatSpec("human"), SeatSpec("bot"), SeatSpec("bot")]
+        created = await gm.create(seats, {"target": 3}, seed="paced")
+        try:
+            paced = BotRunner(store, {"giraffometer": gm}, pace_ms=50)
+            watch = await paced._watch(created.game_id)
+            _, status, seen = await paced._look(gm, created.game_id, watch)
+            assert status["to_act"] == [0, 1, 2] and seen is None
+            at_once = BotRunner(store, {"giraffometer": gm})
+            _, _, seen = await at_once._look(gm, created.game_id, watch)
+            assert seen is not None and seen.seat == 1 and seen.legal["to_act"]
+        finally:
+            await store.redis.aclose()
+
+
+async def test_a_bot_turn_after_a_persons_move_reads_the_game_once(
+    redis_url: str, store_settings: StoreSettings
+) -> None:
+    """After a person's move the runner looks at the game once and has its bot's view
+    from that look (it read the game, then the bot's view: two calls a bot turn)."""
+    settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 2})
+    async with running_engine(GIRAFFE_RAFFE, settings) as (gr, _):
+        counting = Counting(gr)
+        store = await open_store(settings)
+        runner = BotRunner(store, {"giraffe-raffe": counting}, ttl_ms=400)  # type: ignore[dict-item]
+        task = asyncio.create_task(runner.run())
+        try:
+            seats = [SeatSpec("human"), SeatSpec("bot"), SeatSpec("bot")]
+            game_id = (await gr.create(seats, {}, seed="person-and-bots")).game_id
+            play, rng, moves = GAMES["giraffe-raffe"].bot("random"), SeededRng("person"), 0
+            async with asyncio.timeout(60):
+                while not (status := (await gr.view(game_id, -1))[2])["over"]:
+                    if status["to_act"] != [0]:
+                        await asyncio.sleep(0.01)
+                        continue
+                    version, view, _, legal = await gr.view_and_commands(game_id, 0)
+                    await gr.execute(game_id, 0, play(view, legal, rng), f"p{version}", version)
+                    moves += 1
+        finally:
+            runner.stopping.set()
+            await asyncio.gather(task, return_exceptions=True)
+            await store.redis.aclose()
+        assert moves >= 3
+        assert counting.calls["view_and_commands"] == 0 and counting.calls["view"] == 0
+        # A look when a move is heard, and one when the bots' own moves are heard.
+        assert counting.calls["first_to_act"] <= 2 * moves + 2, (counting.calls, moves)
 
 
 async def test_the_runner_plays_on_from_each_answer_without_reading_again(

@@ -8,6 +8,6 @@ runners, tests), behind one interface, ``EngineClient``:
 - ``replicas.py``: a channel per engine replica for the lanes, when a target lists several.
 """
 
-from services.core.transport.client import EngineClient, Executed, typed_error
+from services.core.transport.client import EngineClient, Executed, Look, typed_error
 
-__all__ = ["EngineClient", "Executed", "typed_error"]
+__all__ = ["EngineClient", "Executed", "Look", "typed_error"]

@@ -7,7 +7,7 @@ the current version, RuleViolation with its code...), read from the status detai
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -66,6 +66,18 @@ class Executed:
     view: dict[str, Any]
     commands: dict[str, Any]
     seat: int  # whose view and commands (the caller's, unless answer_next)
+
+
+@dataclass(frozen=True)
+class Look:
+    """A game as one seat sees it: the first to act of those asked about, else the one
+    asked for (``EngineClient.first_to_act``)."""
+
+    version: int
+    seat: int  # whose view and commands these are
+    view: dict[str, Any]
+    status: dict[str, Any]
+    commands: dict[str, Any]
 
 
 def event_json(e: common_pb2.Event, data: Any = None) -> dict[str, Any]:
@@ -288,6 +300,19 @@ class EngineClient:
         request = common_pb2.ViewRequest(game_id=game_id, seat=seat, with_commands=True)
         r = await self._at_home(game_id, lambda s: s.GetView(request, timeout=self.timeout))
         return r.version, loads(r.view_json), loads(r.status_json), loads(r.commands_json)
+
+    async def first_to_act(self, game_id: str, seats: Iterable[int], otherwise: int) -> Look:
+        """The view, status and legal commands of the first of ``seats`` that must act
+        (``otherwise``'s when none must), from one state in one call: a bot runner looks
+        at a game and gets its bot's view at once. An engine from before first_of answers
+        for ``otherwise``."""
+        request = common_pb2.ViewRequest(
+            game_id=game_id, seat=otherwise, with_commands=True, first_of=list(seats)
+        )
+        r = await self._at_home(game_id, lambda s: s.GetView(request, timeout=self.timeout))
+        seat = r.answer_seat if r.HasField("answer_seat") else otherwise
+        commands = loads(r.commands_json) if r.commands_json else {}
+        return Look(r.version, seat, loads(r.view_json), loads(r.status_json), commands)
 
     async def commands(self, game_id: str, seat: int) -> tuple[int, dict[str, Any]]:
         request = common_pb2.ListCommandsRequest(game_id=game_id, seat=seat)
