@@ -16,11 +16,14 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from services.core.codec import loads
+from services.core.codec import dumps, loads
 from services.core.eventstore import EventStore
+from services.core.lru import BytesLRU
 from services.kernel.game import SeatSpec
 
 OFFER_TTL_S = 24 * 3600  # how long a finished table may still agree to play again
+TABLES_BYTES = 4 * 1024 * 1024  # finished tables' creations kept (a few thousand)
+TABLE_ENTRY_BYTES = 600  # an entry's dicts and links besides its JSON's bytes
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,21 @@ class Rematches:
     def __init__(self, store: EventStore) -> None:
         self.store = store
         self.prefix = store.settings.key_prefix
+        # Finished games' creations (seats, options), by game id: a finished game never
+        # changes, and a finished table's page asks where its rematch stands every 2 s
+        # (it read the game's first event and asked the engine whether it was over, each
+        # time).
+        self._tables: BytesLRU[str, dict[str, Any]] = BytesLRU(TABLES_BYTES)
+
+    def known_over(self, game_id: str) -> bool:
+        """Whether the game was found over here (a table kept by ``finished``)."""
+        return game_id in self._tables
+
+    async def finished(self, game_id: str) -> None:
+        """Note a game found over: its creation is kept for its rematch's answers."""
+        if game_id not in self._tables:
+            created = await self._read_table(game_id)
+            self._tables.put(game_id, created, TABLE_ENTRY_BYTES + len(dumps(created)))
 
     def _key(self, game_id: str) -> str:
         return f"{self.prefix}:rematch:{game_id}"
@@ -86,6 +104,9 @@ class Rematches:
 
     async def _table(self, game_id: str) -> dict[str, Any]:
         """The finished game's creation: its seats, and its options as first sent."""
+        return self._tables.get(game_id) or await self._read_table(game_id)
+
+    async def _read_table(self, game_id: str) -> dict[str, Any]:
         stored = await self.store.read_game_range(game_id, 0, 1)
         created = dict(loads(stored[0].payload))
         created["game"] = stored[0].game_type

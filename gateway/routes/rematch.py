@@ -56,10 +56,15 @@ async def where(game_id: GameId, c: ClientsDep, who: CallerDep) -> dict[str, Any
 
 
 async def _finished(c: Clients, game_id: str) -> None:
+    """409 game_not_over unless the game is over (asked of its engine once: a game over
+    stays over)."""
+    if c.rematches.known_over(game_id):
+        return
     engine = await c.engine_for(game_id)
     _, _, status = await engine.view(game_id, SPECTATOR)
     if not status["over"]:
         raise Problem(409, "game_not_over", "a rematch is offered once the game is over")
+    await c.rematches.finished(game_id)
 
 
 async def _start(c: Clients, game_id: str, offer: Offer) -> Offer:
