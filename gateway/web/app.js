@@ -480,10 +480,12 @@ async function joinSeat(gameId, seat) {
 
 // -- a table ---------------------------------------------------------------------------------
 
-function statusLine(view, seat, why) {
+function statusLine(view, seat, why, who) {
   const st = view.status || {};
+  // Seats by the names the table shows (a player's name, "Bot 1"), "you" for your own.
+  const name = (s) => (s === seat ? "you" : who(s));
   if (st.over) {
-    const won = (st.winners || []).map((w) => (w === seat ? "you" : `seat ${w}`));
+    const won = (st.winners || []).map(name);
     return el(
       "div",
       { class: "status", id: "status" },
@@ -492,11 +494,11 @@ function statusLine(view, seat, why) {
     );
   }
   const yours = (st.to_act || []).includes(seat);
-  const who = (st.to_act || []).map((s) => (s === seat ? "you" : `seat ${s}`)).join(", ");
+  const waiting = (st.to_act || []).map(name).join(", ");
   return el(
     "p",
     { class: `status${yours ? " yours" : ""}`, id: "status" },
-    yours ? "Your move" : `Waiting for ${who || "…"}`,
+    yours ? "Your move" : `Waiting for ${waiting || "…"}`,
   );
 }
 
@@ -642,7 +644,7 @@ async function tablePage(gameId) {
     shown = { view, legal };
     drawBar();
     header.replaceChildren(
-      statusLine(view, seat, why),
+      statusLine(view, seat, why, who),
       bar,
       help ? el("p", { class: "hint", id: "hint" }, help) : "",
       el("p", { class: "muted" }, `version ${at}`, clock ? " · " : "", clock || ""),

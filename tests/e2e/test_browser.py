@@ -361,6 +361,21 @@ def test_a_newcomer_learns_each_game_from_the_client(page: WebDriver) -> None:
     wait_for(lambda: shown_text(page, "h1") == "How to play Giraffe Raffe")
 
 
+def test_each_board_names_the_seats_as_the_table_does(page: WebDriver) -> None:
+    """A bot is "Bot 1" in the bar of players and on the board alike (the boards said
+    "Seat 1" under a bar saying "Bot 1": one player, two names, for a newcomer)."""
+    for game in ("giraffe-raffe", "giraffometer", "riff-raff"):
+        page.get(page.current_url.split("#")[0] + "#/")
+        create_from_lobby(page, game, ["you", "bot"])
+        wait_for(lambda: "Bot 1" in shown_text(page, "#seats-bar"))
+        board = wait_for(lambda: shown_text(page, "#board"))
+        assert "Bot 1" in board and "Seat 1" not in board, (game, board)
+        assert "You" in board, (game, board)
+    page.execute_script("window.confirm = () => true")  # the page asks before conceding
+    click(page, "#concede")
+    wait_for(lambda: "Winner: Bot 1" in shown_text(page, "#status"), message="the winner named")
+
+
 def test_riff_raff_load_controls_are_labelled_and_previewed(
     page: WebDriver, http: httpx.Client
 ) -> None:

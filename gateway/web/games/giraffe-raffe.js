@@ -36,6 +36,8 @@ export function render({ view, legal, seat, send, last, who }) {
   );
   const selected = new Set();
   const root = el("div", { class: "giraffe-raffe" });
+  // Each seat named as the table's header names it (a player's name, "Bot 1", "You").
+  const name = (s) => (who ? who(s) : s === seat ? "You" : `Seat ${s}`);
 
   const players = el(
     "section",
@@ -51,7 +53,7 @@ export function render({ view, legal, seat, send, last, who }) {
           el(
             "tr",
             { class: p.index === view.turn ? "turn" : "" },
-            el("td", {}, p.robot ? "Robot" : p.index === seat ? "You" : `Seat ${p.index}`),
+            el("td", {}, p.robot ? "Robot" : name(p.index)),
             el("td", {}, `${p.hand_size} cards`),
             el("td", {}, `${p.apples} apples`),
             el("td", {}, p.rotten_apples ? `rotten ${p.rotten_apples}` : ""),
@@ -284,7 +286,7 @@ export function render({ view, legal, seat, send, last, who }) {
           el(
             "div",
             { class: "row" },
-            `Seat ${i}: `,
+            `${name(i)}: `,
             el(
               "div",
               { class: "cards" },

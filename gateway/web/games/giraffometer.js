@@ -18,6 +18,8 @@ export function render({ view, legal, seat, send, who }) {
   const canVote = Boolean(send && legal && legal.commands.some((c) => c.type === "vote"));
   const mine = view.your_vote;
   const root = el("div", { class: "giraffometer" });
+  // Each seat named as the table's header names it (a player's name, "Bot 1", "You").
+  const name = (s) => (who ? who(s) : s === seat ? "You" : `Seat ${s}`);
   const voteButton = el(
     "button",
     { type: "button", class: "primary", id: "vote", disabled: true },
@@ -96,7 +98,7 @@ export function render({ view, legal, seat, send, who }) {
         el(
           "tr",
           {},
-          el("td", {}, s === seat ? "You" : `Seat ${s}`),
+          el("td", {}, name(s)),
           el("td", {}, `${score} crystals`),
           el("td", {}, (view.status.to_act || []).includes(s) ? "thinking…" : "voted"),
         ),
@@ -104,7 +106,6 @@ export function render({ view, legal, seat, send, who }) {
     ),
   );
 
-  const name = (s) => (who ? who(s) : s === seat ? "You" : `Seat ${s}`);
   const last = view.last_reveal;
   if (view.status.over) {
     root.append(finalScores(view, name));

@@ -375,8 +375,10 @@ function actions(legal, view, send, preview) {
   return box;
 }
 
-export function render({ view, legal, seat, send, last }) {
+export function render({ view, legal, seat, send, last, who }) {
   const turn = view.turn;
+  // Each seat named as the table's header names it (a player's name, "Bot 1", "You").
+  const name = (s) => (who ? who(s) : s === seat ? "You" : `Seat ${s}`);
   const loaded = last ? last.events.filter((e) => e.type === "PieceLoaded") : [];
   const lastPiece = loaded.length ? loaded[loaded.length - 1].data.piece : null;
   const players = el(
@@ -389,7 +391,7 @@ export function render({ view, legal, seat, send, last }) {
         el(
           "tr",
           {},
-          el("td", {}, s === seat ? "You" : `Seat ${s}`, s === view.captain ? " ⚓ captain" : ""),
+          el("td", {}, name(s), s === view.captain ? " ⚓ captain" : ""),
           el(
             "td",
             {},
