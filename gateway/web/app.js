@@ -45,8 +45,10 @@ async function tableModule(game) {
   }
 }
 
+// A page's parts; a part left out (null, false) shows nothing and a list shows its items
+// (replaceChildren would write "null", or a list's items as "[object …]" text).
 function show(...nodes) {
-  app.replaceChildren(...nodes);
+  app.replaceChildren(...nodes.flat().filter((n) => n !== null && n !== undefined && n !== false));
   app.focus();
 }
 

@@ -548,6 +548,10 @@ def test_every_page_passes_axe_and_a_move_keeps_focus_on_the_table(
     page.get(system.base_url + "/#/rules/giraffe-raffe")
     find(page, ".rules")
     check("rules")
+    page.get(system.base_url + "/#/leaderboards/riff-raff")
+    find(page, "h2")
+    check("leaderboard")
+    assert "null" not in shown_text(page, "#app")  # a part a visitor has no use for
     page.get(system.base_url + "/#/tournaments")
     find(page, "#t-create")
     check("tournaments")

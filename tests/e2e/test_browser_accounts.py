@@ -172,6 +172,9 @@ def test_two_people_quick_play_to_the_end_and_see_ratings_boards_and_history(
             board = "/#/leaderboards/giraffe-raffe?season=all"
             for name in names:
                 reloaded(b, system.base_url + board, "#leaderboard", name)
+            assert p["name"] in shown_text(b, "#around-me")  # where a player stands
+            shown_page = shown_text(b, "#app")
+            assert "[object" not in shown_page and "null" not in shown_page, shown_page
         assert not accessibility_problems(browsers[0]), "the leaderboard"
         # Another browser: Quinn signs in again and reads Rae's history, with its replay.
         sign_in(third, system.base_url, names[0], "a long password")
