@@ -482,6 +482,14 @@ async function joinSeat(gameId, seat) {
 
 // -- a table ---------------------------------------------------------------------------------
 
+// Why a game ended: the table's own reason (a concession, a claimed win) before the
+// game's rules, which would explain a result the game's play did not reach.
+function whyOver(module, view, events, who) {
+  const ended = events.find((e) => e.type === "GameEnded");
+  if (ended && ended.data && ended.data.by_table) return `${describeTable(ended, who)}.`;
+  return module.explainEnd ? module.explainEnd(view, events, who) : null;
+}
+
 function statusLine(view, seat, why, who) {
   const st = view.status || {};
   // Seats by the names the table shows (a player's name, "Bot 1"), "you" for your own.
@@ -549,7 +557,7 @@ async function tablePage(gameId) {
   };
   const module = await tableModule(type.name);
   const own = module.describe || ((e) => e.type);
-  const describe = (e, w, out) => describeTable(e, w) ?? own(e, w, out);
+  const describe = (e, w, out) => describeTable(e, w, out) ?? own(e, w, out);
   const board = el("div", { id: "board", tabindex: -1, "aria-label": "the table" });
   const header = el("div");
   const invite = el("div", { class: "row muted", id: "invite" });
@@ -641,7 +649,7 @@ async function tablePage(gameId) {
     const clock = timerLine(view, held ? send : null);
     timer = clock ? clock.firstChild : null;
     const moves = movesOf(events.filter((e) => e.version <= at));
-    const why = view.status.over && module.explainEnd ? module.explainEnd(view, events, who) : null;
+    const why = view.status.over ? whyOver(module, view, events, who) : null;
     const help = module.hint ? module.hint({ view, legal, seat }) : null;
     shown = { view, legal };
     drawBar();
@@ -789,7 +797,7 @@ async function replayPage(gameId) {
   const now = await api("GET", `/v1/games/${gameId}`, undefined, token);
   const module = await tableModule(now.view.game);
   const own = module.describe || ((e) => e.type);
-  const describe = (e, w, out) => describeTable(e, w) ?? own(e, w, out);
+  const describe = (e, w, out) => describeTable(e, w, out) ?? own(e, w, out);
   const events = await allEvents(gameId, token);
   const who = namer(events, held ? held.seat : -1);
   const moves = movesOf(events);

@@ -5,12 +5,14 @@
 import { el } from "/static/api.js";
 
 // Sentences for the table's own events in the move log (the games describe the rest).
-export function describeTable(event, who) {
+// ``out``: the move's sentences so far (a game that ends as a seat leaves says it once).
+export function describeTable(event, who, out = []) {
   const d = event.data || {};
   switch (event.type) {
     case "SeatLeft": {
       const what = d.reason === "conceded" ? "conceded" : "left the table";
-      return `${who(d.seat)} ${what}; a bot plays on for them`;
+      const them = who(d.seat) === "You" ? "you" : "them";
+      return `${who(d.seat)} ${what}; a bot plays on for ${them}`;
     }
     case "SeatGone":
       return `${who(d.seat)} is gone; a bot plays for them until they come back`;
@@ -22,9 +24,10 @@ export function describeTable(event, who) {
         : "";
     case "GameEnded":
       if (!d.by_table) return null;
-      return d.reason === "claimed"
-        ? `${who(d.winners[0])} claimed the win`
-        : `${who(d.losers[0])} conceded; ${d.winners.map((s) => who(s)).join(", ")} won`;
+      if (d.reason === "claimed") return `${who(d.winners[0])} claimed the win`;
+      // Conceded, and nobody is left to play on: no bot plays on after all.
+      if (out.length && out[out.length - 1].startsWith(`${who(d.losers[0])} conceded;`)) out.pop();
+      return `${who(d.losers[0])} conceded; ${d.winners.map((s) => who(s)).join(", ")} won`;
     default:
       return null;
   }
@@ -53,8 +56,10 @@ export function seatsBar(view, seat, who, presence, count) {
     const bits = [];
     const p = presenceText(presence[s.seat]);
     if (p) bits.push(p);
-    if (s.left) bits.push(s.left === "conceded" ? "conceded, a bot plays" : "left, a bot plays");
-    else if (s.gone) bits.push("a bot plays until they are back");
+    const over = view.status && view.status.over; // nobody plays on: no bot either
+    if (s.left) bits.push(s.left === "conceded" ? "conceded" : "left");
+    if (s.left && !over) bits.push("a bot plays");
+    else if (s.gone && !over) bits.push("a bot plays until they are back");
     const item = el(
       "li",
       { class: `seat-line${s.seat === seat ? " mine" : ""}`, "data-seat": s.seat },

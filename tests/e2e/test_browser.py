@@ -363,7 +363,8 @@ def test_a_newcomer_learns_each_game_from_the_client(page: WebDriver) -> None:
 
 def test_each_board_names_the_seats_as_the_table_does(page: WebDriver) -> None:
     """A bot is "Bot 1" in the bar of players and on the board alike (the boards said
-    "Seat 1" under a bar saying "Bot 1": one player, two names, for a newcomer)."""
+    "Seat 1" under a bar saying "Bot 1": one player, two names, for a newcomer); a game
+    conceded says so, once, and why it ended."""
     for game in ("giraffe-raffe", "giraffometer", "riff-raff"):
         page.get(page.current_url.split("#")[0] + "#/")
         create_from_lobby(page, game, ["you", "bot"])
@@ -374,6 +375,13 @@ def test_each_board_names_the_seats_as_the_table_does(page: WebDriver) -> None:
     page.execute_script("window.confirm = () => true")  # the page asks before conceding
     click(page, "#concede")
     wait_for(lambda: "Winner: Bot 1" in shown_text(page, "#status"), message="the winner named")
+    # Why it ended: the concession, not a rule the play never reached ("every card was
+    # played"); and no bot plays on at a table that has ended.
+    assert shown_text(page, "#why") == "You conceded; Bot 1 won."
+    latest = shown_text(page, "#move-log li.latest")
+    assert "You conceded; Bot 1 won" in latest and "plays on" not in latest, latest
+    assert "a bot plays" not in shown_text(page, "#seats-bar")
+    assert "Your move" not in shown_text(page, "#board")
 
 
 def test_riff_raff_load_controls_are_labelled_and_previewed(

@@ -38,6 +38,7 @@ export function render({ view, legal, seat, send, last, who }) {
   const root = el("div", { class: "giraffe-raffe" });
   // Each seat named as the table's header names it (a player's name, "Bot 1", "You").
   const name = (s) => (who ? who(s) : s === seat ? "You" : `Seat ${s}`);
+  const turn = view.status && view.status.over ? -1 : view.turn; // nobody's, once over
 
   const players = el(
     "section",
@@ -52,12 +53,12 @@ export function render({ view, legal, seat, send, last, who }) {
         view.players.map((p) =>
           el(
             "tr",
-            { class: p.index === view.turn ? "turn" : "" },
+            { class: p.index === turn ? "turn" : "" },
             el("td", {}, p.robot ? "Robot" : name(p.index)),
             el("td", {}, `${p.hand_size} cards`),
             el("td", {}, `${p.apples} apples`),
             el("td", {}, p.rotten_apples ? `rotten ${p.rotten_apples}` : ""),
-            el("td", {}, p.index === view.turn ? "◀ turn" : ""),
+            el("td", {}, p.index === turn ? "◀ turn" : ""),
           ),
         ),
       ),

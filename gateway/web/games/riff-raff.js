@@ -457,7 +457,9 @@ export function render({ view, legal, seat, send, last, who }) {
       fallen,
       report,
     ),
-    el("section", {}, el("h2", {}, "Your move"), actions(legal, view, send, preview)),
+    view.status.over
+      ? null
+      : el("section", {}, el("h2", {}, "Your move"), actions(legal, view, send, preview)),
   );
 }
 
