@@ -322,6 +322,14 @@ def test_a_half_made_vote_survives_the_other_players_vote(system: System) -> Non
         assert sorted(checked) == ["highest-4", "lowest-3"], checked
         assert find(bob, "#vote").is_enabled()  # the kept marks make a whole vote
         assert not overflows(bob)
+        # A fact's two choices sit side by side, each on one line (the phone's narrow
+        # first column broke "lowest" under its button).
+        low, high = bob.execute_script(
+            "return ['lowest', 'highest'].map(w => {"
+            " const r = document.querySelector(`label[for=${w}-3]`).getBoundingClientRect();"
+            " return [r.top, r.height, r.left]; })"
+        )
+        assert abs(low[0] - high[0]) < 1 and abs(low[1] - high[1]) < 1 and low[2] < high[2]
         assert accessibility_problems(bob) == []
         click(bob, "#vote")  # the round's last vote: it is revealed with both
 

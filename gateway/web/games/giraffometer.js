@@ -82,8 +82,8 @@ export function render({ view, legal, seat, send, who }) {
           el("span", { class: "muted" }, `(${fact.unit})`),
           answer,
         ),
-        radio("lowest"),
-        radio("highest"),
+        // Together: on a phone they go under the question as one row of two choices.
+        el("span", { class: "choices" }, radio("lowest"), radio("highest")),
       ),
     );
   }
