@@ -180,9 +180,11 @@ function ratingsChart(history, names) {
   return chart;
 }
 
-export async function renderTournament(id, show, setLeave) {
+export async function renderTournament(id, show, setLeave, gameTypes) {
   const box = el("div");
   show(box);
+  // Each game by its title, as the lobby names it ("Giraffe Raffe", not its id).
+  const titles = Object.fromEntries((await gameTypes()).map((t) => [t.name, t.title]));
   let playerToken = kept(PLAYERS)[id];
   const organiserToken = kept(ORGANISERS)[id];
   let drawn = 0; // the version on the page or seen on the stream: reads ask for it
@@ -215,7 +217,7 @@ export async function renderTournament(id, show, setLeave) {
             el(
               "a",
               { href: `#/games/${table.game_id}`, class: "my-table" },
-              `Your table in round ${table.round} (${table.game})`,
+              `Your table in round ${table.round} (${titles[table.game] || table.game})`,
             ),
           );
         }),
@@ -257,7 +259,7 @@ export async function renderTournament(id, show, setLeave) {
       el(
         "div",
         {},
-        el("h3", {}, `Round ${r.round}: ${r.game}`),
+        el("h3", {}, `Round ${r.round}: ${titles[r.game] || r.game}`),
         el(
           "ul",
           {},
@@ -265,7 +267,8 @@ export async function renderTournament(id, show, setLeave) {
             el(
               "li",
               {},
-              el("a", { href: `#/games/${table.game_id || ""}` }, `table ${table.table}`),
+              // Counted from 1 for people (the API's tables count from 0).
+              el("a", { href: `#/games/${table.game_id || ""}` }, `Table ${table.table + 1}`),
               ": ",
               table.players.map((p) => names[p]).join(", "),
               table.keys ? " (finished)" : "",
@@ -315,7 +318,7 @@ export async function renderTournament(id, show, setLeave) {
           ),
         ),
       ),
-      el("section", {}, el("h2", {}, "Rounds"), rounds),
+      el("section", { id: "rounds" }, el("h2", {}, "Rounds"), rounds),
     );
     if (typing) document.getElementById("t-join-name")?.focus();
     return st.over;

@@ -633,6 +633,10 @@ def test_a_tournament_of_bots_runs_to_its_standings_and_chart(
     rows = page.find_elements(By.CSS_SELECTOR, "#standings tbody tr")
     assert len(rows) == 4
     assert page.find_elements(By.CSS_SELECTOR, "#ratings-chart polyline")
+    # Rounds name their game as the lobby does, and tables count from 1, for people.
+    rounds = shown_text(page, "#rounds")
+    assert "Round 1: Giraffe Raffe" in rounds and "Table 1:" in rounds, rounds
+    assert "giraffe-raffe" not in rounds and "table 0" not in rounds.lower(), rounds
     screenshot(page, "tournament")
 
 
