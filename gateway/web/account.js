@@ -4,7 +4,12 @@
 
 import { account, api, el, setAccount, toast } from "/static/api.js";
 
-export async function renderAccount(showAnywhere) {
+// The games' titles by name, from the app's cached GET /v1/game-types (kept across the
+// page's own redraws, which pass no new one).
+let gameTypes = async () => [];
+
+export async function renderAccount(showAnywhere, types) {
+  if (types) gameTypes = types;
   // Drawn after a few requests: not over a page the reader has gone to meanwhile.
   const show = (...nodes) => location.hash === "#/account" && showAnywhere(...nodes);
   const me = account();
@@ -20,6 +25,7 @@ export async function renderAccount(showAnywhere) {
     throw e;
   }
   const games = await api("GET", "/v1/accounts/me/games", undefined, me.token);
+  const titles = Object.fromEntries((await gameTypes()).map((t) => [t.name, t.title]));
   show(
     el("h1", {}, mine.name),
     el(
@@ -29,7 +35,7 @@ export async function renderAccount(showAnywhere) {
     ),
     mine.guest ? claimForm(me, show) : null,
     el("h2", {}, "Your games"),
-    gameList(games.games),
+    gameList(games.games, titles),
     el("h2", {}, "Signed in on"),
     sessionList(mine.sessions, me, show),
     el(
@@ -155,7 +161,7 @@ function claimForm(me, show) {
   );
 }
 
-function gameList(games) {
+function gameList(games, titles) {
   if (!games.length) return el("p", { class: "muted" }, "No games yet.");
   return el(
     "ul",
@@ -164,7 +170,7 @@ function gameList(games) {
       el(
         "li",
         {},
-        el("a", { href: `#/games/${g.game_id}` }, `${g.game} (seat ${g.seat})`),
+        el("a", { href: `#/games/${g.game_id}` }, `${titles[g.game] || g.game} (seat ${g.seat})`),
         " ",
         g.over ? "finished" : g.your_turn ? el("strong", {}, "your turn") : "waiting",
       ),

@@ -73,7 +73,8 @@ def test_a_player_signs_in_on_another_browser_and_plays_their_seat(system: Syste
         assert header_name(second) == "Sign in"
         fill(second, "#sign-in-password", password)
         click(second, "#sign-in button[type=submit]")
-        find(second, f'#my-games a[href="#/games/{game_id}"]')
+        mine = find(second, f'#my-games a[href="#/games/{game_id}"]')
+        assert mine.text.startswith("Giraffometer (seat "), mine.text  # its title, not id
         assert not accessibility_problems(second), "the account page"
         assert second.execute_script("return localStorage.getItem('raffe.tokens')") is None
         click(second, f'#my-games a[href="#/games/{game_id}"]')
