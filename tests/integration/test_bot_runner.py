@@ -270,9 +270,11 @@ async def test_a_bot_turn_after_a_persons_move_reads_the_game_once(
             await asyncio.gather(task, return_exceptions=True)
             await store.redis.aclose()
         assert moves >= 3
+        # The bots' views came with the looks: the old runner read one per bot turn.
         assert counting.calls["view_and_commands"] == 0 and counting.calls["view"] == 0
-        # A look when a move is heard, and one when the bots' own moves are heard.
-        assert counting.calls["first_to_act"] <= 2 * moves + 2, (counting.calls, moves)
+        # A look when a move is heard, and one or two more when the bots' own moves are
+        # heard (read in one batch or two, as the log is read).
+        assert counting.calls["first_to_act"] <= 3 * moves + 2, (counting.calls, moves)
 
 
 async def test_the_runner_plays_on_from_each_answer_without_reading_again(
