@@ -440,10 +440,8 @@ class GameRuntime(Generic[S]):
         self, game_id: str, seat: int
     ) -> tuple[int, dict[str, Any], dict[str, Any], dict[str, Any]]:
         """View, status and legal commands of one state: what a bot needs for a move."""
-        loaded = await self.load(game_id)
-        g, state = self.game, loaded.state
-        legal = g.legal_commands(state, seat)
-        return loaded.version, g.view(state, seat), g.status(state).to_json(), legal
+        version, _, view, status, legal = await self.first_to_act(game_id, (), seat)
+        return version, view, status, legal
 
     async def first_to_act(
         self, game_id: str, seats: Sequence[int], otherwise: int, with_commands: bool = True

@@ -372,24 +372,35 @@ def test_a_newcomer_learns_each_game_from_the_client(page: WebDriver) -> None:
 def test_each_board_names_the_seats_as_the_table_does(page: WebDriver) -> None:
     """A bot is "Bot 1" in the bar of players and on the board alike (the boards said
     "Seat 1" under a bar saying "Bot 1": one player, two names, for a newcomer); a game
-    conceded says so, once, and why it ended."""
-    for game in ("giraffe-raffe", "giraffometer", "riff-raff"):
-        page.get(page.current_url.split("#")[0] + "#/")
-        create_from_lobby(page, game, ["you", "bot"])
-        wait_for(lambda: "Bot 1" in shown_text(page, "#seats-bar"))
-        board = wait_for(lambda: shown_text(page, "#board"))
-        assert "Bot 1" in board and "Seat 1" not in board, (game, board)
-        assert "You" in board, (game, board)
-    page.execute_script("window.confirm = () => true")  # the page asks before conceding
-    click(page, "#concede")
-    wait_for(lambda: "Winner: Bot 1" in shown_text(page, "#status"), message="the winner named")
-    # Why it ended: the concession, not a rule the play never reached ("every card was
-    # played"); and no bot plays on at a table that has ended.
-    assert shown_text(page, "#why") == "You conceded; Bot 1 won."
-    latest = shown_text(page, "#move-log li.latest")
-    assert "You conceded; Bot 1 won" in latest and "plays on" not in latest, latest
-    assert "a bot plays" not in shown_text(page, "#seats-bar")
-    assert "Your move" not in shown_text(page, "#board")
+    conceded says so, once, and why it ended. On a phone, each table in play and ended
+    fits its width and passes axe."""
+    page.set_window_size(390, 844)
+    try:
+        for game in ("giraffe-raffe", "giraffometer", "riff-raff"):
+            page.get(page.current_url.split("#")[0] + "#/")
+            create_from_lobby(page, game, ["you", "bot"])
+            wait_for(lambda: "Bot 1" in shown_text(page, "#seats-bar"))
+            board = wait_for(lambda: shown_text(page, "#board"))
+            assert "Bot 1" in board and "Seat 1" not in board, (game, board)
+            assert "You" in board, (game, board)
+            assert not overflows(page), f"{game}: the table scrolls sideways on a phone"
+            assert accessibility_problems(page) == [], game
+            page.execute_script("window.confirm = () => true")  # it asks before conceding
+            click(page, "#concede")
+            wait_for(lambda: "Winner: Bot 1" in shown_text(page, "#status"), message=game)
+            # Why it ended: the concession, not a rule the play never reached ("every
+            # card was played"); and no bot plays on at a table that has ended.
+            assert shown_text(page, "#why") == "You conceded; Bot 1 won.", game
+            latest = shown_text(page, "#move-log li.latest")
+            assert "You conceded; Bot 1 won" in latest and "plays on" not in latest, latest
+            assert "a bot plays" not in shown_text(page, "#seats-bar"), game
+            ended = shown_text(page, "#board")
+            assert "Your move" not in ended and "◀ turn" not in ended, (game, ended)
+            assert not overflows(page), f"{game}: the ended table scrolls sideways"
+            assert accessibility_problems(page) == [], f"{game}, ended"
+            screenshot(page, f"conceded-{game}")
+    finally:
+        page.set_window_size(1200, 1000)
 
 
 def test_riff_raff_load_controls_are_labelled_and_previewed(
@@ -568,6 +579,14 @@ def test_every_page_passes_axe_and_a_move_keeps_focus_on_the_table(
     find(page, "h2")
     check("leaderboard")
     assert "null" not in shown_text(page, "#app")  # a part a visitor has no use for
+    page.set_window_size(390, 844)
+    try:
+        page.refresh()
+        find(page, "h2")
+        check("leaderboard on a phone")
+        assert not overflows(page), "the leaderboard scrolls sideways on a phone"
+    finally:
+        page.set_window_size(1200, 1000)
     page.get(system.base_url + "/#/tournaments")
     find(page, "#t-create")
     check("tournaments")
@@ -638,6 +657,14 @@ def test_a_tournament_of_bots_runs_to_its_standings_and_chart(
     assert "Round 1: Giraffe Raffe" in rounds and "Table 1:" in rounds, rounds
     assert "giraffe-raffe" not in rounds and "table 0" not in rounds.lower(), rounds
     screenshot(page, "tournament")
+    page.set_window_size(390, 844)  # and on a phone
+    try:
+        page.refresh()
+        wait_for(lambda: "Round 1: Giraffe Raffe" in shown_text(page, "#rounds"))
+        assert not overflows(page), "the tournament page scrolls sideways on a phone"
+        assert accessibility_problems(page) == []
+    finally:
+        page.set_window_size(1200, 1000)
 
 
 def test_a_table_fits_a_phone_and_cards_answer_the_keyboard(system: System) -> None:

@@ -281,18 +281,19 @@ async def test_the_runner_plays_on_from_each_answer_without_reading_again(
     redis_url: str, store_settings: StoreSettings
 ) -> None:
     """A bots-only game: each move's answer carries the next bot's view, so the runner
-    reads a seat's view only when it starts or a move is refused (it read one per move)."""
+    reads a seat's view only when it starts or a move is refused (it read one per move).
+    Counted where every such read lands: a look (first_of) and a seat's view alike."""
     settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 2})
     async with running_engine(GIRAFFE_RAFFE, settings) as (gr, server):
         reads = 0
-        view_and_commands = server.runtime.view_and_commands
+        first_to_act = server.runtime.first_to_act
 
         async def counted(*args: object, **kw: object) -> object:
             nonlocal reads
             reads += 1
-            return await view_and_commands(*args, **kw)
+            return await first_to_act(*args, **kw)
 
-        server.runtime.view_and_commands = counted
+        server.runtime.first_to_act = counted
         store = await open_store(settings)
         runner = BotRunner(store, {"giraffe-raffe": gr}, ttl_ms=400)
         task = asyncio.create_task(runner.run())
