@@ -9,7 +9,9 @@ it, then does the same with NEW (default: this working tree); each run's Redis s
 empty. Prints moves/s, command p99 and server CPU per move (the timed part only, every
 Raffe process and Redis) as medians over the rounds, and NEW's ratios to OLD, with each
 run on stderr, and the host's steal share of the worst run; run-to-run spread on a
-2-core machine is ~10%, so alternate rounds rather than trust one pair."""
+2-core machine is ~10%, so alternate rounds rather than trust one pair. Rounds take the
+two in turn, old first then new first (ABBA), so a drift over the run cancels out in an
+even number of rounds."""
 
 from __future__ import annotations
 
@@ -103,7 +105,10 @@ def main(argv: list[str] | None = None) -> None:
         trees = {"old": checkout(args.old, Path(scratch) / "old")}
         trees["new"] = checkout(args.new, Path(scratch) / "new") if args.new else ROOT
         for i in range(args.rounds):
-            for name, tree in trees.items():
+            # Old first, then new first: runs here drift (each a little slower than the
+            # one before, seen over a session), and a fixed order charged it all to one side.
+            for name in ("old", "new") if i % 2 == 0 else ("new", "old"):
+                tree = trees[name]
                 print(f"  round {i + 1}/{args.rounds}: {name} ...", file=sys.stderr, flush=True)
                 runs[name].append(run(tree, args.games, args.seconds, args.mode))
     # The worktrees' folders are gone with the scratch folder; git forgets them here.
