@@ -559,7 +559,9 @@ async function tablePage(gameId) {
   const own = module.describe || ((e) => e.type);
   const describe = (e, w, out) => describeTable(e, w, out) ?? own(e, w, out);
   const board = el("div", { id: "board", tabindex: -1, "aria-label": "the table" });
-  const header = el("div");
+  // data-version: the version drawn (what If-Match and min_version speak of), for tools
+  // and tests; players see moves, not versions.
+  const header = el("div", { id: "table-head" });
   const invite = el("div", { class: "row muted", id: "invite" });
   // The move log: every move as a sentence, newest first; the newest is announced.
   const events = await allEvents(gameId, token).catch(() => []);
@@ -653,11 +655,12 @@ async function tablePage(gameId) {
     const help = module.hint ? module.hint({ view, legal, seat }) : null;
     shown = { view, legal };
     drawBar();
+    header.dataset.version = String(at);
     header.replaceChildren(
       statusLine(view, seat, why, who),
       bar,
       help ? el("p", { class: "hint", id: "hint" }, help) : "",
-      el("p", { class: "muted" }, `version ${at}`, clock ? " · " : "", clock || ""),
+      clock ? el("p", { class: "muted" }, clock) : "",
     );
     const last = latestMove(moves);
     const lastTold = last

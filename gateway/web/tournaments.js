@@ -92,7 +92,7 @@ export async function renderTournaments(show, gameTypes) {
       toast(e.message);
     }
   }
-  const list = el("tbody");
+  const list = el("section", { id: "tournament-list" }, el("h2", {}, "Tournaments"));
   show(
     el(
       "section",
@@ -125,27 +125,44 @@ export async function renderTournaments(show, gameTypes) {
         el("button", { type: "submit", class: "primary", id: "t-create" }, "Create"),
       ),
     ),
-    el("section", {}, el("h2", {}, "Tournaments"), el("table", {}, list)),
+    list,
   );
   const { tournaments } = await api("GET", "/v1/tournaments?limit=30");
-  for (const t of tournaments) {
-    list.append(
+  list.replaceChildren(...tournamentList(tournaments));
+}
+
+// The list's heading and its tournaments, or a line saying there are none yet.
+export function tournamentList(tournaments) {
+  const heading = el("h2", {}, "Tournaments");
+  if (!tournaments.length)
+    return [
+      heading,
+      el("p", { class: "muted" }, "No tournaments yet: create the first one above."),
+    ];
+  const row = (t) =>
+    el(
+      "tr",
+      {},
       el(
-        "tr",
+        "td",
         {},
         el(
-          "td",
-          {},
-          el(
-            "a",
-            { href: `#/tournaments/${t.tournament_id}` },
-            t.name || t.options?.name || t.tournament_id,
-          ),
+          "a",
+          { href: `#/tournaments/${t.tournament_id}` },
+          t.name || t.options?.name || t.tournament_id,
         ),
-        el("td", {}, t.state),
       ),
+      el("td", {}, t.state),
     );
-  }
+  return [
+    heading,
+    el(
+      "table",
+      {},
+      el("thead", {}, el("tr", {}, el("th", {}, "Name"), el("th", {}, "State"))),
+      el("tbody", {}, ...tournaments.map(row)),
+    ),
+  ];
 }
 
 function ratingsChart(history, names) {

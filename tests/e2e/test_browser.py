@@ -104,9 +104,11 @@ def invited_pair(
 
 
 def version_shown(driver: WebDriver) -> int:
-    text = driver.execute_script("return document.getElementById('app').textContent")
-    found = re.search(r"version (\d+)", str(text))
-    return int(found.group(1)) if found else 0
+    """The version the table drew (its header's data-version; players are shown moves)."""
+    drawn = driver.execute_script(
+        "const h = document.getElementById('table-head'); return h ? h.dataset.version : ''"
+    )
+    return int(drawn) if drawn else 0
 
 
 # -- making a bot's move with the page's buttons -----------------------------------------
@@ -211,6 +213,8 @@ def test_a_whole_game_is_played_by_clicking(
     shown = version_shown(page)  # the read models may trail the page by a batch
     final = http.get(f"/v1/games/{game_id}", params={"min_version": shown}).json()
     assert moves > 0 and final["view"]["status"]["over"] and final["version"] >= shown
+    # Players are told moves, not the log's versions (the header said "version 37").
+    assert "version" not in find(page, "#app").text.lower()
     assert "Game over" in status(page)
     # #24 item 2: every move is told, the bot's too, and the end is explained by its rule.
     told = texts(page, "#move-log li")
@@ -385,6 +389,14 @@ def test_each_board_names_the_seats_as_the_table_does(page: WebDriver) -> None:
             assert "You" in board, (game, board)
             assert not overflows(page), f"{game}: the table scrolls sideways on a phone"
             assert accessibility_problems(page) == [], game
+            if game == "riff-raff":  # its move sat a screen down, below the ship
+                wait_for(lambda: "Your move" in status(page), 30)
+                page.execute_script("window.scrollTo(0, 0)")
+                top, bottom = page.execute_script(
+                    "const r = document.getElementById('actions').getBoundingClientRect();"
+                    " return [r.top, innerHeight]"
+                )
+                assert top < bottom, "Riff Raff's move is below the first screen on a phone"
             page.execute_script("window.confirm = () => true")  # it asks before conceding
             click(page, "#concede")
             wait_for(lambda: "Winner: Bot 1" in shown_text(page, "#status"), message=game)
@@ -665,6 +677,23 @@ def test_a_tournament_of_bots_runs_to_its_standings_and_chart(
         assert accessibility_problems(page) == []
     finally:
         page.set_window_size(1200, 1000)
+
+
+def test_the_tournament_list_says_when_there_are_none(page: WebDriver, system: System) -> None:
+    """The list's own rendering (the page's module, in the browser) with no tournaments
+    says so under its heading (it was a bare "Tournaments"); with some, a row each under
+    named columns."""
+    page.get(system.base_url + "/#/tournaments")
+    find(page, "#t-create")
+    told = page.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "import('/static/tournaments.js').then((m) => done(["
+        " m.tournamentList([]).map((n) => n.textContent).join(' | '),"
+        " m.tournamentList([{tournament_id: 't1', name: 'Spring cup', state: 'running'}])"
+        "  .map((n) => n.textContent).join(' | ')]));"
+    )
+    assert told[0] == "Tournaments | No tournaments yet: create the first one above."
+    assert told[1] == "Tournaments | NameStateSpring cuprunning"
 
 
 def test_a_table_fits_a_phone_and_cards_answer_the_keyboard(system: System) -> None:

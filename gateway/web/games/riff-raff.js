@@ -459,7 +459,12 @@ export function render({ view, legal, seat, send, last, who }) {
     ),
     view.status.over
       ? null
-      : el("section", {}, el("h2", {}, "Your move"), actions(legal, view, send, preview)),
+      : el(
+          "section",
+          { id: "rr-move" },
+          el("h2", {}, "Your move"),
+          actions(legal, view, send, preview),
+        ),
   );
 }
 
