@@ -456,6 +456,15 @@ def test_riff_raff_load_controls_are_labelled_and_previewed(
     assert "level" in heading or re.search(r"tilted \d+\.\d° to the (left|right)", heading)
     assert not re.search(r"\b(1[89]\d|[23]\d\d)\.\d+°", heading)  # never "356.981°"
     screenshot(page, "riff-raff-load")
+    page.set_window_size(390, 844)  # on a phone, each label stays on its control's line
+    try:
+        for field in page.find_elements(By.CSS_SELECTOR, "#load-form select, #load-form input"):
+            label = page.find_element(By.CSS_SELECTOR, f'label[for="{field.get_attribute("id")}"]')
+            top, bottom = field.rect["y"], field.rect["y"] + field.rect["height"]
+            middle = label.rect["y"] + label.rect["height"] / 2
+            assert top <= middle <= bottom, (label.text, label.rect, field.rect)
+    finally:
+        page.set_window_size(1200, 1000)
 
 
 VARIANTS = """

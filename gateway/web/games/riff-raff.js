@@ -188,13 +188,27 @@ function loadForm(command, send, preview) {
       el(
         "span",
         { class: "load-row" },
-        el("label", { for: `load-piece-${n}` }, n === 1 ? "Piece " : "Second piece "),
-        type,
-        el("label", { for: `load-position-${n}` }, " Where: left "),
-        position,
-        el("span", {}, " right "),
-        el("label", { for: `load-orientation-${n}` }, " Turned (°) "),
-        orientation,
+        // Each label keeps to its control when the row wraps (on a phone "Turned (°)"
+        // ended one line and its box began the next).
+        el(
+          "span",
+          { class: "load-field" },
+          el("label", { for: `load-piece-${n}` }, n === 1 ? "Piece" : "Second piece"),
+          type,
+        ),
+        el(
+          "span",
+          { class: "load-field" },
+          el("label", { for: `load-position-${n}` }, "Where: left"),
+          position,
+          el("span", {}, "right"),
+        ),
+        el(
+          "span",
+          { class: "load-field" },
+          el("label", { for: `load-orientation-${n}` }, "Turned (°)"),
+          orientation,
+        ),
       ),
       loadButton,
     );
