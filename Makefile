@@ -13,7 +13,7 @@ PYTEST_ARGS ?=
 # test's time is waiting on timers and other processes. TEST_JOBS=0 runs it in one process.
 TEST_JOBS ?= auto
 
-.PHONY: run test lint proto install bench demo clean manifests
+.PHONY: run test lint proto install bench demo clean manifests lock
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,21 +26,36 @@ NPM_TOOLS := axe-core@4.14.1 openapi-typescript@7.13.0 typescript@5.9.3 prettier
 PRETTIER  := $(VENV)/npm/node_modules/.bin/prettier
 WEB_JS    := gateway/web/*.js gateway/web/games/*.js
 
-$(STAMP): pyproject.toml | $(BIN)/python
+# Installs go through constraints.txt: the versions the suite last passed with.
+PIN := -c constraints.txt
+
+$(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev,decks]'
+	$(BIN)/python -m pip install -q $(PIN) -e '.[dev,decks]'
 	@if command -v npm >/dev/null 2>&1; then \
 	  npm install --silent --no-save --no-package-lock --prefix $(VENV)/npm $(NPM_TOOLS) \
 	    || echo "npm: the web client's tools did not install (their tests will say so)"; \
 	else echo "npm not found: the accessibility and TypeScript tests are skipped"; fi
 	touch $@ $(RUN_STAMP)
 
-$(RUN_STAMP): pyproject.toml | $(BIN)/python
+$(RUN_STAMP): pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[build]'
+	$(BIN)/python -m pip install -q $(PIN) -e '.[build]'
 	touch $@
 
 install: $(STAMP)
+
+# constraints.txt afresh: everything pyproject.toml names (every extra), newest releases,
+# installed in a scratch environment and listed. Then `make test` before committing it.
+lock:
+	rm -rf $(VENV)-lock
+	$(PYTHON) -m venv $(VENV)-lock
+	$(VENV)-lock/bin/python -m pip install -q --upgrade pip
+	$(VENV)-lock/bin/python -m pip install -q -e '.[dev,decks,build]'
+	{ sed -n '1,/^[^#]/{/^#/p}' constraints.txt; \
+	  $(VENV)-lock/bin/python -m pip freeze --exclude-editable; } > constraints.new
+	mv constraints.new constraints.txt
+	rm -rf $(VENV)-lock
 
 # Generated protobuf modules are build output: ignored by git, rebuilt when a .proto changes.
 $(GEN): $(PROTOS) | $(RUN_STAMP)
