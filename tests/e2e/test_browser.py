@@ -397,6 +397,16 @@ def test_each_board_names_the_seats_as_the_table_does(page: WebDriver) -> None:
                     " return [r.top, innerHeight]"
                 )
                 assert top < bottom, "Riff Raff's move is below the first screen on a phone"
+                # A spectator (no seat, nothing to do) gets no empty "Your move" section.
+                spectator = page.execute_async_script(
+                    "const done = arguments[arguments.length - 1];"
+                    "const id = location.hash.split('/')[2];"
+                    "Promise.all([import('/static/games/riff-raff.js'),"
+                    " fetch('/v1/games/' + id).then((r) => r.json())])"
+                    ".then(([m, g]) => done(m.render({view: g.view, legal: null, seat: -1,"
+                    " send: null}).textContent));"
+                )
+                assert "Your move" not in spectator, spectator
             page.execute_script("window.confirm = () => true")  # it asks before conceding
             click(page, "#concede")
             wait_for(lambda: "Winner: Bot 1" in shown_text(page, "#status"), message=game)

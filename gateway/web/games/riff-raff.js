@@ -432,6 +432,7 @@ export function render({ view, legal, seat, send, last, who }) {
   const layer = drawing ? drawing.querySelector(".preview-layer") : null;
   const preview = (type, position, orientation) =>
     drawPreview(layer, view.ship.geometry, turn && turn.area, type, position, orientation);
+  const controls = view.status.over ? null : actions(legal, view, send, preview);
   const fallen =
     turn && turn.fallen.length
       ? el("p", { id: "fallen" }, "Falling: ", turn.fallen.map((f) => pieceName(f.id)).join(", "))
@@ -471,14 +472,11 @@ export function render({ view, legal, seat, send, last, who }) {
       fallen,
       report,
     ),
-    view.status.over
-      ? null
-      : el(
-          "section",
-          { id: "rr-move" },
-          el("h2", {}, "Your move"),
-          actions(legal, view, send, preview),
-        ),
+    // Only when there is something to do: an empty "Your move" (another seat's turn, a
+    // spectator) said the wrong thing, and on a phone it follows the screen's foot.
+    controls && controls.childElementCount
+      ? el("section", { id: "rr-move" }, el("h2", {}, "Your move"), controls)
+      : null,
   );
 }
 
