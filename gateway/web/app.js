@@ -22,6 +22,7 @@ import {
   tableActions,
   tickClocks,
 } from "/static/fairtable.js";
+import { lobbyRows } from "/static/lobby.js";
 import { allEvents, latestMove, moveLog, movesOf, namer, tell } from "/static/moves.js";
 import { quickPlayBox } from "/static/quickplay.js";
 import { renderLeaderboard, renderPlayer } from "/static/ratings.js";
@@ -382,87 +383,17 @@ async function lobbyPage() {
     el("button", { class: "primary", type: "submit", id: "create" }, "Create and play"),
   );
 
-  const list = el("tbody");
-  const games = el(
-    "section",
-    {},
-    el("h2", {}, "Games"),
-    el(
-      "table",
-      { id: "lobby" },
-      el(
-        "thead",
-        {},
-        el(
-          "tr",
-          {},
-          ["game", "players", "waiting for", "started", ""].map((h) => el("th", {}, h)),
-        ),
-      ),
-      list,
-    ),
-  );
+  const lobby = el("table", { id: "lobby" });
+  const games = el("section", {}, el("h2", {}, "Games"), lobby);
   show(quickPlayBox(types, setLeave), el("section", {}, form), games);
   const { games: found } = await api("GET", "/v1/games?limit=30");
   const titles = Object.fromEntries(types.map((t) => [t.name, t.title]));
-  for (const g of found) {
-    const actions = [el("a", { href: `#/games/${g.game_id}` }, mineIn(g) ? "Play" : "Watch")];
-    for (const s of g.open_seats)
-      actions.push(" ", el("a", { href: `#/join/${g.game_id}/${s}` }, `Join seat ${s}`));
-    if (g.status.over)
-      actions.push(" ", el("a", { href: `#/games/${g.game_id}/replay` }, "Replay"));
-    list.append(
-      el(
-        "tr",
-        {},
-        el(
-          "td",
-          {},
-          titles[g.game] || g.game,
-          g.practice ? el("span", { class: "muted" }, " (practice)") : "",
-        ),
-        el("td", {}, playersOf(g)),
-        el("td", {}, waitingFor(g)),
-        el("td", {}, ago(g.created_ms)),
-        el("td", {}, actions),
-      ),
-    );
-  }
+  lobby.replaceChildren(...lobbyRows(found, titles, mineIn));
 }
 
 function mineIn(g) {
   const me = account();
   return seatOf(g.game_id) || (me && (g.seats || []).some((s) => s.player === me.player_id));
-}
-
-function playersOf(g) {
-  return (g.seats || [])
-    .map(
-      (s, i) =>
-        s.name ||
-        (s.kind === "bot"
-          ? `bot${s.bot_level ? ` (${s.bot_level})` : ""}`
-          : g.open_seats.includes(i)
-            ? "open seat"
-            : "player"),
-    )
-    .join(", ");
-}
-
-function waitingFor(g) {
-  if (g.status.over) return "finished";
-  if (g.open_seats.length) return `a player for seat ${g.open_seats.join(", ")}`;
-  const acting = g.status.to_act || [];
-  return acting.length ? `seat ${acting.join(", ")} to move` : "…";
-}
-
-function ago(ms) {
-  if (!ms) return "";
-  const minutes = Math.round((Date.now() - ms) / 60000);
-  if (minutes < 1) return "just now";
-  if (minutes < 60) return `${minutes} min ago`;
-  const hours = Math.round(minutes / 60);
-  return hours < 48 ? `${hours} h ago` : `${Math.round(hours / 24)} days ago`;
 }
 
 async function joinSeat(gameId, seat) {

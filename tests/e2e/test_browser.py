@@ -715,6 +715,37 @@ def test_the_tournament_list_says_when_there_are_none(page: WebDriver, system: S
     assert told[1] == "Tournaments | NameStateSpring cuprunning"
 
 
+def test_the_lobby_reads_on_a_phone_and_says_when_there_are_no_games(
+    page: WebDriver, system: System
+) -> None:
+    """At 390 px the list's headings break between words only (they read "waiti / ng
+    for", "playe / rs"); with no games its module says so (it was headings over nothing)."""
+    page.set_window_size(390, 844)
+    try:
+        page.get(system.base_url + "/#/")
+        find(page, "#lobby th")
+        broken = page.execute_script(
+            "const out = [];"
+            "for (const th of document.querySelectorAll('#lobby th')) {"
+            " const text = th.firstChild; if (!text) continue;"
+            " let at = 0;"
+            " for (const word of text.textContent.split(' ')) {"
+            "  const r = document.createRange(); r.setStart(text, at);"
+            "  r.setEnd(text, at + word.length); at += word.length + 1;"
+            "  if (r.getClientRects().length > 1) out.push(word); } }"
+            "return out;"
+        )
+        assert broken == [], f"headings broken inside a word: {broken}"
+        told = page.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "import('/static/lobby.js').then((m) => done("
+            " m.lobbyRows([], {}, () => false).map((n) => n.textContent).join(' | ')));"
+        )
+        assert told.endswith("| No games yet: quick play, or create one above."), told
+    finally:
+        page.set_window_size(1200, 1000)
+
+
 def test_a_table_fits_a_phone_and_cards_answer_the_keyboard(system: System) -> None:
     phone = browser()
     try:
