@@ -715,6 +715,22 @@ def test_the_tournament_list_says_when_there_are_none(page: WebDriver, system: S
     assert told[1] == "Tournaments | NameStateSpring cuprunning"
 
 
+def test_a_page_takes_the_focus_without_framing_itself(system: System) -> None:
+    """Each page moves the focus to itself for screen readers; a browser fresh on the
+    page drew its focus ring round all of it (a black frame on every page)."""
+    fresh = browser()
+    try:
+        fresh.get(system.base_url + "/#/leaderboards")
+        find(fresh, "h2")
+        focused, outline = fresh.execute_script(
+            "const a = document.getElementById('app');"
+            " return [document.activeElement === a, getComputedStyle(a).outlineStyle]"
+        )
+        assert focused and outline == "none", outline
+    finally:
+        fresh.quit()
+
+
 def test_the_lobby_reads_on_a_phone_and_says_when_there_are_no_games(
     page: WebDriver, system: System
 ) -> None:
