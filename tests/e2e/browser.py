@@ -158,3 +158,15 @@ def accessibility_problems(driver: WebDriver) -> list[dict[str, Any]]:
         " + (n.failureSummary || '').slice(0, 160))}))));"
     )
     return [v for v in found if v["impact"] in ("serious", "critical")]
+
+
+def rendered(driver: WebDriver, module: str, call: str) -> str:
+    """The text of what ``call`` (JavaScript on ``m``, the web client's module ``module``,
+    e.g. "m.lobbyRows([], {}, () => false)") renders in the page: its nodes' texts joined
+    by " | ". The page's own code on data a test chooses (an empty list, say)."""
+    text = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        f"import('/static/{module}').then((m) => done([].concat({call})"
+        ".map((n) => n.textContent).join(' | ')));"
+    )
+    return str(text)

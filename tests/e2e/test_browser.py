@@ -36,6 +36,7 @@ from tests.e2e.browser import (
     held_seat,
     needs_chromium,
     network_text,
+    rendered,
     shown_text,
     status,
     texts,
@@ -704,15 +705,10 @@ def test_the_tournament_list_says_when_there_are_none(page: WebDriver, system: S
     named columns."""
     page.get(system.base_url + "/#/tournaments")
     find(page, "#t-create")
-    told = page.execute_async_script(
-        "const done = arguments[arguments.length - 1];"
-        "import('/static/tournaments.js').then((m) => done(["
-        " m.tournamentList([]).map((n) => n.textContent).join(' | '),"
-        " m.tournamentList([{tournament_id: 't1', name: 'Spring cup', state: 'running'}])"
-        "  .map((n) => n.textContent).join(' | ')]));"
-    )
-    assert told[0] == "Tournaments | No tournaments yet: create the first one above."
-    assert told[1] == "Tournaments | NameStateSpring cuprunning"
+    none = rendered(page, "tournaments.js", "m.tournamentList([])")
+    assert none == "Tournaments | No tournaments yet: create the first one above."
+    one = "m.tournamentList([{tournament_id: 't1', name: 'Spring cup', state: 'running'}])"
+    assert rendered(page, "tournaments.js", one) == "Tournaments | NameStateSpring cuprunning"
 
 
 def test_a_page_takes_the_focus_without_framing_itself(system: System) -> None:
@@ -752,11 +748,7 @@ def test_the_lobby_reads_on_a_phone_and_says_when_there_are_no_games(
             "return out;"
         )
         assert broken == [], f"headings broken inside a word: {broken}"
-        told = page.execute_async_script(
-            "const done = arguments[arguments.length - 1];"
-            "import('/static/lobby.js').then((m) => done("
-            " m.lobbyRows([], {}, () => false).map((n) => n.textContent).join(' | ')));"
-        )
+        told = rendered(page, "lobby.js", "m.lobbyRows([], {}, () => false)")
         assert told.endswith("| No games yet: quick play, or create one above."), told
     finally:
         page.set_window_size(1200, 1000)
