@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import redis as sync_redis
@@ -39,7 +40,7 @@ from bench.common import (
 )
 from bench.populate import populate, replay_rate
 from services.core.eventstore import open_store
-from services.core.local_redis import free_port
+from services.core.local_redis import RedisServer, free_port
 from services.core.settings import StoreSettings
 from services.projection.rebuild import rebuild
 
@@ -68,6 +69,16 @@ def start_system(
     redis_port = urls["redis"].rsplit(":", 1)[1].split("/")[0]
     pids["redis"] = pids_on(redis_port)[0]
     return proc, {**urls, **{f"engine:{k}": v for k, v in engines.items()}}, pids
+
+
+def chain_redis(state: str) -> RedisServer:
+    """The chain's own Redis, configured as `make run`'s (AOF, fsync always), under
+    ``state``. On Raffe's, the chain's Redis CPU counted Raffe's idle workers' polling too
+    (~8 ms/s: docs/performance.md, twenty-ninth session), a few percent of its per request
+    at one game."""
+    directory = Path(state) / "chain-redis"
+    directory.mkdir(parents=True, exist_ok=True)
+    return RedisServer(appendonly=True, directory=str(directory)).start()
 
 
 def start_baselines(redis_url: str) -> tuple[list[subprocess.Popen[str]], str]:
@@ -135,7 +146,8 @@ def run(
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory() as state:
         system, where, pids = start_system(state)
-        baselines, base_url = start_baselines(where["redis"])
+        own = chain_redis(state)
+        baselines, base_url = start_baselines(own.url)
         pids |= {"baseline http": baselines[1].pid, "baseline grpc": baselines[0].pid}
         try:
             for n in levels:
@@ -169,6 +181,7 @@ def run(
                 figures += memory_and_rebuild(where, pids, short)
         finally:
             stop_all([system, *baselines])
+            own.stop()
     return figures
 
 

@@ -3,8 +3,8 @@ generator (bench.players on bench.rawhttp, not httpx):
 
     python -m bench.realtime [--short] [--levels 1,16,64] [--game giraffe-raffe] [--rounds 1]
 
-At each level of active games: the minimal chain (HTTP -> gRPC -> one Lua append, the
-baseline) and the Giraffe Raffe command path, commands only; the move -> own fresh view
+At each level of active games: the minimal chain (HTTP -> gRPC -> one Lua append on a
+Redis of its own, the baseline) and the Giraffe Raffe command path, commands only; the move -> own fresh view
 latency (POST, then GET ?min_version=<its version>) against the POST's; the opponent-push
 latency with every seat on a live stream against the command's; and the CPU each process
 spent per move with and without every seat watching. Prints the table with ratios and the
@@ -39,7 +39,7 @@ from bench.common import (
     wakeups,
     write_json,
 )
-from bench.fullstack import start_baselines, start_system
+from bench.fullstack import chain_redis, start_baselines, start_system
 from bench.players import TIMED
 
 MODES = ("commands", "own-view", "watch")
@@ -125,7 +125,7 @@ def level(
     drifts by 10-30% within minutes, which one run of each cannot tell from a change)."""
     runs: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for _ in range(rounds):
-        chain_pids = {k: v for k, v in pids.items() if k.startswith("baseline") or k == "redis"}
+        chain_pids = {k: v for k, v in pids.items() if k.startswith("baseline")}
         runs["chain"].append(players(base, "chain", n, moves, seconds, game, chain_pids))
         for mode in MODES:
             runs[mode].append(players(where["gateway"], mode, n, moves, seconds, game, pids))
@@ -134,7 +134,7 @@ def level(
     cpu = {mode: got[mode]["cpu_per_move"] for mode in MODES}
     servers = [k for k in cpu["commands"] if not k.startswith("baseline")]
     plain = sum(cpu["commands"][k] for k in servers)
-    # The chain's processes: its HTTP and gRPC servers and Redis (the #25 budget: a move
+    # The chain's processes: its HTTP and gRPC servers and its own Redis (the #25 budget: a move
     # through Raffe at most 1.2x the chain's CPU per request).
     chain_cpu = sum(chain["cpu_per_move"].values())
     watched = sum(cpu["watch"][k] for k in servers)
@@ -191,7 +191,7 @@ def level(
 
 
 # Each of Raffe's processes against the chain's process that does its part.
-COUNTERPART = {"gateway": "baseline http", "engine": "baseline grpc", "redis": "redis"}
+COUNTERPART = {"gateway": "baseline http", "engine": "baseline grpc", "redis": "baseline redis"}
 
 
 def by_process(g: str, raffe: dict[str, float], chain: dict[str, float]) -> list[Figure]:
@@ -257,8 +257,14 @@ def main(argv: list[str] | None = None) -> None:
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory() as state:
         system, where, pids = start_system(state)
-        baselines, base = start_baselines(where["redis"])
-        pids |= {"baseline http": baselines[1].pid, "baseline grpc": baselines[0].pid}
+        own = chain_redis(state)
+        baselines, base = start_baselines(own.url)
+        assert own.process is not None
+        pids |= {
+            "baseline http": baselines[1].pid,
+            "baseline grpc": baselines[0].pid,
+            "baseline redis": own.process.pid,
+        }
         try:
             for n in levels:
                 figures += level(n, where, pids, base, moves, seconds, args.game, args.rounds)
@@ -273,6 +279,7 @@ def main(argv: list[str] | None = None) -> None:
             ]
         finally:
             stop_all([system, *baselines])
+            own.stop()
     print_table(f"what players feel ({args.game}; one machine, 2 cores)", figures)
     print(f"written to {write_json('realtime', figures)}")
 
