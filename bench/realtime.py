@@ -4,8 +4,9 @@ generator (bench.players on bench.rawhttp, not httpx):
     python -m bench.realtime [--short] [--levels 1,16,64] [--game giraffe-raffe] [--rounds 1]
 
 At each level of active games: the minimal chain (HTTP -> gRPC -> one Lua append on a
-Redis of its own, the baseline) and the Giraffe Raffe command path, commands only; the move -> own fresh view
-latency (POST, then GET ?min_version=<its version>) against the POST's; the opponent-push
+Redis of its own, the baseline) and the Giraffe Raffe command path, commands only; the
+move -> own fresh view latency (POST, then GET ?min_version=<its version>) against the
+POST's; the opponent-push
 latency with every seat on a live stream against the command's; and the CPU each process
 spent per move with and without every seat watching. Prints the table with ratios and the
 targets of #17, and writes bench/results/realtime.json. At the end, Redis memory per game
