@@ -6,12 +6,14 @@ cancelled caller changes nothing for the others."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Coroutine
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from redis import Redis as SyncRedis
 from redis.asyncio import Redis
 from redis.exceptions import DataError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -49,6 +51,31 @@ async def test_calls_of_one_turn_share_one_batch_and_run_in_order(
     assert replies == [str(i).encode() for i in range(50)]
     assert calls.batches == before + 1
     assert await redis.lrange(key, 1, -1) == [str(i).encode() for i in range(50)]
+
+
+def seen_without_the_loop(redis_url: str, key: str, value: bytes) -> bool:
+    """Whether ``value`` reaches the list at ``key`` while the caller's event loop does
+    not run (read on a blocking connection of its own, for up to two seconds)."""
+    with SyncRedis.from_url(redis_url) as other:
+        for _ in range(200):
+            if value in other.lrange(key, 0, -1):
+                return True
+            time.sleep(0.01)
+    return False
+
+
+async def test_a_batch_leaves_in_its_senders_first_turn(
+    redis_url: str, echo: tuple[ScriptBatcher, str]
+) -> None:
+    """The call's turn queues it and starts the sender; the sender's turn writes it.
+    (redis-py's own write waits for a task of its own, a turn later.)"""
+    calls, key = echo
+    await calls.run([key], ["warm"])  # loads the script, opens a connection
+    call = asyncio.create_task(calls.run([key], ["sent"]))
+    await asyncio.sleep(0)  # the call's turn
+    await asyncio.sleep(0)  # the sender's
+    assert seen_without_the_loop(redis_url, key, b"sent")
+    assert await call == b"sent"
 
 
 async def test_a_forgotten_script_is_loaded_and_every_call_runs_once(

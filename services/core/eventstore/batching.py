@@ -23,6 +23,7 @@ have run, and the client's retry with the same command id is answered as a dupli
 from __future__ import annotations
 
 import asyncio
+import builtins
 from collections.abc import Sequence
 from typing import Any
 
@@ -108,7 +109,7 @@ class ScriptBatcher:
         read = 0
         try:
             commands = b"".join([call for call, _ in batch])
-            await connection.send_packed_command(commands, check_health=False)
+            await _write(connection, commands)
             for pending in batch:
                 try:
                     reply = await connection.read_response()
@@ -140,6 +141,22 @@ class ScriptBatcher:
         BATCHES.inc()
         BATCHED.inc(len(batch))
         return unanswered, unknown_script
+
+
+async def _write(connection: Any, data: bytes) -> None:
+    """``data`` onto the connection's socket in this turn of the loop. redis-py's
+    ``send_packed_command`` wraps its write in ``asyncio.wait_for``, which on Python 3.11
+    runs it as a task of its own: the batch left a loop turn later, and its sender went
+    on reading a turn after that, a task and two turns a batch (docs/performance.md,
+    thirtieth session). The timeout is the socket's, as redis-py applies it; the write
+    itself is redis-py's (a private method: redis is pinned in constraints.txt, and
+    tests/integration/test_script_batching.py says whether a batch leaves at once)."""
+    try:
+        async with asyncio.timeout(connection.socket_timeout):
+            await connection._send_packed_command([data])
+    except builtins.TimeoutError as error:  # Redis takes in nothing (redis-py's is apart)
+        await connection.disconnect(nowait=True)
+        raise TimeoutError("Timeout writing to socket") from error  # redis-py's, as it raises
 
 
 def _packed(command: tuple[Any, ...]) -> bytes:
