@@ -186,3 +186,22 @@ async def test_the_projection_forgets_finished_games_and_keeps_its_byte_bound(
         assert folder.games.bytes <= 200_000 or len(folder.games) == 1
         await folder.apply(stored[-1])  # GameEnded
         assert f"g{n}" not in folder.games
+
+
+async def test_a_worker_renews_every_lease_in_one_call_and_drops_those_it_lost(
+    store: EventStore,
+) -> None:
+    s = small(store)
+    worker = PartitionLeases(s, "proj", ttl_ms=5000)
+    await worker.refresh()
+    assert set(worker.owned) == set(range(8))
+    await store.redis.set(worker.lease_key(3), "another worker")  # lost while paused
+    await store.redis.pexpire(worker.lease_key(5), 1)
+    stats = await store.redis.info("commandstats")
+    before = stats["cmdstat_evalsha"]["calls"]
+    await asyncio.sleep(0.01)
+    await worker.refresh()  # renews 6, loses 3 for good; 5 had expired: taken again
+    after = (await store.redis.info("commandstats"))["cmdstat_evalsha"]["calls"]
+    assert after - before == 1
+    assert set(worker.owned) == set(range(8)) - {3}
+    assert await store.redis.pttl(worker.lease_key(0)) > 4000
