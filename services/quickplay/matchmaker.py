@@ -39,7 +39,7 @@ return 0
 
 
 class Matchmaker:
-    interval_s = 0.25
+    interval_s = 0.25  # a step this often while anyone waits: their window widens with time
 
     def __init__(
         self,
@@ -56,22 +56,47 @@ class Matchmaker:
         self.owner = uuid.uuid4().hex
         self._lease = store.redis.register_script(LEASE_LUA)
         self.stopping = asyncio.Event()
+        self.left_waiting = 0  # players the last step left in the queues
+        # With nobody waiting, the lease's holder sleeps until a join wakes it, or its
+        # lease is due for renewal; the others try for the lease as often. (It polled
+        # every queue four times a second, most of an idle bot runner's CPU.)
+        timeout_s = store.settings.redis_timeout_s / 2  # a blocked read is a Redis call
+        self.idle_s = max(self.interval_s, min(lease_ms / 3000, timeout_s))
 
     async def run(self) -> None:
         failures = 0
         while not self.stopping.is_set():
+            held = False
             try:
-                if await self._lease(
-                    keys=[self.queue.key("lease")], args=[self.owner, self.lease_ms]
-                ):
+                if held := await self.leased():
                     await self.step()
                 failures = 0
             except Exception as error:  # Redis or an engine away: try again soon
                 failures += 1
                 log.warning("matchmaker step failed", extra={"error": str(error)})
-            delay = self.interval_s * min(2**failures, 8)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.stopping.wait(), delay)
+            if failures:
+                await self._pause(self.interval_s * min(2**failures, 8))
+            elif not held:
+                await self._pause(self.idle_s)
+            elif self.left_waiting:
+                await self._pause(self.interval_s)
+            else:
+                await self._until_joined(self.idle_s)
+
+    async def _pause(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stopping.wait(), seconds)
+
+    async def _until_joined(self, seconds: float) -> None:
+        """Until a player joins a queue (its join script pushes a wake-up), at most
+        ``seconds``, or until stopped."""
+        wake = self.store.redis.blpop([self.queue.key("wake")], timeout=seconds)
+        woken, stopped = asyncio.ensure_future(wake), asyncio.ensure_future(self.stopping.wait())
+        done, _ = await asyncio.wait({woken, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        for task in (woken, stopped):
+            task.cancel()
+        if woken in done:
+            woken.result()  # raises what the read met
 
     async def leased(self) -> bool:
         """Whether this matchmaker holds the lease (taken, or renewed, now)."""
@@ -80,7 +105,7 @@ class Matchmaker:
 
     async def step(self) -> int:
         """Seat what was claimed before, then form and seat new tables; how many."""
-        done = 0
+        done = left = 0
         for table in await self.queue.matched():
             await self.seat(table)
             done += 1
@@ -88,12 +113,15 @@ class Matchmaker:
         for game, size in await self.queue.queues():
             waiting = [Waiting(*w) for w in await self.queue.waiting(game, size)]
             scores = {w.player: w.score for w in waiting}
+            left += len(waiting)
             for seats in tables(waiting, size, now, self.bots_after_ms):
                 level = await self.level_for(game, [scores[p] for p in seats if p])
                 table = Table(self.engines[game].new_game_id(), game, _shuffled(seats), level)
                 if await self.queue.claim(table, size):
                     await self.seat(table)
                     done += 1
+                    left -= sum(1 for p in seats if p)
+        self.left_waiting = left
         return done
 
     async def level_for(self, game: str, scores: list[float]) -> str:

@@ -5,7 +5,8 @@ tickets) and the matchmaker (which claims tables and seats them). Every key carr
 - ``q:<game>:<size>``: waiting players by the time they joined (a sorted set);
 - ``t:<player>``: a player's ticket: game, size, joined_ms, score, state (waiting,
   matched, seated, cancelled), game_id and seat once matched;
-- ``queues``: every queue that has had a player; ``matched``: tables claimed and not yet
+- ``queues``: every queue that has had a player; ``wake``: a list a join pushes to,
+  which an idle matchmaker waits on (at most one entry); ``matched``: tables claimed and not yet
   seated (a matchmaker that dies between the two leaves them for the next one);
   ``table:<game id>``: such a table's seats."""
 
@@ -28,6 +29,8 @@ redis.call('HSET', KEYS[1], 'game', ARGV[1], 'size', ARGV[2], 'joined_ms', ARGV[
 redis.call('EXPIRE', KEYS[1], ARGV[7])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[6])
 redis.call('SADD', KEYS[3], ARGV[5])
+redis.call('LPUSH', KEYS[4], 1)
+redis.call('LTRIM', KEYS[4], 0, 0)
 return 1
 """
 
@@ -93,6 +96,7 @@ class Queue:
     async def join(self, player: str, game: str, size: int, now_ms: int, score: float) -> bool:
         """Queue ``player``; False when they are waiting (or being seated) already."""
         keys = [self.ticket_key(player), self.queue_key(game, size), self.key("queues")]
+        keys.append(self.key("wake"))  # the matchmaker waits on it while no one else waits
         args: list[Any] = [game, size, now_ms, score, f"{game}:{size}", player, TICKET_TTL_S]
         return bool(await self._join(keys=keys, args=args))
 

@@ -1,0 +1,66 @@
+"""The quick-play matchmaker over a real engine and Redis: with nobody waiting it asks
+Redis nothing until a join wakes it, and the players who joined are seated at once."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import cast
+
+from redis.asyncio import Redis
+
+from services.core.eventstore import open_store
+from services.core.settings import RatingSettings, StoreSettings
+from services.giraffe_raffe.game import GAME as GIRAFFE_RAFFE
+from services.quickplay.matchmaker import Matchmaker
+from services.ratings.follow import boards_of
+from tests.engine_fixtures import running_engine
+
+PLAYERS = ("pl" + "a" * 24, "pl" + "b" * 24)
+
+
+async def calls(redis: Redis, command: str) -> int:
+    stats = cast(dict[str, dict[str, int]], await redis.info("commandstats"))
+    return int(stats.get(f"cmdstat_{command}", {}).get("calls", 0))
+
+
+async def seated(matchmaker: Matchmaker) -> None:
+    """Until both players' tickets say seated."""
+    for _ in range(1000):
+        tickets = [await matchmaker.queue.ticket(p) or {} for p in PLAYERS]
+        if all(t.get("state") == "seated" for t in tickets):
+            return
+        await asyncio.sleep(0.05)
+
+
+async def test_an_idle_matchmaker_waits_for_a_join_and_seats_the_table_at_once(
+    redis_url: str, store_settings: StoreSettings
+) -> None:
+    # Blocked reads may last up to half a Redis call's timeout: 30 s here, so a table
+    # seated within seconds was woken by the join, not by the wait running out.
+    settings = store_settings.model_copy(update={"redis_url": redis_url, "redis_timeout_s": 60})
+    async with running_engine(GIRAFFE_RAFFE, settings) as (engine, _):
+        store = await open_store(settings)
+        boards = boards_of(store, RatingSettings())
+        matchmaker = Matchmaker(store, {"giraffe-raffe": engine}, 600, boards, lease_ms=90_000)
+        assert matchmaker.idle_s == 30
+        running = asyncio.create_task(matchmaker.run())
+        try:
+            await asyncio.sleep(0.5)  # its first step found nobody waiting
+            looked = await calls(store.redis, "smembers")
+            await asyncio.sleep(1.0)
+            assert await calls(store.redis, "smembers") == looked  # no polling meanwhile
+            now = int(time.time() * 1000)
+            for player in PLAYERS:
+                assert await matchmaker.queue.join(player, "giraffe-raffe", 2, now, 0.0)
+            async with asyncio.timeout(10):
+                await seated(matchmaker)
+            tickets = [await matchmaker.queue.ticket(p) for p in PLAYERS]
+            assert tickets[0] and tickets[1] and tickets[0]["game_id"] == tickets[1]["game_id"]
+            assert {t["seat"] for t in tickets if t} == {0, 1}
+            assert matchmaker.left_waiting == 0
+        finally:
+            matchmaker.stopping.set()
+            async with asyncio.timeout(5):  # stopping ends the wait for a join at once
+                await running
+            await store.redis.aclose()
