@@ -95,8 +95,10 @@ class Matchmaker:
         done, _ = await asyncio.wait({woken, stopped}, return_when=asyncio.FIRST_COMPLETED)
         for task in (woken, stopped):
             task.cancel()
-        if woken in done:
-            woken.result()  # raises what the read met
+        if woken in done and (error := woken.exception()) is not None:
+            # Redis away or hung (a blocked read times out): as after a failed step.
+            log.warning("matchmaker wait failed", extra={"error": str(error)})
+            await self._pause(self.interval_s)
 
     async def leased(self) -> bool:
         """Whether this matchmaker holds the lease (taken, or renewed, now)."""

@@ -64,3 +64,32 @@ async def test_an_idle_matchmaker_waits_for_a_join_and_seats_the_table_at_once(
             async with asyncio.timeout(5):  # stopping ends the wait for a join at once
                 await running
             await store.redis.aclose()
+
+
+async def test_a_failing_wait_for_a_join_is_waited_out_not_fatal(
+    redis_url: str, store_settings: StoreSettings
+) -> None:
+    """A blocked read that fails (here the wake key holds the wrong type; a hung Redis
+    times it out) is logged and tried again: the bot runner's process lives on it."""
+    settings = store_settings.model_copy(update={"redis_url": redis_url})
+    async with running_engine(GIRAFFE_RAFFE, settings) as (engine, _):
+        store = await open_store(settings)
+        boards = boards_of(store, RatingSettings())
+        matchmaker = Matchmaker(store, {"giraffe-raffe": engine}, 600, boards)
+        wake = matchmaker.queue.key("wake")
+        await store.redis.set(wake, "not a list")
+        running = asyncio.create_task(matchmaker.run())
+        try:
+            await asyncio.sleep(0.6)  # several failed waits
+            assert not running.done()
+            await store.redis.delete(wake)
+            now = int(time.time() * 1000)
+            for player in PLAYERS:
+                assert await matchmaker.queue.join(player, "giraffe-raffe", 2, now, 0.0)
+            async with asyncio.timeout(10):
+                await seated(matchmaker)
+        finally:
+            matchmaker.stopping.set()
+            async with asyncio.timeout(5):
+                await running
+            await store.redis.aclose()
