@@ -102,8 +102,12 @@ class Guard:
         except Exception as error:  # past every handler: still problem+json, with CORS
             if started_response[0]:
                 raise
-            log.error("unhandled error", exc_info=error)
-            refusal = await on_raffe_error(Request(scope), failure_problem(error))
+            problem = failure_problem(error)
+            if problem.code == "internal":
+                log.error("unhandled error", exc_info=error)
+            else:  # Redis out of reach (a failover): a 503 the client retries, no bug
+                log.warning("event store unavailable", extra={"error": str(error)})
+            refusal = await on_raffe_error(Request(scope), problem)
             await refusal(scope, receive, send_noting_status)
         finally:
             route = scope.get(ROUTE_LABEL) or getattr(scope.get("route"), "path", "unmatched")
