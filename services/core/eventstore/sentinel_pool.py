@@ -89,10 +89,15 @@ class EpochSentinelPool(SentinelConnectionPool):
         named = [s for s in states if valid(s, self.service_name)]
         if not named:
             return None
-        newest = max(named, key=lambda s: int(s.get("config-epoch", 0)))
-        epoch = int(newest.get("config-epoch", 0))
+        newest = max(named, key=_epoch)
+        epoch = _epoch(newest)
         if epoch < self.epoch and self.master_address is not None:
             return _address(self.master_address)
+        if epoch < max(map(_epoch, states)):
+            # A sentinel holds a newer configuration whose primary none vouches for yet (a
+            # promotion under way): the older one named is the one being replaced, maybe
+            # thawed. No primary (503s, sent again) until the newer one is named.
+            return None
         self.epoch = epoch
         return (str(newest["ip"]), int(newest["port"]))
 
@@ -212,6 +217,10 @@ def _held_down(state: dict[str, Any], address: tuple[str, int]) -> bool:
 def _healthy(state: dict[str, Any], address: tuple[str, int]) -> bool:
     """Whether this sentinel's primary is ``address``, up, with no failover under way."""
     return _names(state, address) and not HELD_DOWN & _flags(state)
+
+
+def _epoch(state: dict[str, Any]) -> int:
+    return int(state.get("config-epoch", 0))
 
 
 def _names(state: dict[str, Any], address: tuple[str, int]) -> bool:
