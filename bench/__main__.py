@@ -12,6 +12,7 @@ import importlib
 BENCHMARKS = [
     "bench.eventstore",
     "bench.giraffe_raffe",
+    "bench.engine_work",
     "bench.riff_raff",
     "bench.fullstack",
     "bench.realtime",

@@ -1,7 +1,7 @@
 """What an engine's own work costs a move, against the minimal chain's engine, both in
 this process on one real Redis (AOF, fsync always, as `make run`'s), without gRPC:
 
-    python -m bench.engine_work [--moves 3000] [--rounds 3]
+    python -m bench.engine_work [--short] [--moves 3000] [--rounds 4]
 
 - Raffe: ``EngineService._execute``, the body of an engine's gRPC handler, over scripted
   Giraffe Raffe practice games (the moves bench.players sends): the command parsed and
@@ -140,12 +140,14 @@ def figures(got: Sides) -> list[Figure]:
     ]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--moves", type=int, default=3000)
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
-    found = figures(run(measure(args.moves, args.rounds)))
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--short", action="store_true", help="500 moves, 2 rounds")
+    args = parser.parse_args(argv)
+    moves, rounds = (500, 2) if args.short else (args.moves, args.rounds)
+    found = figures(run(measure(moves, rounds)))
     print_table("an engine's own work a move, in process (one real Redis, AOF always)", found)
     write_json("engine_work", found)
 
