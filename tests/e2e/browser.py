@@ -114,13 +114,19 @@ def status(driver: WebDriver) -> str:
     return str(driver.execute_script("return document.getElementById('status')?.textContent || ''"))
 
 
+def log_of(driver: WebDriver, kind: str) -> list[dict[str, Any]]:
+    """Chrome's log of ``kind`` ("browser", "performance") since the last read. Selenium
+    types a driver as the remote WebDriver, which does not declare Chrome's get_log."""
+    return cast(list[dict[str, Any]], driver.get_log(kind))  # type: ignore[attr-defined]
+
+
 def network_text(driver: WebDriver) -> str:
     """Everything the page received from the API: response bodies and live-stream
     messages (not the client's own static files: the rules page's example cards are no
     secret)."""
     seen: list[str] = []
     static: set[str] = set()
-    for entry in driver.get_log("performance"):  # type: ignore[attr-defined]  # Chrome's
+    for entry in log_of(driver, "performance"):
         message = json.loads(entry["message"])["message"]
         params = message.get("params", {})
         if message["method"] == "Network.requestWillBeSent":

@@ -12,8 +12,9 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from tests.e2e.browser import (
     find,
     game_id_of,
     held_seat,
+    log_of,
     needs_chromium,
     network_text,
     rendered,
@@ -110,6 +112,16 @@ def version_shown(driver: WebDriver) -> int:
         "const h = document.getElementById('table-head'); return h ? h.dataset.version : ''"
     )
     return int(drawn) if drawn else 0
+
+
+def shows_after(driver: WebDriver, version: int) -> Callable[[], bool]:
+    """A wait_for condition: the page has drawn a version after ``version``."""
+    return lambda: version_shown(driver) > version
+
+
+def shows_status(driver: WebDriver, text: str) -> bool:
+    """Whether the table's status line says ``text``."""
+    return text in status(driver)
 
 
 # -- making a bot's move with the page's buttons -----------------------------------------
@@ -194,7 +206,7 @@ def play_by_clicking(
             CLICKS[game](driver, bot(view["view"], legal, SeededRng(game_id, legal["version"])))
         except StaleElementReferenceException:
             continue  # another seat moved meanwhile (Riff Raff's cards are chosen at once)
-        wait_for(lambda b=before: version_shown(driver) > b, 30, "the move did not show")
+        wait_for(shows_after(driver, before), 30, "the move did not show")
         moves += 1
 
 
@@ -235,7 +247,7 @@ def test_a_whole_game_is_played_by_clicking(
         assert "lowest" in marks and "highest" in marks
         assert len(page.find_elements(By.CSS_SELECTOR, "#revealed-votes tbody tr")) == 2
         assert not page.find_elements(By.CSS_SELECTOR, "#vote")  # no empty round to vote in
-    assert not [e for e in page.get_log("browser") if e["level"] == "SEVERE"]
+    assert not [e for e in log_of(page, "browser") if e["level"] == "SEVERE"]
 
 
 WHY = {  # the words of each game's end explanation (its rule)
@@ -257,7 +269,7 @@ def test_two_browsers_are_two_players_who_see_each_others_moves_and_no_secret(
             first = http.get(f"/v1/games/{game_id}/commands", headers=auth(tokens[0])).json()
             turn = 0 if first["to_act"] else 1
             mover, watcher = (alice, bob) if turn == 0 else (bob, alice)
-            wait_for(lambda mover=mover: "Your move" in status(mover))
+            wait_for(partial(shows_status, mover, "Your move"))
             before = version_shown(watcher)
             legal = http.get(f"/v1/games/{game_id}/commands", headers=auth(tokens[turn])).json()
             view = http.get(
@@ -267,7 +279,7 @@ def test_two_browsers_are_two_players_who_see_each_others_moves_and_no_secret(
             ).json()["view"]
             move = GAMES["giraffe-raffe"].bot("")(view, legal, SeededRng(game_id, legal["version"]))
             click_giraffe_raffe(mover, move)
-            wait_for(lambda w=watcher, b=before: version_shown(w) > b, 15, "no live update")
+            wait_for(shows_after(watcher, before), 15, "no live update")
         screenshot(bob, "two-players")
         alice_hand = http.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).json()["view"][
             "hand"
@@ -282,7 +294,7 @@ def test_two_browsers_are_two_players_who_see_each_others_moves_and_no_secret(
 def requested(driver: WebDriver) -> list[tuple[str, str]]:
     """(method, url) of every request the page sent since the last call."""
     out = []
-    for entry in driver.get_log("performance"):
+    for entry in log_of(driver, "performance"):
         message = json.loads(entry["message"])["message"]
         if message["method"] == "Network.requestWillBeSent":
             request = message["params"]["request"]
@@ -448,7 +460,7 @@ def test_riff_raff_load_controls_are_labelled_and_previewed(
             click_riff_raff(page, bot(view["view"], legal, SeededRng(game_id, legal["version"])))
         except StaleElementReferenceException:
             continue
-        wait_for(lambda b=before: version_shown(page) > b, 30, "the move did not show")
+        wait_for(shows_after(page, before), 30, "the move did not show")
     form = find(page, "#load-form")
     labels = form.text
     assert "Piece" in labels and "Where" in labels and "Turned" in labels
@@ -457,12 +469,12 @@ def test_riff_raff_load_controls_are_labelled_and_previewed(
     for field in form.find_elements(By.CSS_SELECTOR, "select, input"):
         assert form.find_elements(By.CSS_SELECTOR, f'label[for="{field.get_attribute("id")}"]')
     preview = find(page, "#load-preview")
-    before = preview.get_attribute("x")
+    drawn_at = preview.get_attribute("x")
     slider = find(page, ".load-position")
     page.execute_script(
         "arguments[0].value = 0; arguments[0].dispatchEvent(new Event('input'))", slider
     )
-    assert find(page, "#load-preview").get_attribute("x") != before  # it follows
+    assert find(page, "#load-preview").get_attribute("x") != drawn_at  # it follows
     heading = page.find_element(By.CSS_SELECTOR, ".riff-raff section:nth-of-type(2) h2").text
     assert "level" in heading or re.search(r"tilted \d+\.\d° to the (left|right)", heading)
     assert not re.search(r"\b(1[89]\d|[23]\d\d)\.\d+°", heading)  # never "356.981°"
@@ -923,7 +935,7 @@ def test_two_people_play_riff_raff_on_a_real_ship_reporting_and_accepting(
                 kinds.add(legal["commands"][0]["type"])
                 before = version_shown(driver)
                 click_tabletop(driver, legal)
-                wait_for(lambda d=driver, b=before: version_shown(d) > b, 15, "no answer")
+                wait_for(shows_after(driver, before), 15, "no answer")
         assert all("Game over" in status(d) for d in players.values())
         assert {"choose_card", "load", "report", "accept"} <= kinds
         screenshot(bob, "riff-raff-tabletop")
@@ -936,7 +948,7 @@ def test_the_api_docs_render_in_a_browser_from_this_server_alone(
     wait_for(lambda: len(page.find_elements(By.CSS_SELECTOR, ".opblock")) > 10, 30)
     requested = [
         json.loads(entry["message"])["message"]["params"]["request"]["url"]
-        for entry in page.get_log("performance")
+        for entry in log_of(page, "performance")
         if '"Network.requestWillBeSent"' in entry["message"]
     ]
     assert requested and all(
