@@ -75,7 +75,7 @@ test: $(STAMP) proto
 lint: $(STAMP) proto
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy services gateway bench
+	$(BIN)/mypy services gateway bench tests
 	@if [ -x $(PRETTIER) ]; then $(PRETTIER) --check $(WEB_JS); \
 	else echo "prettier not installed (needs npm): the web client's format is not checked"; fi
 	@awk 'length > 100 { print FILENAME ":" FNR ": longer than 100 characters"; bad = 1 } \

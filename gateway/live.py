@@ -42,7 +42,7 @@ import logging
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -249,7 +249,7 @@ class LiveHub:
         after: int,
         heartbeat_s: float = 15.0,
         views: bool = False,
-    ) -> AsyncIterator[bytes]:
+    ) -> AsyncGenerator[bytes, None]:
         """Every event after version ``after`` as ``who`` may see it, then each new one
         as it is appended, as SSE bytes (a ping comment after ``heartbeat_s`` of quiet);
         ends after the game's last event (GameEnded), or when ``who``'s token expires or

@@ -17,7 +17,7 @@ from services.core.local_redis import RedisCluster, RedisServer, server_version,
 
 def docker_answers() -> bool:
     try:
-        import docker  # type: ignore[import-untyped]
+        import docker
 
         docker.from_env(timeout=2).ping()
     except Exception:

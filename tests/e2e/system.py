@@ -69,7 +69,7 @@ def running_system(state_dir: Path, *args: str, **env: str) -> Iterator[System]:
         wiring["RAFFE_REDIS_SENTINELS"] = sentinels.group(1)
         wiring["RAFFE_REDIS_WAIT_REPLICAS"] = full_env.get("RAFFE_REDIS_WAIT_REPLICAS", "1")
     output = list(lines)
-    drain = threading.Thread(target=lambda: output.extend(process.stdout), daemon=True)  # type: ignore[arg-type]
+    drain = threading.Thread(target=lambda: output.extend(process.stdout), daemon=True)
     drain.start()
     try:
         env_out = {**full_env, **wiring}

@@ -659,7 +659,7 @@ def test_the_replay_viewer_steps_through_a_finished_game(
     play_by_clicking(page, http, "giraffometer", game_id)
     click(page, 'a[href$="/replay"]')
     label = find(page, "#replay-label")
-    last = int(re.search(r"of (\d+)", label.text).group(1))  # type: ignore[union-attr]
+    last = int(re.search(r"of (\d+)", label.text).group(1))
     events = http.get(f"/v1/games/{game_id}/events").json()["events"]
     assert last == len({(e["command_id"], e["actor"]) for e in events})  # moves, not versions
     click(page, "#replay-first")

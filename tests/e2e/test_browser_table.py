@@ -8,15 +8,25 @@ import json
 import httpx
 from selenium.webdriver.common.by import By
 
-from tests.e2e.browser import browser, click, find, held_seat, shown_text, texts, wait_for
+from tests.e2e.browser import (
+    browser,
+    click,
+    find,
+    held_seat,
+    log_of,
+    shown_text,
+    status,
+    texts,
+    wait_for,
+)
 from tests.e2e.players import auth, create
 from tests.e2e.system import System
-from tests.e2e.test_browser import invited_pair, play_by_clicking, status, version_shown
+from tests.e2e.test_browser import invited_pair, play_by_clicking, version_shown
 from tests.e2e.test_fair_table import votes
 
 
 def seat_line(driver: object, seat: int) -> str:
-    return shown_text(driver, f'.seat-line[data-seat="{seat}"]')  # type: ignore[arg-type]
+    return shown_text(driver, f'.seat-line[data-seat="{seat}"]')
 
 
 def test_a_person_leaves_and_the_other_finishes_against_the_bot(
@@ -41,7 +51,7 @@ def test_a_person_leaves_and_the_other_finishes_against_the_bot(
         final = http.get(f"/v1/games/{game_id}", headers=auth(token)).json()["view"]
         assert final["status"]["over"] and final["table"]["left"] == [{"seat": 1, "reason": "left"}]
         assert not alice.find_elements(By.CSS_SELECTOR, "#table-actions")  # over: no buttons
-        assert not [e for e in alice.get_log("browser") if e["level"] == "SEVERE"]
+        assert not [e for e in log_of(alice, "browser") if e["level"] == "SEVERE"]
 
 
 def test_two_players_rematch_from_the_finished_table(system: System) -> None:
@@ -82,7 +92,7 @@ def test_a_spectator_sees_the_game_two_moves_late(system: System, http: httpx.Cl
         more = votes(http, gid, tokens[1:], 1)  # a fourth: the second shows
         wait_for(lambda: version_shown(spectator) == first[1], 15, "the next did not show")
         assert version_shown(spectator) < first[2] < more[0]
-        assert not [e for e in spectator.get_log("browser") if e["level"] == "SEVERE"]
+        assert not [e for e in log_of(spectator, "browser") if e["level"] == "SEVERE"]
     finally:
         spectator.quit()
 

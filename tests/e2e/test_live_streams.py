@@ -32,8 +32,8 @@ def open_stream(base_url: str, path: str, stack: ExitStack, forwarded_for: str =
     url = urlparse(base_url)
     sock = stack.enter_context(socket.create_connection((url.hostname, url.port), timeout=10))
     proxy = f"X-Forwarded-For: {forwarded_for}\r\n" if forwarded_for else ""
-    head = f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{proxy}\r\n"
-    sock.sendall(head.encode())
+    request = f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{proxy}\r\n"
+    sock.sendall(request.encode())
     head = b""
     while b"\r\n\r\n" not in head:
         chunk = sock.recv(4096)

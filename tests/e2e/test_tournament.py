@@ -446,7 +446,7 @@ def hgets_of(system: System, word: str) -> Iterator[list[int]]:
     playing) read their own keys and do not count."""
     client = redis.Redis.from_url(system.redis_url)
     done, counted = f"hgets-of-done:{uuid.uuid4().hex}", [0]
-    with client.monitor() as monitor:  # type: ignore[no-untyped-call]
+    with client.monitor() as monitor:
 
         def count() -> None:
             for seen in monitor.listen():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -17,11 +18,11 @@ pytestmark = pytest.mark.cluster
 
 
 @pytest.fixture
-async def cluster_store(redis_cluster: LocalCluster) -> EventStore:
+async def cluster_store(redis_cluster: LocalCluster) -> AsyncIterator[EventStore]:
     store = await open_store(
         StoreSettings(key_prefix=unique_prefix(), cluster=True, redis_url=redis_cluster.url)
     )
-    yield store  # type: ignore[misc]
+    yield store
     await store.redis.aclose()
 
 

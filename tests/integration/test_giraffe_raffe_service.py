@@ -13,7 +13,13 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from services.core.errors import InvalidArgument, RuleViolation, UnknownGame, VersionConflict
+from services.core.errors import (
+    InvalidArgument,
+    RaffeError,
+    RuleViolation,
+    UnknownGame,
+    VersionConflict,
+)
 from services.core.eventstore import EventStore
 from services.core.local_redis import free_port
 from services.core.transport import EngineClient
@@ -105,7 +111,7 @@ async def test_a_retried_command_id_returns_the_same_result(engine: EngineClient
     ],
 )
 async def test_bad_commands_are_typed_and_append_nothing(
-    engine: EngineClient, command: dict, error: type, code: str
+    engine: EngineClient, command: dict, error: type[RaffeError], code: str
 ) -> None:
     game_id = await new_game(engine, 2)
     version, _, status = await engine.view(game_id, -1)

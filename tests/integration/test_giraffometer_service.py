@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.core.errors import InvalidArgument, RuleViolation
+from services.core.errors import InvalidArgument, RaffeError, RuleViolation
 from services.core.eventstore import EventStore
 from services.core.transport import EngineClient
 from services.giraffometer.bots import BOTS
@@ -60,7 +60,7 @@ async def test_votes_stay_invisible_to_others_until_the_reveal(
     ],
 )
 async def test_bad_votes_are_typed_and_append_nothing(
-    engine: EngineClient, command: dict, error: type, code: str
+    engine: EngineClient, command: dict, error: type[RaffeError], code: str
 ) -> None:
     created = await engine.create([SeatSpec("human")] * 2, {"round_timer": 60}, seed="bad")
     version, _, _ = await engine.view(created.game_id, 0)

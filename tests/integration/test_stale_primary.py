@@ -78,7 +78,7 @@ async def test_a_thawed_primary_the_sentinels_replaced_gets_no_write(tmp_path: P
         await append_until(store, "g", 5)  # the pool holds connections to the primary now
         old = group.primary_port()
         before = scripts_run(old)
-        pid = group.node_on(old).process.pid  # type: ignore[union-attr]
+        pid = group.node_on(old).process.pid
         os.kill(pid, signal.SIGSTOP)
         try:
             new = await promoted(group, old)

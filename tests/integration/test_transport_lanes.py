@@ -154,7 +154,7 @@ async def counted_replicas(
             served[i].append(game_id)
             return await run(game_id, *args, **kw)
 
-        replica.runtime.execute = counted  # type: ignore[method-assign]
+        replica.runtime.execute = counted
     try:
         yield replicas, served
     finally:
@@ -174,7 +174,7 @@ def count_creations(replicas: list[Any]) -> list[list[str]]:
             created[i].append(outcome.game_id)
             return outcome
 
-        replica.runtime.create = counted  # type: ignore[method-assign]
+        replica.runtime.create = counted
     return created
 
 
@@ -245,7 +245,7 @@ async def test_every_unary_call_about_a_game_goes_to_its_replica(
                 viewed[i].append(game_id)
                 return await run(game_id, *args, **kw)
 
-            replica.runtime.view_and_commands = counted  # type: ignore[method-assign]
+            replica.runtime.view_and_commands = counted
         try:
             games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(6)]
             for seat in range(3):
@@ -499,7 +499,7 @@ async def test_answers_ready_together_go_out_in_one_message(store: StoreSettings
     async with running_engine(GAME, store) as (client, engine):
         games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(8)]
         channel = grpc.aio.insecure_channel(f"127.0.0.1:{engine.port}")
-        stub = common_pb2_grpc.EngineStub(channel)  # type: ignore[no-untyped-call]
+        stub = common_pb2_grpc.EngineStub(channel)
 
         async def one_message() -> AsyncIterator[common_pb2.ExecuteCalls]:
             yield common_pb2.ExecuteCalls(calls=_calls(games))
@@ -517,7 +517,7 @@ async def test_execute_many_still_answers_a_message_per_call(store: StoreSetting
     async with running_engine(GAME, store) as (client, engine):
         games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(4)]
         channel = grpc.aio.insecure_channel(f"127.0.0.1:{engine.port}")
-        stub = common_pb2_grpc.EngineStub(channel)  # type: ignore[no-untyped-call]
+        stub = common_pb2_grpc.EngineStub(channel)
 
         async def calls() -> AsyncIterator[common_pb2.ExecuteCall]:
             for call in _calls(games):

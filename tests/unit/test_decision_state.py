@@ -15,9 +15,10 @@ from services.core.codec import to_new
 from services.core.eventstore import StoredEvent
 from services.core.gamestate import GameAt, fold
 from services.games import GAMES
-from services.kernel.game import Game, SeatSpec
+from services.kernel.game import SeatSpec
 from services.kernel.playthrough import Playthrough
 from services.kernel.rng import SeededRng
+from services.kernel.spec import GameSpec
 from tests.unit.test_one_home import played_ways, table_of
 
 MAX_MOVES = 400
@@ -33,7 +34,7 @@ def stored(events: list[Any], first_version: int) -> list[StoredEvent]:
     return out
 
 
-def check_game(game: Game[Any], options: dict[str, Any], seed: str) -> int:
+def check_game(game: GameSpec[Any], options: dict[str, Any], seed: str) -> int:
     """Every command's decided state equals the replayed one; the commands checked."""
     seats = table_of(game, options)
     p = Playthrough.start(game, options, [SeatSpec("human")] * seats, seed)

@@ -20,7 +20,7 @@ def test_every_key_of_a_game_shares_its_partition_tag(game_id: str, partitions: 
     keys = Keys("raffe", partitions)
     p = keys.partition_of(game_id)
     assert 0 <= p < partitions
-    tags = {re.search(r"\{[^}]*\}", k).group(0) for k in keys.append_keys(game_id)}  # type: ignore[union-attr]
+    tags = {re.search(r"\{[^}]*\}", k).group(0) for k in keys.append_keys(game_id)}
     assert tags == {f"{{p:{p:02d}}}"}
 
 

@@ -49,8 +49,8 @@ def test_the_alerts_cover_what_matters_and_read_real_metrics() -> None:
     } <= found
     exported = exported_metrics()
     for rule in rules():
-        assert rule["labels"]["severity"] in ("page", "ticket"), rule  # type: ignore[index]
-        assert rule["annotations"]["summary"], rule  # type: ignore[index]
+        assert rule["labels"]["severity"] in ("page", "ticket"), rule
+        assert rule["annotations"]["summary"], rule
         assert series(str(rule["expr"])) <= exported, rule["alert"]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from services.games import GAMES, PACKAGES
 from services.kernel.events import UnknownEvent
@@ -118,12 +119,18 @@ def test_the_test_only_game_is_a_package_the_registry_loads_by_name() -> None:
     }
 
 
+def declared(model: type | None) -> type[BaseModel]:
+    """A GameSpec's declared shape (of its view or its legal commands)."""
+    assert model is not None and issubclass(model, BaseModel)
+    return model
+
+
 @pytest.mark.parametrize("name", list(GAMES))
 def test_every_view_a_game_shows_has_its_declared_shape(name: str) -> None:
     """The typed views the API documents (view.py) are the views clients get: every
     seat's, a spectator's and a revealed one, after every move of whole games."""
     game = GAMES[name]
-    assert game.view_model is not None and game.legal_model is not None
+    view_model, legal_model = declared(game.view_model), declared(game.legal_model)
     for options in played_ways(GAMES[name]):
         seats = table_of(game, options)
         checked = 0
@@ -132,10 +139,10 @@ def test_every_view_a_game_shows_has_its_declared_shape(name: str) -> None:
         for event in played.events:
             state = game.evolve(state, event)
             for seat in (*range(seats), SPECTATOR):
-                game.view_model.model_validate(game.view(state, seat))
+                view_model.model_validate(game.view(state, seat))
                 LegalShape.model_validate(game.legal_commands(state, seat))
-                game.legal_model.model_validate(game.legal_commands(state, seat))
-            game.view_model.model_validate(game.view(state, 0, reveal=True))
+                legal_model.model_validate(game.legal_commands(state, seat))
+            view_model.model_validate(game.view(state, 0, True))  # revealed
             checked += 1
         assert checked == len(played.events) > 10
 

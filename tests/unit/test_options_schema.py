@@ -30,7 +30,7 @@ def seats_for(game: str, options: dict[str, Any]) -> dict[str, Any]:
 def offered(schema: dict[str, Any]) -> list[dict[str, Any]]:
     """Every option set a form offers: each value of each option, the others default."""
     props = schema["properties"]
-    out = [{}]
+    out: list[dict[str, Any]] = [{}]
     for name, prop in props.items():
         if prop.get("x-form") is False:
             continue

@@ -14,7 +14,7 @@ from services.core.readiness import Readiness
 def test_readyz_follows_readiness_and_metrics_do_not(monkeypatch: pytest.MonkeyPatch) -> None:
     port = free_port()
     monkeypatch.setenv("RAFFE_METRICS_PORT", str(port))
-    readiness = Readiness(redis=None)  # type: ignore[arg-type]  # never checked here
+    readiness = Readiness(redis=None)  # never checked here
     assert start_metrics(readiness) == port
     base = f"http://127.0.0.1:{port}"
     assert httpx.get(f"{base}/readyz").status_code == 503

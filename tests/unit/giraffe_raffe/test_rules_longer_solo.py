@@ -8,12 +8,12 @@ import hashlib
 from services.core.redaction import redact_event
 from services.giraffe_raffe.bots import random_bot
 from services.giraffe_raffe.game import GAME
+from services.giraffe_raffe.state import State
 from services.giraffe_raffe.view import legal_commands, redact, view
-from services.kernel.game import SeatSpec
+from services.kernel.game import Event, SeatSpec
 from services.kernel.playthrough import Playthrough
 from services.kernel.rng import SeededRng
 from tests.unit.giraffe_raffe.given import (
-    Event,
     apples,
     created,
     dealt,
@@ -82,7 +82,9 @@ def test_a_second_rotten_apple_loses_the_game_and_all_others_win() -> None:
 
 
 # ruling GR-11
-def solo_events(hand: list[str], robot_hand: list[str], deck: list[str], **options: object):
+def solo_events(
+    hand: list[str], robot_hand: list[str], deck: list[str], **options: object
+) -> list[Event]:
     return [
         created(1, mode="solo", **options),
         dealt([hand, robot_hand], robot_deck=deck),
@@ -90,7 +92,7 @@ def solo_events(hand: list[str], robot_hand: list[str], deck: list[str], **optio
     ]
 
 
-def solo(hand: list[str], robot_hand: list[str], deck: list[str], **options: object):
+def solo(hand: list[str], robot_hand: list[str], deck: list[str], **options: object) -> State:
     return given(*solo_events(hand, robot_hand, deck, **options))
 
 

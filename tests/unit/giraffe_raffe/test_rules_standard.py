@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from services.core.errors import InvalidArgument, RuleViolation
+from services.core.errors import InvalidArgument, RaffeError, RuleViolation
 from services.giraffe_raffe.cards import COPIES, DECK, NUMBERED
 from services.giraffe_raffe.game import GAME
-from services.giraffe_raffe.state import APPLES
+from services.giraffe_raffe.state import APPLES, State
 from services.kernel.game import SeatSpec
 from services.kernel.playthrough import Playthrough
 from tests.unit.giraffe_raffe.given import (
@@ -79,7 +79,7 @@ def test_an_unnamed_dealer_is_drawn_from_the_seed() -> None:
 
 
 # ruling GR-4
-def base(*hands: list[str], **options: object):
+def base(*hands: list[str], **options: object) -> State:
     return given(created(len(hands), **options), dealt(hands), turn(0))
 
 
@@ -201,7 +201,9 @@ def test_a_copy_may_name_which_card_it_copies() -> None:
         ("pair", ["R7", "C1"], {"C2": "R7"}, InvalidArgument, "copy_not_in_play"),
     ],
 )
-def test_illegal_copy_plays(tree, cards, copies, error, code) -> None:
+def test_illegal_copy_plays(
+    tree: str, cards: list[str], copies: dict[str, str], error: type[RaffeError], code: str
+) -> None:
     s = base(["R7", "B7", "B8", "C1", "C2"], ["G1"])
     with pytest.raises(error) as info:
         when(s, 0, **play(tree, *cards, **copies))

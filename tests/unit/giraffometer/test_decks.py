@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from services.giraffometer import decks
 from services.giraffometer.evolve import evolve
+from services.kernel.errors import InvalidArgument
 from services.kernel.game import Event
+from services.kernel.rng import SeededRng
 
 DEFAULT = json.loads(files("services.giraffometer.decks").joinpath("default.json").read_text())
 
@@ -58,7 +60,7 @@ def test_a_custom_deck_over_the_size_cap_is_rejected() -> None:
             for i in range(decks.MAX_CUSTOM_FACTS + 1)
         ],
     }
-    with pytest.raises(decks.InvalidArgument):
+    with pytest.raises(InvalidArgument):
         decks.validate(big)
 
 
@@ -100,10 +102,10 @@ def test_a_game_dealt_before_a_fact_was_retired_still_reveals_it() -> None:
     )
     state = evolve(state, Event("DeckShuffled", {"order": retired + current}))
     flow = rules.Flow(state, evolve)
-    rules.start_round(flow, rules.SeededRng("s"), 0)
+    rules.start_round(flow, SeededRng("s"), 0)
     table = list(flow.state.table)
     assert table[0] == retired[0] and len(table) == 6  # a retired fact is dealt first
-    rules.reveal(flow, rules.SeededRng("s"), 0, closed_by="timer")
+    rules.reveal(flow, SeededRng("s"), 0, closed_by="timer")
     revealed = next(e for e in flow.events if e.type == "RoundRevealed")
     known = decks.known_facts()
     assert revealed.data["answers"] == [known[i].answer for i in table]

@@ -9,7 +9,7 @@ from services.kernel.playthrough import Playthrough
 from services.kernel.rng import SeededRng
 from services.riff_raff.game import GAME
 from services.riff_raff.rules import phase, status
-from services.riff_raff.state import State
+from services.riff_raff.state import State, Turn
 
 
 def start(players: int = 2, seed: str = "rr", **options: Any) -> Playthrough[State]:
@@ -19,6 +19,12 @@ def start(players: int = 2, seed: str = "rr", **options: Any) -> Playthrough[Sta
 def choose(p: Playthrough[State], cards: dict[int, int]) -> None:
     for seat, card in cards.items():
         p.execute(seat, {"type": "choose_card", "card": card})
+
+
+def turn_of(p: Playthrough[State]) -> Turn:
+    """The turn being played (a test that reads it expects one)."""
+    assert p.state.turn is not None
+    return p.state.turn
 
 
 def active(p: Playthrough[State]) -> int:

@@ -13,7 +13,7 @@ from services.riff_raff.game import GAME
 from services.riff_raff.rules import phase
 from services.riff_raff.state import State
 from services.riff_raff.view import redact, view
-from tests.unit.riff_raff.helpers import active, choose, load, play_until_fall, start
+from tests.unit.riff_raff.helpers import active, choose, load, play_until_fall, start, turn_of
 
 
 # ruling RR-1
@@ -102,7 +102,7 @@ def test_a_double_load_needs_an_area_5_to_10_that_already_held_a_piece() -> None
     while p.state.turn is not None:
         load(p, "box", 0.5)
     choose(p, {0: 7, 1: 6})
-    assert p.state.turn.seat == 0 and p.state.turn.area == 7
+    assert turn_of(p).seat == 0 and turn_of(p).area == 7
     with pytest.raises(RuleViolation):
         p.execute(0, {"type": "load", "pieces": two})  # area 7 is empty
 

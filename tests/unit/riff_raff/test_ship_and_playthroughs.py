@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -52,10 +53,10 @@ def test_the_same_200_loads_give_identical_outcomes_in_two_processes() -> None:
     assert len(json.loads(runs[0])) == 200
 
 
-def test_replay_never_simulates(monkeypatch) -> None:
+def test_replay_never_simulates(monkeypatch: pytest.MonkeyPatch) -> None:
     final = play(["careful", "random"], "replay")
 
-    def boom(*args, **kwargs):
+    def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("replay simulated the ship")
 
     monkeypatch.setattr(ship, "simulate", boom)

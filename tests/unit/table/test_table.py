@@ -166,4 +166,4 @@ def test_a_tables_copy_changes_only_what_it_names() -> None:
     assert hash(left) == hash(Table("g", ("human", "bot"), "s", ((1, "left"),), (), 5, 60_000))
     assert left.left_seats == frozenset({1}) and left.stand_ins == (1,)
     with pytest.raises(AttributeError):
-        left.seed = "other"  # type: ignore[misc]
+        left.seed = "other"
