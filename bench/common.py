@@ -168,6 +168,18 @@ def cpu_ticks() -> tuple[int, int]:
     return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
 
 
+def busy_ticks() -> int:
+    """The machine's CPU ticks so far spent running anything: every process, the
+    kernel's interrupts and softirqs (loopback networking among them, which no process's
+    own time counts), not idle, I/O wait or steal (0 where there is no /proc/stat)."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (FileNotFoundError, ValueError):
+        return 0
+    user, nice, system, _idle, _iowait, irq, softirq = fields[:7]
+    return user + nice + system + irq + softirq
+
+
 def steal_share(before: tuple[int, int], after: tuple[int, int]) -> float:
     """The share (0-1) of the machine's CPU time the host took between two cpu_ticks()."""
     total = after[1] - before[1]

@@ -7,8 +7,9 @@ At each level of active games: the minimal chain (HTTP -> gRPC -> one Lua append
 Redis of its own, the baseline) and the Giraffe Raffe command path, commands only; the
 move -> own fresh view latency (POST, then GET ?min_version=<its version>) against the
 POST's; the opponent-push
-latency with every seat on a live stream against the command's; and the CPU each process
-spent per move with and without every seat watching. Prints the table with ratios and the
+latency with every seat on a live stream against the command's; the CPU each process
+spent per move with and without every seat watching; and the whole machine's CPU per move
+(every process, the kernel and the load generator), Raffe's against the chain's. Prints the table with ratios and the
 targets of #17, and writes bench/results/realtime.json. At the end, Redis memory per game
 of the run's own games, those not over (created or in play) and those over: every key of a game
 (its stream, meta, command ids, seat tokens, read models), MEMORY USAGE summed; the
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -31,6 +33,7 @@ import redis
 from bench.common import (
     Figure,
     against,
+    busy_ticks,
     cpu_seconds,
     cpu_ticks,
     print_table,
@@ -60,7 +63,9 @@ def players(
     """A bench.players run's JSON result; with ``pids``, under "cpu_s" the CPU seconds each
     of those processes spent during the timed part only (not the games' creation), and
     under "switches" their threads' voluntary context switches (wake-ups) meanwhile;
-    under "steal" the share of the machine's CPU time its host took (bench.common)."""
+    under "steal" the share of the machine's CPU time its host took, and under
+    "machine_s" the CPU seconds the whole machine spent meanwhile, kernel and load
+    generator included (bench.common)."""
     cmd = [sys.executable, "-m", "bench.players", "--url", url, "--mode", mode]
     cmd += ["--games", str(games), "--moves", str(moves), "--seconds", str(seconds)]
     cmd += ["--game", game]
@@ -74,15 +79,17 @@ def players(
         errors.append(line)
     before = {name: cpu_seconds(pid) for name, pid in (pids or {}).items()}
     woken = {name: wakeups(pid) for name, pid in (pids or {}).items()}
-    ticks = cpu_ticks()
+    ticks, busy = cpu_ticks(), busy_ticks()
     out, err = proc.communicate(timeout=seconds + 300)
     steal = steal_share(ticks, cpu_ticks())
+    machine = (busy_ticks() - busy) / os.sysconf("SC_CLK_TCK")
     used = {name: cpu_seconds(pid) - before[name] for name, pid in (pids or {}).items()}
     woken = {name: wakeups(pid) - woken[name] for name, pid in (pids or {}).items()}
     lines = out.strip().splitlines()
     if not lines:
         raise RuntimeError(f"the load generator failed:\n{''.join(errors)[-2000:]}{err[-2000:]}")
-    return {**json.loads(lines[-1]), "cpu_s": used, "switches": woken, "steal": steal}
+    result = {"cpu_s": used, "switches": woken, "steal": steal, "machine_s": machine}
+    return {**json.loads(lines[-1]), **result}
 
 
 def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -94,6 +101,7 @@ def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "errors": sum(r["errors"] for r in runs),
         "client_cpu_ms": med(r["client_cpu_ms"] for r in runs),
         "steal": max(r.get("steal", 0.0) for r in runs),
+        "machine_ms": med(r.get("machine_s", 0.0) * 1000 / max(1, r["moves"]) for r in runs),
     }
     for latency in ("command", "own_view", "push"):
         out[latency] = {k: med(r[latency][k] for r in runs) for k in ("p50_ms", "p99_ms", "count")}
@@ -176,6 +184,10 @@ def level(
         against(f"{aw}: moves", w["rate"], "moves/s", "not watching", c["rate"]),
         Figure(f"{g}: minimal chain CPU per request", chain_cpu, ms),
         against(f"{g}: server CPU per move", plain, ms, "chain's", chain_cpu),
+        # Everything the machine ran, its kernel and the load generator included:
+        # where the two cores are full (64 games), moves/s follow this ratio, not the one above
+        # (docs/performance.md, thirty-first session).
+        against(f"{g}: machine CPU per move", c["machine_ms"], ms, "chain's", chain["machine_ms"]),
         against(f"{aw}: server CPU per move", watched, ms, "not watching", plain),
         against(f"{g}: load generator CPU per move", c["client_cpu_ms"], ms, "server's", plain),
         *by_process(g, cpu["commands"], chain["cpu_per_move"]),
