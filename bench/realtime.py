@@ -6,14 +6,14 @@ generator (bench.players on bench.rawhttp, not httpx):
 At each level of active games: the minimal chain (HTTP -> gRPC -> one Lua append on a
 Redis of its own, the baseline) and the Giraffe Raffe command path, commands only; the
 move -> own fresh view latency (POST, then GET ?min_version=<its version>) against the
-POST's; the opponent-push
-latency with every seat on a live stream against the command's; the CPU each process
-spent per move with and without every seat watching; and the whole machine's CPU per move
-(every process, the kernel and the load generator), Raffe's against the chain's. Prints
-the table with ratios and the targets of #17, and writes bench/results/realtime.json. At the end, Redis memory per game
-of the run's own games, those not over (created or in play) and those over: every key of a game
-(its stream, meta, command ids, seat tokens, read models), MEMORY USAGE summed; the
-partition logs' copies of the events are shared and counted apart, per event."""
+POST's; the opponent-push latency with every seat on a live stream against the
+command's; the CPU each process spent per move with and without every seat watching; and
+the whole machine's CPU per move (every process, the kernel and the load generator),
+Raffe's against the chain's. Prints the table with ratios and the targets of #17, and
+writes bench/results/realtime.json. At the end, Redis memory per game of the run's own
+games, those not over (created or in play) and those over: every key of a game (its
+stream, meta, command ids, seat tokens, read models), MEMORY USAGE summed; the partition
+logs' copies of the events are shared and counted apart, per event."""
 
 from __future__ import annotations
 
