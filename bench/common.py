@@ -161,10 +161,7 @@ def cpu_ticks() -> tuple[int, int]:
     is none). Steal is time this virtual machine's CPUs were ready to run and the host ran
     something else: read over a run, its share says how much of the machine the run
     really had."""
-    try:
-        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    except (FileNotFoundError, ValueError):
-        return 0, 0
+    fields = _cpu_line()
     return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
 
 
@@ -172,12 +169,19 @@ def busy_ticks() -> int:
     """The machine's CPU ticks so far spent running anything: every process, the
     kernel's interrupts and softirqs (loopback networking among them, which no process's
     own time counts), not idle, I/O wait or steal (0 where there is no /proc/stat)."""
-    try:
-        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    except (FileNotFoundError, ValueError):
+    fields = _cpu_line()
+    if len(fields) < 7:
         return 0
     user, nice, system, _idle, _iowait, irq, softirq = fields[:7]
     return user + nice + system + irq + softirq
+
+
+def _cpu_line() -> list[int]:
+    """The machine's CPU ticks by kind, /proc/stat's first line ([] where there is none)."""
+    try:
+        return [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (FileNotFoundError, ValueError):
+        return []
 
 
 def steal_share(before: tuple[int, int], after: tuple[int, int]) -> float:
