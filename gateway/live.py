@@ -123,8 +123,11 @@ class Viewer:
     )
 
     def end(self) -> None:
-        """End the stream now, whatever is queued (its token is no longer good)."""
-        self.queue = asyncio.Queue(1)
+        """End the stream now, whatever is queued (its token is no longer good). The
+        queue is emptied in place: the stream waits on this very queue, and a new one
+        would leave it waiting until its next heartbeat."""
+        while not self.queue.empty():
+            self.queue.get_nowait()
         self.queue.put_nowait(None)
 
     def push(self, frames: list[tuple[bytes, bool]]) -> None:
