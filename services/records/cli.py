@@ -20,10 +20,17 @@ console = Console(stderr=True)
 
 
 def verify_files(paths: list[str]) -> int:
-    """Verify each file: one record (JSON) or many (JSON Lines). 0 if all re-play."""
+    """Verify each file: one record (JSON) or many (JSON Lines). 0 if all re-play; a
+    file that cannot be read or holds no record is one FAILED line, never a traceback."""
     bad = 0
     for path in paths:
-        for n, doc in enumerate(_records(Path(path)), start=1):
+        try:
+            docs = _records(Path(path))
+        except NotRecords as unreadable:
+            bad += 1
+            console.print(f"[red]FAILED[/red] {escape(f'{path}: {unreadable}')}", soft_wrap=True)
+            continue
+        for n, doc in enumerate(docs, start=1):
             name = f"{path}:{n}" if n > 1 or path.endswith(".jsonl") else path
             try:
                 done = verify(doc, GAMES)
@@ -42,12 +49,35 @@ def verify_files(paths: list[str]) -> int:
     return 1 if bad else 0
 
 
+class NotRecords(Exception):
+    """A file that is not one record nor JSON Lines of records (the reason, in words)."""
+
+
 def _records(path: Path) -> list[dict[str, Any]]:
-    text = path.read_bytes()
     try:
-        return [orjson.loads(text)]
+        text = path.read_bytes()
+    except OSError as error:
+        raise NotRecords(error.strerror or str(error)) from None
+    try:
+        docs = [orjson.loads(text)]
     except orjson.JSONDecodeError:
-        return [orjson.loads(line) for line in text.splitlines() if line.strip()]
+        try:
+            docs = [orjson.loads(line) for line in text.splitlines() if line.strip()]
+        except orjson.JSONDecodeError as error:
+            raise NotRecords(f"not JSON nor JSON Lines ({error})") from None
+    if not docs:
+        raise NotRecords("empty: no record in it")
+    for n, doc in enumerate(docs, start=1):
+        if not isinstance(doc, dict):
+            raise NotRecords(f"record {n} is a JSON {_json_kind(doc)}, not an object")
+    return docs
+
+
+def _json_kind(value: object) -> str:
+    if value is None:
+        return "null"
+    kinds = {bool: "boolean", int: "number", float: "number", str: "string", list: "array"}
+    return kinds.get(type(value), type(value).__name__)
 
 
 def export(http: httpx.Client, game: str, since: str, until: str, out: str) -> int:

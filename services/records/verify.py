@@ -42,6 +42,16 @@ class Verified:
 
 
 def verify(doc: dict[str, Any], games: dict[str, GameSpec[Any]]) -> Verified:
+    """Re-play ``doc``; Mismatch names the first place it differs, or what is malformed
+    (a record from outside may hold anything: no shape of it may escape as a crash)."""
+    try:
+        return _verify(doc, games)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as e:
+        raise Mismatch("record", f"malformed ({type(e).__name__}: {e})") from None
+
+
+def _verify(doc: dict[str, Any], games: dict[str, GameSpec[Any]]) -> Verified:
+    _shaped(doc)
     if doc.get("format") != FORMAT:
         raise Mismatch("format", f"expected {FORMAT}, found {doc.get('format')!r}")
     game = games.get(doc.get("game", ""))
@@ -51,6 +61,7 @@ def verify(doc: dict[str, Any], games: dict[str, GameSpec[Any]]) -> Verified:
     if not commands or "create" not in commands[0]:
         raise Mismatch("command 0", "the record does not start with the game's creation")
     state, version, seed = _created(game, commands[0], doc.get("seed", ""))
+    _as_created(doc, commands[0])
     count = len(commands[0]["events"])
     for n, c in enumerate(commands[1:], start=1):
         where = f"command {n} (version {c.get('first_version', version + 1)})"
@@ -61,6 +72,49 @@ def verify(doc: dict[str, Any], games: dict[str, GameSpec[Any]]) -> Verified:
     if orjson.dumps(result) != orjson.dumps(doc.get("result")):
         raise Mismatch("result", f"recorded {doc.get('result')}, re-played {result}")
     return Verified(str(doc.get("game_id", "")), len(commands), count)
+
+
+# The fields a record's reader relies on, with the JSON type each must have.
+SHAPE = {
+    "format": str,
+    "game": str,
+    "game_id": str,
+    "seed": str,
+    "options": dict,
+    "seats": list,
+    "commands": list,
+}
+
+
+def _shaped(doc: dict[str, Any]) -> None:
+    for name, kind in SHAPE.items():
+        if name not in doc:
+            raise Mismatch(name, "missing from the record")
+        if not isinstance(doc[name], kind):
+            raise Mismatch(name, f"must be a JSON {_KINDS[kind]}")
+    for n, c in enumerate(doc["commands"]):
+        if not isinstance(c, dict) or not isinstance(c.get("events"), list):
+            raise Mismatch(f"command {n}", "must be an object with a list of events")
+        if not all(isinstance(e, dict) for e in c["events"]):
+            raise Mismatch(f"command {n}", "its events must be objects")
+
+
+_KINDS = {str: "string", dict: "object", list: "array"}
+
+
+def _as_created(doc: dict[str, Any], creation: dict[str, Any]) -> None:
+    """The record's summary fields say what its first event says (a reader trusts them
+    without re-playing): options and seats as the game was created with."""
+    created = creation["events"][0].get("data") if creation["events"] else None
+    if not isinstance(created, dict):
+        raise Mismatch("command 0", "the creation has no event")
+    if orjson.dumps(doc["options"]) != orjson.dumps(created.get("options", {})):
+        raise Mismatch(
+            "options", f"the record says {doc['options']}, its log {created.get('options')}"
+        )
+    seats = [{k: v for k, v in s.items() if k not in ("seat", "player_name")} for s in doc["seats"]]
+    if orjson.dumps(seats) != orjson.dumps(created.get("seats", [])):
+        raise Mismatch("seats", f"the record says {seats}, its log {created.get('seats')}")
 
 
 def _created(game: GameSpec[Any], c: dict[str, Any], seed: str) -> tuple[Any, int, str]:
