@@ -2,20 +2,24 @@
 same deal, so a table's game is held back from everyone outside it (spectators, players
 of other tables) until every table of the round has finished it: its view, events, live
 stream, replay, record and lobby entry. The tournament's own view holds the round's
-results back the same way (services/tournament/view.py); a table's game is held while
-its round shows a table without a result there.
+results back the same way (services/tournament/view.py), and the tournament package
+answers whether a round may be shown (``round_shown``).
 
-Only ids of tournament tables are looked at (services/tournament/ids.table_of); a round
-once released stays released, so each is asked about until then only."""
+Holds fail closed: a round not dealt yet is held (asking for a table before its round
+exists must not release it), and an engine that cannot answer holds too (the error goes
+to the client, nothing is remembered). Only ids of tournament tables are looked at
+(services/tournament/ids.table_of); a round once shown stays shown, so each is asked
+about until then only."""
 
 from __future__ import annotations
 
 import time
 
-from services.core.errors import RaffeError
+from services.core.errors import UnknownGame
 from services.core.transport import EngineClient
 from services.kernel.game import SPECTATOR
 from services.tournament.ids import table_of
+from services.tournament.view import round_shown
 
 ASK_EVERY_S = 0.5  # a held round's answer is kept this long
 MAX_KNOWN = 100_000  # released rounds remembered
@@ -28,7 +32,8 @@ class Holds:
         self._held: dict[tuple[str, int], float] = {}  # (tournament, round) -> asked at
 
     async def held(self, game_id: str) -> bool:
-        """Whether the game is a duplicate table whose deal another table still plays."""
+        """Whether the game is a duplicate table whose deal another table still plays
+        (or will play: a round not dealt yet)."""
         where = table_of(game_id)
         if where is None or "tournament" not in self.engines:
             return False
@@ -38,24 +43,23 @@ class Holds:
         asked = self._held.get(round_of)
         if asked is not None and time.monotonic() - asked < ASK_EVERY_S:
             return True
-        holding = await self._ask(*round_of)
-        if holding:
+        shown = await self._shown(*round_of)
+        if shown is None:  # no such tournament: an id that only looks like a table's
+            return False
+        if not shown:
             self._held[round_of] = time.monotonic()
-        else:
-            self._held.pop(round_of, None)
-            if len(self._released) >= MAX_KNOWN:  # forgotten rounds are asked once more
-                self._released.clear()
-            self._released.add(round_of)
-        return holding
+            return True
+        self._held.pop(round_of, None)
+        if len(self._released) >= MAX_KNOWN:  # forgotten rounds are asked once more
+            self._released.clear()
+        self._released.add(round_of)
+        return False
 
-    async def _ask(self, tournament_id: str, number: int) -> bool:
+    async def _shown(self, tournament_id: str, number: int) -> bool | None:
+        """Whether the round may be shown; None if there is no such tournament (not
+        remembered: one may not exist yet). Any other error reaches the caller."""
         try:
             _, view, _ = await self.engines["tournament"].view(tournament_id, SPECTATOR)
-        except RaffeError:
-            return False  # no such tournament: an id that only looks like a table's
-        if view["options"].get("format") != "duplicate" or view["status"]["over"]:
-            return False
-        if not any(p["kind"] == "human" for p in view["players"]):
-            return False  # bots only: nobody could use what a finished table shows
-        rounds = [r for r in view["rounds"] if r["round"] == number]
-        return bool(rounds) and any(t["keys"] is None for t in rounds[0]["tables"])
+        except UnknownGame:
+            return None
+        return round_shown(view, number)

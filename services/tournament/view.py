@@ -2,10 +2,11 @@
 redaction until the end), which would reveal the deals of the games to come, and, in a
 duplicate tournament with people, the results of a round until every table of its deal
 has finished it (a finished table's result tells how the deal plays; the gateway holds
-the tables themselves back meanwhile: gateway/holds.py)."""
+the tables themselves back meanwhile, asking ``round_shown``: gateway/holds.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from services.kernel.game import Event
@@ -24,6 +25,22 @@ def held_round(state: State) -> int | None:
     if not any(p.kind == "human" for p in state.players):
         return None  # bots only: nobody could use what a finished table shows
     return None if all(t.finished for t in current.tables) else current.round
+
+
+def round_shown(view: Mapping[str, Any], number: int) -> bool:
+    """Whether round ``number`` of a tournament may be shown outside its tables, read from
+    the tournament's public view (what a gateway asks the engine for). False while it is
+    a held duplicate round, and before it is dealt at all (fail closed: it will be held
+    when it is; before the start, not even the players are known). Once True, true for
+    good: a released round is never held again."""
+    if view["options"].get("format") != "duplicate" or view["status"]["over"]:
+        return True
+    if not view["started"]:
+        return False  # nothing dealt yet, and who will play is not known
+    if not any(p["kind"] == "human" for p in view["players"]):
+        return True  # bots only: nobody could use what a finished table shows
+    rounds = [r for r in view["rounds"] if r["round"] == number]
+    return bool(rounds) and all(t["keys"] is not None for t in rounds[0]["tables"])
 
 
 def shown_ratings(state: State) -> tuple[ratings.Rating, ...]:

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import orjson
 
 from tests.e2e.players import auth, create
 from tests.e2e.system import System, extra_gateway
+from tests.e2e.test_fair_table import until
 from tests.e2e.test_hardening import watch
 from tests.e2e.test_records import finished_record, raffe
+from tests.e2e.test_tournament import create as tournament
+from tests.e2e.test_tournament import started_with_a_person, wait_finished
 
 
 def test_a_revoked_tokens_stream_ends_at_once_not_at_its_next_heartbeat(system: System) -> None:
@@ -72,3 +76,60 @@ def test_raffe_verify_answers_every_bad_file_in_one_line_and_checks_the_options(
     assert len(failed) == len(bad_files), checked.stderr
     options = next(line for line in failed if "options.json" in line)
     assert "): options: the record says" in options, options
+
+
+def test_a_duplicate_table_asked_for_before_its_round_stays_held_on_every_surface(
+    http: httpx.Client,
+) -> None:
+    """#51 item 1: asking for the tables before the round exists (404 then) no longer
+    releases them for the life of the gateway: once the bots' table has finished and the
+    person's still plays, every surface of the finished one is held (view, events, legal
+    commands, replay with reveal, record, stream, lobby, the records export)."""
+    created = tournament(http, games=["giraffe-raffe"], format="duplicate", table_size=2, rounds=1)
+    tid = created["tournament_id"]
+    tables = [f"{tid}-r1-t0", f"{tid}-r1-t1"]
+    for table in tables:  # before the start: nothing exists yet, nothing is shown
+        for path in ("", "/events", "/events/stream", "/commands"):
+            early = http.get(f"/v1/games/{table}{path}")
+            assert early.status_code in (403, 404), (path, early.text)
+    tid, human = started_with_a_person(http, created, bots=3)
+    mine = until(lambda: ready_table(http, tid, human["token"]), timeout=60)
+    other = next(t for t in tables if t != mine["game_id"])
+    until(lambda: table_finished(http, tid), timeout=60)
+    for path in HELD_SURFACES:
+        held = http.get(f"/v1/games/{other}{path}")
+        assert held.status_code == 403 and held.json()["code"] == "held", (path, held.text)
+    lobby = http.get("/v1/games", params={"limit": 200}).json()["games"]
+    assert other not in {g["game_id"] for g in lobby}
+    records = http.get("/v1/records", params={"game": "giraffe-raffe", "since_ms": 0})
+    assert other not in records.text
+    conceded = http.post(
+        f"/v1/games/{mine['game_id']}/commands",
+        json={"command": {"type": "concede"}, "command_id": "concede"},
+        headers=auth(mine["token"]),
+    )
+    assert conceded.status_code == 200, conceded.text
+    wait_finished(http, tid)
+    time.sleep(0.6)  # gateways ask again about a held round at most every 0.5 s
+    assert http.get(f"/v1/games/{other}/record").status_code == 200
+
+
+HELD_SURFACES = (
+    "",
+    "/events",
+    "/commands",
+    "/replay?version=1&reveal=true",
+    "/record",
+    "/events/stream",
+)
+
+
+def ready_table(http: httpx.Client, tid: str, token: str) -> dict[str, Any] | None:
+    mine = http.get(f"/v1/tournaments/{tid}/me", headers=auth(token)).json()
+    tables = mine.get("tables") or []
+    return dict(tables[0]) if tables and tables[0]["ready"] else None
+
+
+def table_finished(http: httpx.Client, tid: str) -> bool:
+    events = http.get(f"/v1/games/{tid}/events", params={"limit": 500}).json()["events"]
+    return any(e["type"] == "TableFinished" for e in events)
