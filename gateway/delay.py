@@ -1,7 +1,8 @@
 """Fair spectating (docs/fair-table.md): a table may show spectators its game some moves
 or seconds late (options ``spectator_delay_moves``, ``spectator_delay_s``; on by default
 when a seat is a player's), so nobody watching can tell a player what they should not
-know yet. Every spectator surface (view, events, live stream, replay, lobby) shows the
+know yet. Every spectator surface (view, events, legal commands, live stream, replay, lobby)
+shows the
 game as it was at ``shown_version`` until it ends; then the whole log is public.
 
 A move is one command's events (they share a command id and its first carries the
@@ -15,11 +16,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from services.core.codec import loads
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.gamestate import fold
 from services.core.lru import BytesLRU
-from services.kernel.game import Game
+from services.kernel.game import SPECTATOR, Game
 
 TAIL = 500  # events read back from a game's end to find where its spectators are
 
@@ -78,6 +81,7 @@ class Delays:
         # Spectators' views by (game, version): every spectator of a delayed game asks
         # for the same few versions, each a replay from the log.
         self.views: BytesLRU[tuple[str, int], dict[str, Any]] = BytesLRU(16 * 1024 * 1024)
+        self.legal: BytesLRU[tuple[str, int], dict[str, Any]] = BytesLRU(4 * 1024 * 1024)
 
     async def of(self, game_id: str) -> Delay | None:
         if game_id not in self._known:
@@ -91,6 +95,12 @@ class Delays:
     async def limit(self, game_id: str) -> int | None:
         """The newest version spectators may see now; None when nothing is held back (no
         delay, or the game is over)."""
+        shown = await self.shown(game_id)
+        return None if shown is None else shown[0]
+
+    async def shown(self, game_id: str) -> tuple[int, int] | None:
+        """The newest version spectators may see now and its time (ms; 0 for none yet);
+        None when nothing is held back (no delay, or the game is over)."""
         delay = await self.of(game_id)
         if delay is None:
             return None
@@ -99,7 +109,19 @@ class Delays:
             return None
         if tail[0].version > 1 and len(moves(tail)) <= delay.moves:
             tail = await self.store.read_game(game_id)  # very long moves: read them all
-        return shown_version(tail, delay, int(time.time() * 1000))
+        version = shown_version(tail, delay, int(time.time() * 1000))
+        at = [e.time_ms for e in tail if e.version == version]
+        return version, at[0] if at else 0
+
+    async def commands(self, game: Game[Any], game_id: str, version: int) -> dict[str, Any]:
+        """A spectator's legal commands as they were at ``version`` (whose turn it was,
+        the phase): the present's would tell what the delay holds back."""
+        found = self.legal.get((game_id, version))
+        if found is None:
+            state = fold(game, await self.store.read_game_range(game_id, 0, version))
+            found = {"version": version, **game.legal_commands(state, SPECTATOR)}
+            self.legal.put((game_id, version), found, len(orjson.dumps(found)))
+        return found
 
 
 @dataclass(eq=False)

@@ -148,8 +148,6 @@ async def lobby(
         summary["open_seats"] = unclaimed[summary["game_id"]]
         with_names(summary.get("seats", []), names[summary["game_id"]])
         over = summary["status"]["over"]
-        if not over and Delay.of(summary.get("options", {})):  # shown late: whose turn is not
-            summary["status"] = {**summary["status"], "to_act": []}
         wanted = (
             (game is None or summary["game"] == game)
             and (not open_seats or summary["open_seats"])
@@ -157,8 +155,21 @@ async def lobby(
             and (status != "open" or bool(summary["open_seats"]))
         )
         if wanted:
+            if not over and Delay.of(summary.get("options", {})):
+                await shown_late(c, summary)
             out.append(summary)
-    return {"games": out[:limit]}
+            if len(out) == limit:
+                break
+    return {"games": out}
+
+
+async def shown_late(c: Clients, summary: dict[str, Any]) -> None:
+    """A lobby entry of a game spectators see late, as they see it: not whose turn it
+    is now, nor how far it is, nor when it last moved."""
+    summary["status"] = {**summary["status"], "to_act": []}
+    shown = await c.delays.shown(summary["game_id"])
+    if shown is not None:
+        summary["version"], summary["updated_ms"] = shown[0], shown[1] or summary["created_ms"]
 
 
 def with_names(seats: list[dict[str, Any]], names: dict[int, str]) -> None:
@@ -359,9 +370,15 @@ def view_response(game_id: str, seat: int, version: int, view: bytes) -> Respons
 
 @router.get("/{game_id}/commands", responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED)
 async def legal_commands(game_id: GameId, c: ClientsDep, who: CallerDep) -> dict[str, Any]:
-    """The caller's legal commands, in the game's compact form."""
+    """The caller's legal commands, in the game's compact form (a spectator of a game
+    shown late: as they were at the version spectators see)."""
     seat = seat_in(game_id, who)
-    version, legal = await (await c.engine_for(game_id)).commands(game_id, seat)
+    engine = await c.engine_for(game_id)
+    await check_hold(c, game_id, seat)
+    late = await c.delays.limit(game_id) if seat == SPECTATOR else None
+    if late is not None:
+        return await c.delays.commands(c.live.games[await c.game_type(game_id)], game_id, late)
+    version, legal = await engine.commands(game_id, seat)
     return {"version": version, **legal}
 
 

@@ -275,6 +275,13 @@ def test_spectators_see_the_game_two_moves_late_on_every_surface(
     assert http.get(f"/v1/games/{gid}/replay", params={"version": after[1]}).status_code == 200
     lobby = until(lambda: in_lobby(http, gid))
     assert lobby["status"]["to_act"] == []
+    # #51 item 3: the legal commands (for nobody, or a signed-in player of no seat here)
+    # and the lobby's version and last move's time are as late as the rest.
+    signed_in = http.post("/v1/accounts", json={"password": "a long password"}).json()["token"]
+    for token in ("", signed_in):
+        legal = http.get(f"/v1/games/{gid}/commands", headers=auth(token) if token else {})
+        assert legal.status_code == 200 and legal.json()["version"] == after[1], legal.text
+    assert (lobby["version"], lobby["updated_ms"]) == (after[1], page["events"][-1]["time_ms"])
     # The live stream holds the last two moves back, and shows each as two more follow.
     until(lambda: any(d.get("version") == after[1] for _, d in watcher.frames))
     assert max(d.get("version", 0) for _, d in watcher.frames) == after[1]
