@@ -29,7 +29,7 @@ async def main() -> None:
     start_metrics(readiness)
     engines = {name: EngineClient.connect(t) for name, t in engine_targets().items()}
     bots = BotSettings()
-    runner = BotRunner(store, engines, settings.lease_ms, bots.bot_pace_ms)
+    runner = BotRunner(store, engines, settings.lease_ms, bots.bot_pace_ms, bots.bot_stuck_s)
     # The quick-play matchmaker runs beside it (one at a time across replicas: a lease).
     boards = boards_of(store, settings.ratings)  # bot levels are rated: bots to match
     matchmaker = Matchmaker(store, engines, bots.quickplay_bots_after_s, boards, settings.lease_ms)

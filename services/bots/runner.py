@@ -6,6 +6,12 @@ shows a deadline and names the command to send when it passes, the runner sends 
 Several runners share the partitions by leases. A move's command id is derived from the
 game, its version and the seat, so a move retried by another runner (after a crash, or
 a lost lease) is the same command and never played twice.
+
+A game never waits on a bot for good: each game a bot owes a move is remembered until a
+look finds no bot to act (``owed``); one whose playing stopped without that (a failure
+outlasting the retries, a look that found the game where it was) is played again by
+``tick``, and every game a bot has owed a move for more than ``stuck_after_s`` without
+one is counted (``raffe_bot_games_stuck``, alerted on: deploy/monitoring/alerts.yaml).
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from prometheus_client import Counter
+from prometheus_client import Counter, Gauge
 
 from services.core.attention import needs_runner
 from services.core.codec import loads
@@ -35,6 +41,15 @@ log = logging.getLogger(__name__)
 NO_DEADLINE = 2**62  # a partition without timers
 MAX_WATCHED = 100_000  # games whose GameCreated the runner keeps in memory
 MOVES = Counter("raffe_bot_moves_total", "Moves played by bots", ["game", "result"])
+STUCK = Gauge(
+    "raffe_bot_games_stuck",
+    "Games a bot owes a move and has not moved in for longer than RAFFE_BOT_STUCK_S",
+)
+REPLAYED = Counter(
+    "raffe_bot_games_replayed_total",
+    "Games a bot owed a move whose playing had stopped, played again",
+)
+REPLAY_AFTER_S = 1.0  # a game whose playing stopped while a bot owes a move: looked at again
 
 
 @dataclass(frozen=True)
@@ -83,6 +98,7 @@ class Acted:
     version: int
     over: bool = False
     idle: bool = False
+    owed: bool = False  # a bot still had to act when it stopped (its pass bound)
 
 
 @dataclass
@@ -95,6 +111,16 @@ class Playing:
     read: int = 0  # batches with the game's events read since it started
 
 
+@dataclass
+class Owed:
+    """A game a bot owes a move, as far as the runner knows: since when nothing moved."""
+
+    partition: int
+    game_type: str
+    position: int  # the partition-log position it was first played for: held back
+    since: float  # time.monotonic() of its last bot move, or of when it became owed
+
+
 class BotRunner(CheckpointedWorker):
     def __init__(
         self,
@@ -102,6 +128,7 @@ class BotRunner(CheckpointedWorker):
         engines: dict[str, EngineClient],
         ttl_ms: int = 5000,
         pace_ms: int = 0,
+        stuck_after_s: float = 60.0,
     ) -> None:
         super().__init__(store, BOT_GROUP, ttl_ms)
         self.engines = engines
@@ -115,6 +142,9 @@ class BotRunner(CheckpointedWorker):
         # Partition -> the earliest deadline in its timer set, as far as this runner
         # knows (it writes the set of the partitions it owns); absent: ask Redis.
         self._next_due: dict[int, int] = {}
+        self.owed: dict[str, Owed] = {}  # games a bot may owe a move (module doc)
+        self.stuck_after_s = stuck_after_s
+        self._last_owed = 0.0
 
     def _timers_key(self, p: int) -> str:
         return f"{self.store.keys.tag(p)}:bots:timers"
@@ -153,9 +183,15 @@ class BotRunner(CheckpointedWorker):
         if event.type == "GameEnded" and not (watch and watch.timed):
             self.watched.pop(game_id, None)  # over: no bot acts, no timer to clear
             return False
-        task = asyncio.create_task(self._play_on(partition, event.game_type, game_id))
-        self.playing[game_id] = Playing(partition, position, task)
+        self._start(partition, event.game_type, game_id, position)
         return True
+
+    def _start(self, partition: int, game_type: str, game_id: str, position: int) -> None:
+        """A task that plays the game on; the game is owed a look until one finds no bot
+        to act."""
+        self.owed.setdefault(game_id, Owed(partition, game_type, position, time.monotonic()))
+        task = asyncio.create_task(self._play_on(partition, game_type, game_id))
+        self.playing[game_id] = Playing(partition, position, task)
 
     async def _play_on(self, partition: int, game_type: str, game_id: str) -> None:
         """Act until the game needs nothing more of a bot, then again while the game's
@@ -178,6 +214,8 @@ class BotRunner(CheckpointedWorker):
                 failures = 0
                 if acted.over:  # forgotten: the runner's memory stays bounded
                     self.watched.pop(game_id, None)
+                if not acted.owed:  # no bot to act: nothing is owed until an event says so
+                    self.owed.pop(game_id, None)
                 # Done unless the game's events were read meanwhile: then it looks again
                 # from a fresh view, as each batch once did (an answer's status is its
                 # command's), unless that found the game where the last look left it.
@@ -202,8 +240,10 @@ class BotRunner(CheckpointedWorker):
 
     def held(self, partition: int, position: int) -> int:
         """The checkpoint a partition may save: before the first event of a game still
-        being played, so a runner that stops mid-game leaves it to the next owner."""
+        being played or owed a bot's move, so a runner that stops mid-game leaves it to
+        the next owner."""
         starts = [g.since - 1 for g in self.playing.values() if g.partition == partition]
+        starts += [g.position - 1 for g in self.owed.values() if g.partition == partition]
         return min([position, *starts])
 
     async def run(self) -> None:
@@ -261,7 +301,8 @@ class BotRunner(CheckpointedWorker):
                 status, seen, version = await self._move(
                     engine, game_type, game_id, seat, watch, known, seat in stand_ins
                 )
-        return Acted(version)
+        log.warning("bot play stopped at its bound", extra={"game_id": game_id})
+        return Acted(version, owed=True)
 
     async def _look(
         self, engine: EngineClient, game_id: str, watch: Watch
@@ -308,6 +349,8 @@ class BotRunner(CheckpointedWorker):
                 game_id, seat, command, cid, known.version, answer_next=True, stand_in=stand_in
             )
             MOVES.labels(game_type, "ok").inc()
+            if (owed := self.owed.get(game_id)) is not None:
+                owed.since = time.monotonic()  # a move: not stuck
             following = Seen(done.seat, done.version, done.view, done.commands)
             state = dict(done.view["status"])
             return state, following if done.commands.get("to_act") else None, done.version
@@ -334,6 +377,31 @@ class BotRunner(CheckpointedWorker):
         return await super().load_checkpoint(partition)
 
     async def tick(self) -> None:
+        self._look_at_owed()
+        await self._timers()
+
+    def _look_at_owed(self) -> None:
+        """Play again each owned game a bot owes a move whose playing stopped (forget
+        those of partitions no longer owned: their owner reads them), and count those
+        stuck: no bot move for longer than ``stuck_after_s``. Once a second."""
+        now = time.monotonic()
+        if now - self._last_owed < REPLAY_AFTER_S:
+            return
+        self._last_owed = now
+        stuck = 0
+        for game_id, owed in list(self.owed.items()):
+            if owed.partition not in self.leases.owned:
+                del self.owed[game_id]
+                continue
+            if now - owed.since > self.stuck_after_s:
+                stuck += 1
+            if game_id not in self.playing:
+                REPLAYED.inc()
+                log.warning("bot game played again", extra={"game_id": game_id})
+                self._start(owed.partition, owed.game_type, game_id, owed.position)
+        STUCK.set(stuck)
+
+    async def _timers(self) -> None:
         """Send the deadline command of every owned game whose deadline has passed.
 
         At most every ``timer_every_s``, and only for partitions whose earliest known

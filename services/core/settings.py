@@ -88,6 +88,9 @@ class BotSettings(Env):
     benchmarks and tests."""
 
     bot_pace_ms: int = Field(1000, ge=0, le=60_000)
+    # A game a bot owes a move and has not moved in for this long counts as stuck (the
+    # raffe_bot_games_stuck gauge and its alert); the runner plays such games again.
+    bot_stuck_s: float = Field(60.0, gt=0, le=86_400)
     # Quick play (docs/quickplay.md): a player waits at most this long before bots fill
     # the seats nobody near their rating took (read by the gateway too, for its estimate).
     quickplay_bots_after_s: float = Field(30.0, ge=0, le=3600)

@@ -168,12 +168,17 @@ class PartitionWorker(ABC):
     async def _owned(self) -> dict[int, int]:
         now = time.monotonic()
         if now - self._last_refresh > self.refresh_every_s():
-            before = set(self.leases.owned)
+            before = dict(self.leases.owned)
             await self.leases.refresh()
             self._last_refresh = now
-            for p in set(self.leases.owned) - before:
-                self.checkpoints[p] = await self.load_checkpoint(p)
-            for p in before - set(self.leases.owned):
+            # A partition taken anew, or lost and taken again (a new fence: Redis hung
+            # past the lease, say), is read from its stored checkpoint: work begun under
+            # the old lease may have been given up meanwhile (a bot runner's game), and
+            # only the stored checkpoint is held back for it.
+            for p, fence in self.leases.owned.items():
+                if before.get(p) != fence:
+                    self.checkpoints[p] = await self.load_checkpoint(p)
+            for p in set(before) - set(self.leases.owned):
                 self.checkpoints.pop(p, None)
         return dict(self.leases.owned)
 

@@ -145,3 +145,58 @@ def test_a_hung_redis_answers_503_within_the_deadline_then_recovers(tmp_path: Pa
         assert http.get("/v1/games").status_code == 200
         assert redis_pid(s) == pid and dict(s.processes) == pids
         assert not any("restarted" in line for line in s.output)
+
+
+def pid_now(system: System, name: str) -> int:
+    """The pid of a service the launcher started (or restarted last) by its name."""
+    for line in reversed(system.output):
+        found = re.match(
+            rf"{re.escape(name)}(?: #1)? (?:restarted \(pid|at \S+ \(pid) (\d+)\)", line
+        )
+        if found:
+            return int(found.group(1))
+    raise AssertionError(f"no pid printed for {name}")
+
+
+def test_every_bot_game_finishes_through_every_kind_of_outage(tmp_path: Path) -> None:
+    """#51 item 2: bots-only games of every kind under way while Redis hangs for longer
+    than a lease (SIGSTOP 6 s), Redis dies, an engine dies and the bots process dies
+    (each SIGKILL; the launcher brings each back), and games begun after each: every
+    one of them finishes, and the bots process is never stuck for good."""
+    env = {**UNLIMITED, "RAFFE_LEASE_MS": "1500", "RAFFE_BOT_PACE_MS": "100"}
+    with running_system(tmp_path, **env) as s:
+        http = httpx.Client(base_url=s.base_url, timeout=10)
+        games: list[str] = []
+
+        def begin() -> None:
+            for kind in ("giraffe-raffe", "giraffometer", "riff-raff"):
+                for _ in range(3):  # a 503 while the last outage ends is asked again
+                    made = http.post(
+                        "/v1/games", json={"game": kind, "seats": [{"kind": "bot"}] * 3}
+                    )
+                    if made.status_code == 201:
+                        games.append(made.json()["game_id"])
+                        break
+                    time.sleep(1.0)
+
+        def hang_redis() -> None:
+            pid = redis_pid(s)
+            os.kill(pid, signal.SIGSTOP)
+            time.sleep(6.0)
+            os.kill(pid, signal.SIGCONT)
+
+        outages = [
+            hang_redis,
+            lambda: os.kill(redis_pid(s), signal.SIGKILL),
+            lambda: os.kill(pid_now(s, "giraffe-raffe engine"), signal.SIGKILL),
+            lambda: os.kill(pid_now(s, "bot runner"), signal.SIGKILL),
+        ]
+        for outage in outages:
+            begin()
+            time.sleep(0.5)  # the games are under way
+            outage()
+            time.sleep(1.0)
+        begin()  # and games begun after the last
+        assert len(games) == 3 * (len(outages) + 1)
+        for game_id in games:
+            wait_over(http, game_id, timeout=120)

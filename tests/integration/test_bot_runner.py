@@ -10,8 +10,9 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
-from services.bots.runner import BotRunner
+from services.bots.runner import REPLAYED, STUCK, BotRunner
 from services.core.eventstore import EventStore, open_store
+from services.core.grpc_errors import EngineUnavailable
 from services.core.settings import StoreSettings
 from services.core.transport import EngineClient, Look
 from services.games import GAMES
@@ -470,3 +471,43 @@ async def test_the_runner_reads_a_game_it_plays_without_writing_per_move(
         moves = {e["command_id"] for e in events if e["command_id"].startswith("bot:")}
         # ~25 ms a move: about one write a second and one at the start (it was one a move)
         assert len(moves) > 20 and runner.saves < len(moves) / 4, (runner.saves, len(moves))
+
+
+class Refusing(Looking):
+    """The real engine, whose appends fail for a while (Redis hung under the engine's
+    cached state: looks answer, moves do not)."""
+
+    def __init__(self, engine: EngineClient, refusals: int) -> None:
+        super().__init__(engine)
+        self.refusals = refusals
+
+    async def execute(self, *args: object, **kwargs: object) -> object:
+        if self.refusals > 0:
+            self.refusals -= 1
+            raise EngineUnavailable("no engine answered")
+        return await self.engine.execute(*args, **kwargs)
+
+
+async def test_a_game_whose_playing_stopped_while_a_bot_owes_a_move_is_played_again(
+    redis_url: str, store_settings: StoreSettings
+) -> None:
+    """#51 item 2: every move refused (1,200 times: the engine reads its cache, its
+    appends fail) ran the runner's play out of its pass bound with a bot still to act;
+    no event followed, so nothing looked at the game again: it stalled for good. Now it
+    stays owed, is counted stuck, and is played again to its end."""
+    settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 1})
+    async with giraffe_raffe_and_store(settings) as (gr, store):
+        refusing = Refusing(gr, 1200)
+        runner = BotRunner(store, {"giraffe-raffe": refusing}, ttl_ms=400, stuck_after_s=0.2)  # type: ignore[dict-item]
+        replayed = REPLAYED._value.get()
+        async with running(runner):
+            game = (await gr.create([SeatSpec("bot")] * 2, {}, seed="refused")).game_id
+            stuck = 0.0
+            async with asyncio.timeout(30):
+                while refusing.refusals:
+                    stuck = max(stuck, STUCK._value.get())
+                    await asyncio.sleep(0.05)
+            await wait_over(gr, game)
+        assert REPLAYED._value.get() > replayed
+        assert stuck >= 1  # seen while it waited
+        assert runner.owed == {}

@@ -205,3 +205,23 @@ async def test_a_worker_renews_every_lease_in_one_call_and_drops_those_it_lost(
     assert after - before == 1
     assert set(worker.owned) == set(range(8)) - {3}
     assert await store.redis.pttl(worker.lease_key(0)) > 4000
+
+
+async def test_a_lease_lost_and_taken_again_reads_from_the_stored_checkpoint(
+    store: EventStore,
+) -> None:
+    """#51 item 2: Redis hung past a lease: the worker loses it and takes it again at
+    once (a new fence). Work it gave up meanwhile (a bot runner's game, whose events it
+    had read) is behind the stored checkpoint only: it reads from there again, not from
+    where its memory was (it went on from there before, and the game stalled)."""
+    s = small(store, 2)
+    worker = Idle(s, BOT_GROUP, 6000)
+    await worker._owned()
+    fence = worker.leases.owned[0]
+    await s.redis.set(worker.checkpoint_key(0), 5)
+    worker.checkpoints[0] = 9  # read past what is stored
+    await s.redis.delete(worker.leases.lease_key(0))  # expired while Redis hung
+    worker._last_refresh = 0.0
+    await worker._owned()
+    assert worker.leases.owned[0] > fence  # taken again, under a new fence
+    assert worker.checkpoints[0] == 5
