@@ -38,9 +38,10 @@ $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 	else echo "npm not found: the accessibility and TypeScript tests are skipped"; fi
 	touch $@ $(RUN_STAMP)
 
+# Quietly (-qq: errors only): `make run`'s first start ends with the table's address.
 $(RUN_STAMP): pyproject.toml constraints.txt | $(BIN)/python
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q $(PIN) -e '.[build]'
+	$(BIN)/python -m pip install -qq --upgrade pip
+	$(BIN)/python -m pip install -qq $(PIN) -e '.[build]'
 	touch $@
 
 install: $(STAMP)

@@ -307,8 +307,12 @@ def stop_all(
             process.wait()
 
 
-def exited(process: subprocess.Popen[bytes] | None) -> bool:
-    return process is not None and process.poll() is not None
+def ready_line(gateway: Service | None) -> str:
+    """The last line printed at start, plainly: where to open the table."""
+    if gateway is None:
+        return "raffe is running (no gateway); Ctrl-C stops it"
+    url = f"http://127.0.0.1:{gateway.port}"
+    return f"raffe is running: open {url} in a browser (API docs: {url}/docs); Ctrl-C stops it"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -371,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
         gateway = next((s for s, _ in children if s.module == "gateway"), None)
         if gateway:
             print(f"gateway: http://127.0.0.1:{gateway.port}  docs: /docs", flush=True)
-        print("raffe is running; Ctrl-C stops it", flush=True)
+        print(ready_line(gateway), flush=True)
         restarts: dict[str, list[float]] = {}
         exited_at: dict[int, float] = {}
         while not stop:

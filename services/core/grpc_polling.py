@@ -9,8 +9,9 @@ the gateway and the engines (docs/performance.md, "gRPC's own threads").
 gRPC reads GRPC_EXPERIMENTS once, when it starts (the first channel or server), so this
 is set when ``services.core`` is imported, which every service, the gateway and the
 benchmarks' minimal chain do before any gRPC call. An operator's own GRPC_EXPERIMENTS
-wins. A later grpcio that no longer knows a name logs "Unknown experiment" and runs as
-its default.
+wins. A grpcio that does not know a name logs "Unknown experiment" at error level on
+every start (1.85 dropped event_engine_poller and event_engine_dns): the list holds only
+the names the pinned grpcio knows, checked by tests/unit/test_grpc_polling.py.
 """
 
 from __future__ import annotations
@@ -22,9 +23,7 @@ EXPERIMENTS_OFF = ",".join(
     for name in (
         "event_engine_client",
         "event_engine_listener",
-        "event_engine_poller",
         "event_engine_callback_cq",
-        "event_engine_dns",
         "event_engine_for_all_other_endpoints",
     )
 )

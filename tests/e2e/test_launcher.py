@@ -16,7 +16,9 @@ def running(
     argv: list[str], env: dict[str, str] | None = None
 ) -> tuple[subprocess.Popen[str], list[str]]:
     """A launcher started with ``argv``, and what it printed until it runs."""
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=env)
+    process = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
     assert process.stdout is not None
     lines: list[str] = []
     for line in process.stdout:
@@ -37,11 +39,16 @@ def test_launcher_starts_redis_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     assert client.config_get("appendfsync")["appendfsync"] == "always"
     client.close()
     process.send_signal(signal.SIGINT)
-    rest, _ = process.communicate(timeout=30)
+    rest, errors = process.communicate(timeout=30)
     assert process.returncode == 0
     assert "raffe stopped" in rest
     assert (tmp_path / "redis").is_dir()
     assert "gateway: http://127.0.0.1:" in "".join(lines)
+    # #51 item 12: the last line at start says plainly where to open the table, and no
+    # process printed gRPC's "Unknown experiment" errors.
+    gateway = re.search(r"gateway: (http://\S+)", "".join(lines))
+    assert gateway and lines[-1].startswith(f"raffe is running: open {gateway.group(1)} "), lines
+    assert "Unknown experiment" not in errors and "E0000" not in errors, errors
 
 
 def test_launcher_refuses_a_taken_port_with_a_hint(tmp_path: Path) -> None:
