@@ -22,6 +22,14 @@ export function describeTable(event, who, out = []) {
       return d.flagged && d.flagged.length
         ? `${d.flagged.map((s) => who(s)).join(", ")} ran out of time`
         : "";
+    case "TimeRanOut": {
+      // AL-3: the seat's bot makes the move it owes; the player stays. Said once: a
+      // bank's "ran out of time" just before is folded into this sentence.
+      if (out.length && out[out.length - 1].endsWith("ran out of time")) out.pop();
+      const name = who(d.seat);
+      const them = name === "You" ? "you" : name;
+      return `Time ran out for ${them}; a bot played for ${name === "You" ? "you" : "them"}`;
+    }
     case "GameEnded":
       if (!d.by_table) return null;
       if (d.reason === "claimed") return `${who(d.winners[0])} claimed the win`;

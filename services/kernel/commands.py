@@ -18,8 +18,9 @@ class Strict(BaseModel):
 
 
 class Timeout(Strict):
-    """Any game with a turn timer: after the deadline, the engine plays the default move
-    (AL-3). The bot runner sends it by itself; clients may too."""
+    """Any game with a turn timer: after the deadline, the bot of each seat out of time
+    makes its move (AL-3, services.kernel.table.timeouts). The bot runner sends it by
+    itself; clients may too."""
 
     type: Literal["timeout"]
 
@@ -76,7 +77,8 @@ def timer_schema(title: str) -> dict[str, Any]:
         "minimum": 5,
         "maximum": 3600,
         "default": None,
-        "description": "when it runs out, the engine plays the default move (AL-3)",
+        "description": "when it runs out, a bot makes that move for the player, who stays "
+        "at the table (AL-3)",
     }
 
 

@@ -89,7 +89,7 @@ def test_a_concession_at_a_table_of_two_ends_the_game(http: httpx.Client) -> Non
     assert again.status_code == 422 and again.json()["code"] == "game_over"
 
 
-def test_a_time_bank_runs_out_and_the_default_move_is_played(http: httpx.Client) -> None:
+def test_a_time_bank_runs_out_and_the_seats_bot_moves_for_it(http: httpx.Client) -> None:
     game = create(
         http,
         "giraffometer",
@@ -102,15 +102,18 @@ def test_a_time_bank_runs_out_and_the_default_move_is_played(http: httpx.Client)
     voted = send(http, gid, tokens[0], {"type": "vote", "lowest": 1, "highest": 2})
     assert voted.status_code == 200, voted.text
 
-    # Seat 1 never votes: its bank runs out, the runner flags it, the round is revealed
-    # with seat 0's vote alone (Giraffometer's default move: no vote, AL-3).
+    # Seat 1 never votes: its bank runs out, the runner flags it, and its bot votes for
+    # it (AL-3, revised): the round is revealed with both votes; the log says why.
     def revealed() -> dict[str, Any] | None:
         events = http.get(f"/v1/games/{gid}/events", params={"limit": 500}).json()["events"]
         return next((e for e in events if e["type"] == "RoundRevealed"), None)
 
     reveal = until(revealed, timeout=40)
-    assert reveal["data"]["closed_by"] == "clock"
-    assert set(reveal["data"]["votes"]) == {"0"}
+    assert reveal["data"]["closed_by"] == "votes"
+    assert set(reveal["data"]["votes"]) == {"0", "1"}
+    events = http.get(f"/v1/games/{gid}/events", params={"limit": 500}).json()["events"]
+    ran_out = [e["data"] for e in events if e["type"] == "TimeRanOut"]
+    assert ran_out == [{"seat": 1, "clock": "bank"}]
     table = view(http, gid, tokens[0])["view"]["table"]["clocks"]
     assert table["banks_ms"][1] == 1_000  # out of time, then the increment of its move
     assert 0 < table["banks_ms"][0] <= 11_000

@@ -70,7 +70,7 @@ async def test_the_runner_closes_a_round_when_its_timer_runs_out(
     """The runner that noted the deadline stops before it passes; the one that takes
     over its partitions knows nothing of it in memory, finds it in Redis and sends it."""
     settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 4})
-    async with running_engine(GIRAFFOMETER, settings) as (gm, _):
+    async with running_engine(GAMES["giraffometer"], settings) as (gm, _):  # at a table
         store = await open_store(settings)
         first = BotRunner(store, {"giraffometer": gm}, ttl_ms=400)
         task = asyncio.create_task(first.run())
@@ -97,8 +97,12 @@ async def test_the_runner_closes_a_round_when_its_timer_runs_out(
         runner.stopping.set()
         await task
         await store.redis.aclose()
-    assert revealed is not None and revealed["data"]["closed_by"] == "timer"
-    assert revealed["actor"] == -1 and revealed["data"]["changes"][0] == 0
+    # AL-3 (revised): the timer ran out on seat 0, whose bot voted for it; then the
+    # round closed on every vote.
+    assert revealed is not None and revealed["data"]["closed_by"] == "votes"
+    assert set(revealed["data"]["votes"]) == {"0", "1"}
+    ran_out = [e for e in events if e["type"] == "TimeRanOut"]
+    assert [e["data"] for e in ran_out] == [{"seat": 0, "clock": "turn"}]
 
 
 class Looking:

@@ -102,6 +102,8 @@ HANDMADE: list[tuple[str, Event]] = [
     ("riff-raff", Event("FallReported", {"seat": 0, "fell": [], "caught": []}, 0)),
     ("riff-raff", Event("ReportAccepted", {"seat": 1}, 1)),
     ("riff-raff", Event("ReportDisputed", {"seat": 1}, 1)),
+    # A timer running out (the bots' games here never let one run out).
+    *((g, Event("TimeRanOut", {"seat": 0, "clock": "turn"})) for g in GAMES),
 ]
 
 

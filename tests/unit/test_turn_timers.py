@@ -73,3 +73,73 @@ def test_the_bot_runner_sees_every_games_timer_in_its_recorded_options(
     assert not Watch.of({"seats": [{"kind": "human"}], "options": untimed}).timed
     assert Watch.of({"seats": [{"kind": "human"}], "options": timed}).timed
     assert not Watch.of({"seats": [{"kind": "bot"}], "options": untimed}).idle
+
+
+# AL-3 as revised (2026-12-06): at the table, the seat's bot plays the move it owes.
+
+
+def test_at_the_table_a_giraffe_raffe_timeout_without_an_apple_is_the_bots_move() -> None:
+    """#51 item 8: a player with 15 cards and no apple whose turn timer ran out used to
+    lose the game; now their bot plays that turn, the player stays, the log says so."""
+    game = GAMES["giraffe-raffe"]
+    p = Playthrough.start(
+        game, {"turn_timer": 30, "dealer": 0}, [SeatSpec("human")] * 2, "t", now_ms=1_000
+    )
+    before = len(p.state.game.hands[0])
+    events = p.execute(-1, {"type": "timeout"}, now_ms=31_000)
+    assert events[0].type == "TimeRanOut" and events[0].data == {"seat": 0, "clock": "turn"}
+    assert "PlayerLost" not in [e.type for e in events]
+    assert any(e.actor == 0 for e in events[1:])  # the move is the seat's, made by its bot
+    assert not game.status(p.state).over and len(p.state.game.hands[0]) < before
+    assert game.status(p.state).to_act == (1,)
+
+
+def test_at_the_table_the_round_timer_has_the_missing_voters_bots_vote() -> None:
+    game = GAMES["giraffometer"]
+    seats = [SeatSpec("human")] * 3
+    p = Playthrough.start(game, {"round_timer": 30}, seats, "t", now_ms=1_000)
+    p.execute(0, {"type": "vote", "lowest": 1, "highest": 2}, now_ms=2_000)
+    with pytest.raises(RuleViolation):
+        p.execute(-1, {"type": "close_round"}, now_ms=30_999)
+    events = p.execute(-1, {"type": "close_round"}, now_ms=31_000)
+    ran_out = [e.data["seat"] for e in events if e.type == "TimeRanOut"]
+    assert ran_out == [1, 2]
+    revealed = next(e for e in events if e.type == "RoundRevealed")
+    assert set(revealed.data["votes"]) == {"0", "1", "2"}  # every seat voted, two by bots
+
+
+def test_at_the_table_riff_raffs_secret_choice_is_the_bots() -> None:
+    game = GAMES["riff-raff"]
+    p = Playthrough.start(
+        game, {"turn_timer": 20, "captain": 0}, [SeatSpec("human")] * 2, "t", now_ms=0
+    )
+    p.execute(1, {"type": "choose_card", "card": 9}, now_ms=5_000)
+    events = p.execute(-1, {"type": "timeout"}, now_ms=20_000)
+    assert [e.data["seat"] for e in events if e.type == "TimeRanOut"] == [0]
+    assert 0 in p.state.game.revealed and not game.status(p.state).over
+
+
+def test_a_spent_bank_has_the_bot_move_and_the_increment_gives_the_player_time_back() -> None:
+    """A time bank that runs out: its bot moves (flag), the player stays; with an
+    increment their next turn has that much time and they move again themselves."""
+    game = GAMES["giraffe-raffe"]
+    options = {"bank_timer": 10, "bank_increment": 5, "dealer": 0}
+    p = Playthrough.start(game, options, [SeatSpec("human")] * 2, "t", now_ms=1_000)
+    events = p.execute(-1, {"type": "flag"}, now_ms=11_000)
+    kinds = [e.type for e in events]
+    assert kinds[0] == "ClocksSet" and "TimeRanOut" in kinds and "PlayerLost" not in kinds
+    assert p.state.banks[0] == 5_000 and not p.state.flagged
+    assert game.legal_commands(p.state, 0)["seat"] == 0
+
+
+def test_no_clock_runs_once_the_game_is_over() -> None:
+    """#51 item 8: a finished table showed a clock still running (a bot's, counting down
+    after "Game over"): the view of a finished game shows every clock stopped."""
+    game = GAMES["giraffe-raffe"]
+    options = {"bank_timer": 60, "dealer": 0}
+    p = Playthrough.start(game, options, [SeatSpec("human")] * 2, "t", now_ms=1_000)
+    assert any(game.view(p.state, 0)["table"]["clocks"]["running_since_ms"])
+    p.execute(0, {"type": "concede"}, now_ms=2_000)
+    assert game.status(p.state).over
+    for seat in (-1, 0, 1):
+        assert game.view(p.state, seat)["table"]["clocks"]["running_since_ms"] == [0, 0]

@@ -42,6 +42,15 @@ class ClocksSet:
     flagged: list[int] = field(default_factory=list)
 
 
-TABLE_EVENTS = EventTypes(SeatLeft, SeatGone, SeatReturned, ClocksSet)
+@event
+class TimeRanOut:
+    """A seat's time ran out (its turn timer: ``clock`` "turn"; its time bank: "bank"):
+    its bot plays the move it owes, in the events that follow; the player stays (AL-3)."""
+
+    seat: int
+    clock: str  # "turn" | "bank"
+
+
+TABLE_EVENTS = EventTypes(SeatLeft, SeatGone, SeatReturned, ClocksSet, TimeRanOut)
 # After one of these a bot plays a seat: the game is followed by the runners from then on.
 STAND_IN_EVENTS = frozenset({"SeatLeft", "SeatGone"})

@@ -39,7 +39,9 @@ TABLE_SCHEMA: dict[str, Any] = {
         "minimum": 10,
         "maximum": 7200,
         "default": None,
-        "description": "each player's clock; when it runs out, the default move is played (AL-3)",
+        "description": "each player's clock. When it runs out, a bot makes the move the "
+        "player owes and the player stays; afterwards each move has only the seconds added "
+        "per move, and with none added the bot makes every later move of that player (AL-3)",
     },
     "bank_increment": {
         "title": "Seconds added per move",

@@ -13,6 +13,7 @@ from services.kernel.rng import SeededRng
 from services.kernel.table.commands import ClaimWin, Concede, Flag, Leave, MarkGone, Return
 from services.kernel.table.events import ClocksSet, SeatGone, SeatLeft, SeatReturned
 from services.kernel.table.state import Table
+from services.kernel.table.timeouts import bots_play
 
 if TYPE_CHECKING:
     from services.kernel.table.wrapper import TableOf
@@ -40,10 +41,6 @@ class Steps(Generic[S]):
         self.events.append(e)
         self.state = self.of.evolve(self.state, e)
 
-    def emit_all(self, events: Sequence[Event]) -> None:
-        for e in events:
-            self.emit(e)
-
     def end(self, winners: Sequence[int], losers: Sequence[int], reason: str) -> None:
         data = {
             "winners": list(winners),
@@ -55,17 +52,16 @@ class Steps(Generic[S]):
         self.emit(Event("GameEnded", data, ENGINE))
 
     def expire_waiting(self, rng: SeededRng) -> None:
-        """When every seat the game waits on is out of time, their default move."""
+        """When every seat the game waits on is out of time on its bank, their bots play
+        the moves they owe (services.kernel.table.timeouts)."""
         t = self.state
         if not t.flagged or t.ended is not None or self.of.g.expire is None:
             return
         st = self.of.g.status(t.game)
         if st.over or not st.to_act or not set(st.to_act) <= t.flagged:
             return
-        decided = self.of.g.expire(t.game, tuple(st.to_act), rng, self.now_ms)
         self.expired = set(st.to_act)
-        self.events.extend(decided.events)
-        self.state = t.but(game=decided.state)
+        bots_play(self, st.to_act, rng, "bank")
 
     def run_clocks(self, mover: int) -> None:
         clocks = self.of._clocks(self.state, {mover} | self.expired, self.now_ms)

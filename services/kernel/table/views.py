@@ -64,7 +64,9 @@ class TableView(Shape):
     left: list[dict[str, Any]] = Field(default_factory=list)  # in the order they left
 
 
-def table_json(t: Table[Any]) -> JSON:
+def table_json(t: Table[Any], over: bool = False) -> JSON:
+    """The table's part of a view; ``over``: the game has ended, so no clock runs (the
+    last ClocksSet may still show one started: GameEnded stays the last event)."""
     reasons = dict(t.left)
     out: JSON = {
         "seats": [
@@ -84,7 +86,7 @@ def table_json(t: Table[Any]) -> JSON:
             "bank_ms": t.bank_ms,
             "increment_ms": t.increment_ms,
             "banks_ms": list(t.banks),
-            "running_since_ms": list(t.since),
+            "running_since_ms": [0] * len(t.since) if over else list(t.since),
             "flagged": sorted(t.flagged),
         }
     if t.ended is not None:

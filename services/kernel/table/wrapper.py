@@ -18,6 +18,7 @@ from services.kernel.table.events import TABLE_EVENTS, ClocksSet, SeatReturned
 from services.kernel.table.options import TABLE_OPTIONS, TABLE_SCHEMA, delay_options
 from services.kernel.table.state import TABLE_FOLDS, Table, created
 from services.kernel.table.steps import TABLE_DECIDE, Steps, check_player
+from services.kernel.table.timeouts import is_deadline_command, turn_ran_out
 from services.kernel.table.views import (
     TableView,
     bank_deadline,
@@ -141,6 +142,8 @@ class TableOf(Generic[S]):
         if isinstance(inner, TABLE_COMMANDS):
             steps = Steps(self, t, now_ms)
             TABLE_DECIDE[type(inner)](steps, seat, inner)
+        elif is_deadline_command(steps := Steps(self, t, now_ms), inner) and not stand_in:
+            turn_ran_out(steps, rng)  # AL-3: the bots of the seats out of time move
         else:
             steps = Steps(self, t, now_ms)
             if not stand_in and seat in t.gone:  # a gone player who plays is back
@@ -208,7 +211,8 @@ class TableOf(Generic[S]):
         seen = self.g.view(t.game, seat, reveal or t.ended is not None)
         if t.quiet:
             return seen
-        out = {**seen, "table": table_json(t)}
+        over = t.ended is not None or self.g.status(t.game).over
+        out = {**seen, "table": table_json(t, over)}
         if "status" in seen:
             out["status"] = self.status(t).to_json()
         return out
