@@ -36,6 +36,7 @@ GAME = GameSpec(
     bots=BOTS,
     default_bot="normal",
     expire=rules.default_move,
+    clock_commands=frozenset({"close_round"}),
     result_keys=rules.result_keys,
     variants=({"round_timer": 30},),
 )

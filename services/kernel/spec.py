@@ -106,6 +106,10 @@ class GameSpec(Generic[S]):
     # seat the game waits on is out of time: ``expire(state, seats, rng, now_ms)``. A game
     # without one offers no time banks (services.kernel.table).
     expire: Expire[S] | None = None
+    # The command types its own clock sends at a deadline (its status's ``on_deadline``):
+    # the table has the bots of the seats out of time move instead (AL-3). Named here so
+    # that other commands cost no look at the status.
+    clock_commands: frozenset[str] = frozenset({"timeout"})
 
     @cached_property
     def _command_schema(self) -> TypeAdapter[Any]:

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 def is_deadline_command(steps: Steps[Any], command: Any) -> bool:
     """Whether ``command`` is what the game's own clock sends at its deadline (its
     status's ``on_deadline``: "timeout", "close_round", ...)."""
+    if getattr(command, "type", None) not in steps.of.g.clock_commands:
+        return False  # a player's move: no look at the status on the command path
     on = steps.of.g.status(steps.state.game).detail.get("on_deadline")
     return isinstance(on, dict) and getattr(command, "type", None) == on.get("type")
 

@@ -42,6 +42,7 @@ def seated(spec: GameSpec[S]) -> GameSpec[Table[S]]:
         players=spec.players,
         bots=spec.bots,
         default_bot=spec.default_bot,
+        clock_commands=spec.clock_commands,
         always_attended=spec.always_attended,
         variants=spec.variants,
         options=t.options,
@@ -139,13 +140,12 @@ class TableOf(Generic[S]):
         inner = command.command if stand_in else command
         if t.ended is not None:
             raise RuleViolation("the game is over", "game_over")
+        steps = Steps(self, t, now_ms)
         if isinstance(inner, TABLE_COMMANDS):
-            steps = Steps(self, t, now_ms)
             TABLE_DECIDE[type(inner)](steps, seat, inner)
-        elif is_deadline_command(steps := Steps(self, t, now_ms), inner) and not stand_in:
+        elif not stand_in and is_deadline_command(steps, inner):
             turn_ran_out(steps, rng)  # AL-3: the bots of the seats out of time move
         else:
-            steps = Steps(self, t, now_ms)
             if not stand_in and seat in t.gone:  # a gone player who plays is back
                 steps.emit(stored(SeatReturned(seat), seat))
             check_player(steps.state, seat, stand_in)
