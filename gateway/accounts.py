@@ -44,6 +44,7 @@ PLAYER_ID_PREFIX = "pl"
 PLAYER_ID_PATTERN = r"^pl[0-9a-f]{24}$"
 STALE_RESERVATION_MS = 10_000  # a reservation whose account never appeared (a crash)
 GUEST_DRAWS = 5  # guest names drawn before one made of the account id
+MAX_GAMES_LISTED = 100_000  # an erased player's games whose seat tokens are revoked
 TAKE_OVER_LUA = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end
 return 0
@@ -217,10 +218,11 @@ class Accounts:
             key = self._name_key(clean_name(name))
         except InvalidArgument:  # no such name can exist: the same answer, the same time
             key = ""
+        # Counted by the name asked for, whether an account holds it or not: counting
+        # only existing names told them apart (a 429 after ten tries, or never).
+        await self.limits.take("sign_in_account", "", key or f"unnamed:{name}")
         held = await self.store.redis.get(key) if key else None
         player_id = _text(held).partition(" ")[0] if held else ""
-        if player_id:
-            await self.limits.take("sign_in_account", "", player_id)
         state = await self.load(player_id) if player_id else Account()
         hashed = await self.opened(player_id, state.password) if state.password else None
         ok = await asyncio.to_thread(self.passwords.verify, hashed or None, password)
@@ -308,6 +310,10 @@ class Accounts:
         if not state.erased:
             await self._decide(player_id, rules.erase)
         log.info("account erased", extra={"player_id": player_id})
+        # The seat tokens handed out for the player's seats stop too (the account's own
+        # sessions ended with it), before the list of their games goes.
+        games = [g for g, _ in await self.games(player_id, MAX_GAMES_LISTED)]
+        await self.tokens.revoke_digests(await self.tokens.seat_token_digests(player_id, games))
         pipe = self.store.redis.pipeline(transaction=False)
         pipe.delete(self._key_key(player_id))
         pipe.hdel(self.directory_key, player_id)

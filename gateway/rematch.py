@@ -37,6 +37,7 @@ class Offer:
     seats: list[SeatSpec] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
     game: str = ""
+    practice: bool = False  # a practice game's rematch is practice too (never rated)
 
     @property
     def waiting_for(self) -> list[int]:
@@ -94,6 +95,7 @@ class Rematches:
             seats=seats,
             options=dict(created.get("create_options", created.get("options", {}))),
             game=str(created.get("game", "")),
+            practice=bool(created.get("practice")),
         )
 
     def new_game_id(self, offer: Offer) -> str:

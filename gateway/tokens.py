@@ -188,6 +188,20 @@ class SeatTokens:
             for seat, player in players.items()
         }
 
+    async def seat_token_digests(self, player_id: str, game_ids: list[str]) -> list[str]:
+        """The current tokens (by hash) of the seats a player holds in these games: an
+        erased player's seats stop answering to the tokens handed out for them."""
+        pipe = self.store.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hgetall(self._seats_key(game_id))
+        digests = []
+        for raw in await pipe.execute():
+            seat = raw.get(f"seat-of:{player_id}".encode())
+            token = raw.get(b"token:" + seat) if seat is not None else None
+            if token is not None:
+                digests.append(token.decode())
+        return digests
+
     async def seat_of(self, game_id: str, player_id: str) -> int:
         """The seat a player holds in a game, or -1 (seats are never given back, so a
         found one is kept)."""

@@ -4,6 +4,7 @@ seed) and each seat's answer carries its new seat token. GET shows where it stan
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
@@ -76,7 +77,12 @@ async def _start(c: Clients, game_id: str, offer: Offer) -> Offer:
     new_id = c.rematches.new_game_id(offer)
     engine = c.engines[offer.game]
     await engine.create(
-        seats, offer.options, game_id=new_id, command_id="rematch", rematch_of=game_id
+        seats,
+        offer.options,
+        game_id=new_id,
+        command_id="rematch",
+        rematch_of=game_id,
+        practice=offer.practice,
     )
     bound = {i: s.player for i, s in enumerate(seats) if s.player}
     await c.tokens.register(new_id, [s.kind for s in seats], offer.key, frozenset(bound))
@@ -85,7 +91,7 @@ async def _start(c: Clients, game_id: str, offer: Offer) -> Offer:
         for index, player_id in bound.items():
             await c.accounts.take_seat(player_id, new_id, index)
     await c.rematches.started(game_id, new_id)
-    return Offer(offer.accepted, offer.needed, new_id, offer.key, seats, offer.options, offer.game)
+    return replace(offer, game_id=new_id, seats=seats)
 
 
 async def _answer(c: Clients, game_id: str, offer: Offer, seat: int) -> dict[str, Any]:

@@ -87,6 +87,7 @@ class RedisServer:
     cluster: bool = False
     directory: str = ""
     process: subprocess.Popen[bytes] | None = None
+    made_directory: bool = False  # a temporary one of its own: removed when it stops
 
     @property
     def url(self) -> str:
@@ -121,6 +122,7 @@ class RedisServer:
     def start(self, timeout: float = 10.0) -> RedisServer:
         if not self.directory:
             self.directory = tempfile.mkdtemp(prefix="raffe-redis-")
+            self.made_directory = True
         if not self.port:
             self.port = free_port(cluster_bus=self.cluster)
         # Its own session: a Ctrl-C at the terminal reaches whoever started it, which
@@ -159,6 +161,7 @@ class RedisServer:
             self.process = None
 
     def stop(self) -> None:
+        """Stop it; a temporary directory it made goes with it (tests left hundreds)."""
         if self.process is not None:
             self.process.terminate()
             try:
@@ -167,6 +170,9 @@ class RedisServer:
                 self.process.kill()
                 self.process.wait()
             self.process = None
+        if self.made_directory:
+            shutil.rmtree(self.directory, ignore_errors=True)
+            self.directory, self.made_directory = "", False
 
 
 @dataclass

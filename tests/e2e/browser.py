@@ -4,9 +4,11 @@ players), with its network log kept (what reached the page)."""
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -33,7 +35,13 @@ ARGS = ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-s
 
 
 def browser() -> WebDriver:
+    """A headless Chromium on a profile of its own, removed when the driver quits (or,
+    should a test not quit it, when the run ends): Chromium's own temporary profiles
+    were left in the temp directory, one per browser."""
+    profile = tempfile.mkdtemp(prefix="raffe-chromium-")
+    atexit.register(shutil.rmtree, profile, True)
     options = webdriver.ChromeOptions()
+    options.add_argument(f"--user-data-dir={profile}")
     options.binary_location = CHROMIUM
     for arg in (
         "--headless=new",
@@ -45,6 +53,15 @@ def browser() -> WebDriver:
     options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(CHROMEDRIVER))
     driver.execute_cdp_cmd("Network.enable", {})
+    quit_browser = driver.quit
+
+    def quit_and_clean() -> None:
+        try:
+            quit_browser()
+        finally:
+            shutil.rmtree(profile, ignore_errors=True)
+
+    driver.quit = quit_and_clean
     return driver
 
 

@@ -286,6 +286,11 @@ def test_registrations_and_sign_ins_are_limited(tmp_path: Path) -> None:
         # Even the right password waits now: the account's attempts are used up.
         right = http.post("/v1/sessions", json={"name": name, "password": "hal's password"})
         assert right.status_code == 429 and right.json()["code"] == "too_many_sign_ins"
+        # #51 item 7: a name nobody holds is counted alike, so the answers do not tell
+        # which names exist (only existing ones were limited: 401 for ever, else 429).
+        nobody = {"name": unique("Nobody"), "password": "not it"}
+        codes = [http.post("/v1/sessions", json=nobody).status_code for _ in range(3)]
+        assert codes == [401, 401, 429]
         # Quick-play joins per account: join and leave twice, the third join waits.
         token = {"Authorization": f"Bearer {first['token']}"}
         join = {"game": "giraffometer", "seats": 5}

@@ -3,6 +3,7 @@ and a newcomer found, each with the test that failed before its fix."""
 
 from __future__ import annotations
 
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,8 @@ from typing import Any
 import httpx
 import orjson
 
+from services.core.local_redis import RedisServer
+from tests.e2e.browser import browser, needs_chromium
 from tests.e2e.players import auth, create
 from tests.e2e.system import System, extra_gateway
 from tests.e2e.test_fair_table import until
@@ -133,3 +136,55 @@ def ready_table(http: httpx.Client, tid: str, token: str) -> dict[str, Any] | No
 def table_finished(http: httpx.Client, tid: str) -> bool:
     events = http.get(f"/v1/games/{tid}/events", params={"limit": 500}).json()["events"]
     return any(e["type"] == "TableFinished" for e in events)
+
+
+def test_a_seat_token_of_an_erased_player_stops_working(http: httpx.Client) -> None:
+    """#51 item 7: the seat token a signed-in player took for a seat answered at that
+    seat after the player erased their account; it is revoked with the account."""
+    me = http.post("/v1/accounts", json={}).json()["token"]  # a guest
+    game = create(http, "giraffometer", [{"kind": "human"}, {"kind": "open"}])
+    seat = http.post(f"/v1/games/{game['game_id']}/seats/1", headers=auth(me))
+    assert seat.status_code == 201, seat.text
+    token = seat.json()["token"]
+    assert http.get(f"/v1/games/{game['game_id']}", headers=auth(token)).status_code == 200
+    erased = http.post("/v1/accounts/me/erase", json={}, headers=auth(me))
+    assert erased.status_code == 204, erased.text
+    after = http.get(f"/v1/games/{game['game_id']}", headers=auth(token))
+    assert after.status_code == 401, after.text
+
+
+def test_the_rematch_of_a_practice_game_is_practice_too(http: httpx.Client) -> None:
+    """#51 item 7: a practice game's rematch was an ordinary (rated) game."""
+    seats = [{"kind": "human"}, {"kind": "bot"}]
+    game = create(http, "giraffometer", seats, practice=True, seed="practice-seed")
+    gid, token = game["game_id"], game["tokens"]["0"]
+    conceded = http.post(
+        f"/v1/games/{gid}/commands",
+        json={"command": {"type": "concede"}, "command_id": "c"},
+        headers=auth(token),
+    )
+    assert conceded.status_code == 200, conceded.text
+    again = http.post(f"/v1/games/{gid}/rematch", headers=auth(token))
+    assert again.status_code == 200 and again.json()["rematch"], again.text
+    first = http.get(f"/v1/games/{again.json()['rematch']}/events", params={"limit": 1})
+    created = first.json()["events"][0]["data"]
+    assert created.get("practice") is True and created["rematch_of"] == gid
+
+
+def test_a_redis_of_its_own_leaves_no_directory_behind() -> None:
+    """#51 item 7: every test's redis-server left a raffe-redis-* folder in /tmp."""
+    server = RedisServer().start()
+    directory = Path(server.directory)
+    assert directory.is_dir()
+    server.stop()
+    assert not directory.exists()
+
+
+@needs_chromium
+def test_a_browser_leaves_no_profile_behind() -> None:
+    """#51 item 7: every browser the tests opened left a Chromium profile in /tmp."""
+    before = set(Path(tempfile.gettempdir()).iterdir())
+    driver = browser()
+    driver.get("about:blank")
+    driver.quit()
+    assert set(Path(tempfile.gettempdir()).iterdir()) - before == set()
