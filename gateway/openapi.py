@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from services.games import GAMES
 from services.kernel.views import LegalShape
+from services.tournament.rules import EVENT_TYPES as TOURNAMENT_EVENTS
 
 SCHEME = "seatToken"
 # openapi_extra of a route: a token is needed, or optional (no token: a spectator).
@@ -74,11 +75,34 @@ def build(app: FastAPI) -> dict[str, Any]:
     ref = {"$ref": "#/components/schemas/Problem"}
     for path in schema.get("paths", {}).values():
         for operation in path.values():
+            everywhere(operation)
             for status, answer in operation.get("responses", {}).items():
                 if status[0] in "45":
                     answer["content"] = {"application/problem+json": {"schema": ref}}
                     answer.setdefault("description", "a problem")
     return schema
+
+
+# Answers any route may give, whatever its handler does: the middleware's (a body that is
+# not JSON, too large or of another type; a rate limit) and an outage's.
+ANY_ROUTE = {
+    "429": "too many requests (Retry-After)",
+    "503": "Redis or an engine cannot answer now (Retry-After): send it again",
+}
+WITH_A_BODY = {
+    "400": "the body is not JSON (bad_json)",
+    "413": "body too large",
+    "415": "body is not application/json",
+}
+
+
+def everywhere(operation: dict[str, Any]) -> None:
+    """Document on every operation the problems every route may answer (the routes'
+    own lists left some out: an account route's 400 for a body that is not JSON)."""
+    answers = operation.setdefault("responses", {})
+    extra = {**ANY_ROUTE, **(WITH_A_BODY if "requestBody" in operation else {})}
+    for status, text in extra.items():
+        answers.setdefault(status, {"description": text})
 
 
 def component(schemas: dict[str, Any], model: type) -> str:
@@ -99,6 +123,16 @@ def typed_views(schemas: dict[str, Any]) -> None:
             refs[name] = component(schemas, game.view_model)
     if not refs:
         return
+    # A tournament is a game to the runtime: its id answers /v1/games/{id}/replay and
+    # /events too (its view is the one GET /v1/tournaments/{id} types, as a Tournament).
+    schemas["TournamentView"] = {
+        "type": "object",
+        "title": "TournamentView",
+        "description": "a tournament's view, as GET /v1/tournaments/{id} shows it",
+        "properties": {"game": {"type": "string", "const": "tournament"}},
+        "required": ["game"],
+    }
+    refs["tournament"] = "#/components/schemas/TournamentView"
     one_of = {
         "oneOf": [{"$ref": r} for r in refs.values()],
         "discriminator": {"propertyName": "game", "mapping": refs},
@@ -211,9 +245,22 @@ def typed_events(schemas: dict[str, Any]) -> None:
     event every seat sees against these schemas)."""
     unions = event_schemas(schemas)
     items = {"anyOf": [{"$ref": r} for r in unions.values()], "description": "by game"}
-    for holder in ("CommandResult", "EventPage"):
-        if holder in schemas:
-            schemas[holder]["properties"]["events"] = {"type": "array", "items": items}
+    if "CommandResult" in schemas:
+        schemas["CommandResult"]["properties"]["events"] = {"type": "array", "items": items}
+    # A tournament's id answers /v1/games/{id}/events too: its events, by their types.
+    envelope = schemas["Event"]
+    schemas["TournamentEvent"] = {
+        **envelope,
+        "title": "TournamentEvent",
+        "description": "an event of a tournament",
+        "properties": {
+            **envelope["properties"],
+            "type": {"type": "string", "enum": list(TOURNAMENT_EVENTS)},
+        },
+    }
+    page = {"anyOf": [*items["anyOf"], {"$ref": "#/components/schemas/TournamentEvent"}]}
+    if "EventPage" in schemas:
+        schemas["EventPage"]["properties"]["events"] = {"type": "array", "items": page}
 
 
 def typed_legal_commands(schema: dict[str, Any]) -> None:
@@ -226,6 +273,14 @@ def typed_legal_commands(schema: dict[str, Any]) -> None:
         for game in GAMES.values()
         if game.legal_model is not None
     ]
+    # The models forbid fields they do not name (a test checks real answers against
+    # them); GET .../commands adds the version, so each names it (optional elsewhere).
+    for ref in refs:
+        shape = schemas[ref["$ref"].rsplit("/", 1)[1]]
+        shape.setdefault("properties", {})["version"] = {
+            "type": "integer",
+            "description": "GET .../commands: the game's version these are at",
+        }
     generic = LegalShape.model_json_schema(ref_template="#/components/schemas/{model}")
     schemas["LegalCommands"] = (
         {"anyOf": refs, "description": "the caller's legal commands; their shape is the game's"}

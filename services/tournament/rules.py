@@ -289,6 +289,21 @@ def ranked(state: State) -> list[int]:
 # -- evolve -------------------------------------------------------------------------
 
 
+# Every event type a tournament's log holds (its events are dicts: the API document
+# names them from here).
+EVENT_TYPES = (
+    "GameCreated",
+    "GameOptionsSet",
+    "PlayerRegistered",
+    "PlayerRemoved",
+    "TournamentStarted",
+    "RoundStarted",
+    "TableFinished",
+    "RoundEnded",
+    "GameEnded",
+)
+
+
 def evolve(state: State, event: Event) -> State:
     d = event.data
     t = event.type

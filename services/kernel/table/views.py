@@ -4,7 +4,7 @@ moves, and the result keys after the table."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -37,6 +37,14 @@ def table_moves(t: Table[Any], seat: int) -> list[dict[str, Any]]:
     if len(t.kinds) == 2 and set(others) <= t.left_seats | set(t.gone):
         moves.append({"type": "claim_win", "valid_from_ms": t.claim_from_ms})
     return moves
+
+
+class TableMove(Shape):
+    """A table command a seat may send now (docs/fair-table.md): give up or leave, take
+    the seat back from its bot, or claim the win from ``valid_from_ms`` on."""
+
+    type: Literal["concede", "leave", "return", "claim_win"]
+    valid_from_ms: int | None = None  # claim_win: when the countdown ends (Unix ms)
 
 
 class SeatAtTable(Shape):
