@@ -82,6 +82,12 @@ class Player(BaseModel):
 class Presence(BaseModel):
     state: Literal["connected", "away", "gone"]
     since_ms: int = Field(description="when the seat's player went away; 0 while connected")
+    gone_at_ms: int | None = Field(
+        None, description="away: when a bot stands in for the seat (Unix ms) unless they are back"
+    )
+    claim_from_ms: int | None = Field(
+        None, description="at a table of two: when the other player may claim the win (Unix ms)"
+    )
 
 
 class SeatOut(BaseModel):

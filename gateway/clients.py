@@ -69,7 +69,9 @@ class Clients:
         listener = listener_client(settings.store)
         tokens = SeatTokens(store, settings.token_ttl_s)
         prefix, heartbeat = settings.store.key_prefix, settings.sse_heartbeat_s
-        presence = Presence(store.redis, prefix, heartbeat, settings.gone_after_s)
+        presence = Presence(
+            store.redis, prefix, heartbeat, settings.gone_after_s, settings.claim_after_s
+        )
         delays = Delays(store)
         live = LiveHub(
             store,

@@ -10,6 +10,7 @@ class BoardRow(BaseModel):
     player_id: str = Field(description="a player's id, or bot:<level> (a bot level is a player)")
     name: str = Field(description="empty for an erased player")
     score: float = Field(description="the rating boards sort by: openskill's mu - 3 sigma")
+    rating: int = Field(description="the rating shown to people: 1500 + 40 x score, rounded")
     games: int
 
 
@@ -19,6 +20,9 @@ class Leaderboard(BaseModel):
     starts_ms: int = Field(description="0 for all time")
     ends_ms: int
     players: int = Field(description="players on this board")
+    provisional_games: int = Field(
+        description="rated games a player plays before the boards list them"
+    )
     entries: list[BoardRow]
 
 
@@ -26,8 +30,10 @@ class Rating(BaseModel):
     mu: float
     sigma: float
     score: float
+    rating: int = Field(description="the rating shown to people: 1500 + 40 x score, rounded")
     games: int
     provisional: bool = Field(description="fewer rated games than RAFFE_PROVISIONAL_GAMES")
+    provisional_left: int = Field(description="rated games to go until it is not provisional")
 
 
 class Opponent(BaseModel):
@@ -45,6 +51,8 @@ class RatedGame(BaseModel):
     players: list[Opponent]
     before: float = Field(description="the player's score before this game")
     after: float
+    rating_before: int = Field(description="the shown rating before this game")
+    rating_after: int
     replay: str = Field(description="where the game's replay is")
 
 

@@ -45,6 +45,7 @@ class GatewaySettings(Env):
     session_ttl_s: int = Field(30 * 24 * 3600, ge=60)  # a sign-in lasts this long
     quickplay_bots_after_s: float = Field(30.0, ge=0, le=3600)  # the matchmaker's (bots)
     gone_after_s: float = Field(120.0, ge=1, le=86_400)  # the presence sweeper's (bots)
+    claim_after_s: int = Field(60, ge=0, le=3600)  # the sweeper's too: shown with presence
     queue_joins_per_window: int = Field(60, ge=1)  # quick-play joins per account and window
     # Per RAFFE_ACCOUNT_WINDOW_S: registrations and sign-in attempts from one address,
     # and sign-in attempts for one account (gateway.accounts.AccountLimits).

@@ -12,7 +12,7 @@ from gateway.clients import Clients
 from gateway.problems import Problem
 from gateway.rating_models import Leaderboard, PlayerGames
 from services.games import GAMES
-from services.ratings.rules import score
+from services.ratings.rules import score, shown
 
 router = APIRouter(tags=["ratings"])
 ClientsDep = Annotated[Clients, Depends(clients)]
@@ -50,6 +50,7 @@ async def rows(c: Clients, game: str, found: list[tuple[int, str, float]]) -> li
             "player_id": player,
             "name": names.get(player, ""),
             "score": board_score,
+            "rating": shown(board_score),
             "games": ratings.get(player, {}).get("games", 0),
         }
         for rank, player, board_score in found
@@ -79,6 +80,7 @@ async def leaderboard(
         "starts_ms": starts,
         "ends_ms": ends,
         "players": await c.boards.size(game, board),
+        "provisional_games": c.boards.provisional,
         "entries": await rows(c, game, found),
     }
 
@@ -119,5 +121,7 @@ def entry(h: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
         ],
         "before": score(h["before"]),
         "after": score(h["after"]),
+        "rating_before": shown(score(h["before"])),
+        "rating_after": shown(score(h["after"])),
         "replay": f"/v1/games/{h['game_id']}/replay",
     }

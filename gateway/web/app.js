@@ -25,7 +25,7 @@ import {
 import { lobbyRows } from "/static/lobby.js";
 import { allEvents, latestMove, moveLog, movesOf, namer, tell } from "/static/moves.js";
 import { quickPlayBox } from "/static/quickplay.js";
-import { renderLeaderboard, renderPlayer } from "/static/ratings.js";
+import { renderLeaderboard, renderPlayer, renderRatingsHelp } from "/static/ratings.js";
 import { renderRules, rulesLink } from "/static/rules.js";
 import { renderTournament, renderTournaments } from "/static/tournaments.js";
 
@@ -65,6 +65,7 @@ const ROUTES = [
   [/^#\/account$/, () => renderAccount(show, gameTypes)],
   [/^#\/leaderboards(?:\/([\w-]+))?(?:\?.*)?$/, (game) => renderLeaderboard(game, show, gameTypes)],
   [/^#\/players\/([\w:-]+)$/, (id) => renderPlayer(id, show, gameTypes)],
+  [/^#\/ratings$/, () => renderRatingsHelp(show)],
   [/^.*$/, () => lobbyPage()],
 ];
 
@@ -514,6 +515,7 @@ async function tablePage(gameId) {
     bar.replaceChildren(
       seatsBar(shown.view, seat, who, presence, seated.seats.length) || "",
       over ? again || "" : standInNote(shown.legal) || "",
+      over ? recordLink(gameId) : "",
       over ? "" : tableActions(shown.legal, held ? send : null) || "",
     );
   }
@@ -716,6 +718,20 @@ async function showInvites(gameId, box) {
   } catch {
     /* the seats are a read model; a table works without them */
   }
+}
+
+// A finished game's portable record (docs/records.md), to keep or to check with
+// `raffe verify`.
+function recordLink(gameId) {
+  return el(
+    "p",
+    {},
+    el(
+      "a",
+      { href: `/v1/games/${gameId}/record`, download: `${gameId}.json`, id: "record-download" },
+      "Download this game's record",
+    ),
+  );
 }
 
 // -- replay ---------------------------------------------------------------------------------

@@ -46,11 +46,24 @@ function clockText(ms) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
-function presenceText(p) {
+// A seat's presence in words, with what happens next and when (docs/fair-table.md): an
+// away player has a bot stand in at gone_at_ms; at a table of two the other player may
+// then claim the win from claim_from_ms.
+function presenceText(p, count, over, other) {
   if (!p) return "";
   if (p.state === "connected") return "here";
   const away = Math.max(0, Math.round((Date.now() - p.since_ms) / 1000));
-  return p.state === "gone" ? "gone" : `away ${away} s`;
+  if (p.state === "gone" || over || !p.gone_at_ms)
+    return p.state === "gone" ? "gone" : `away ${away} s`;
+  // Clock times, not countdowns: the bar is redrawn when something changes, not every
+  // second (a redraw would take the keyboard's focus from its buttons).
+  const at = (ms) => new Date(ms).toLocaleTimeString();
+  const claim =
+    count === 2 && p.claim_from_ms
+      ? `; ${other ? "you" : "the other player"} may claim the win from ${at(p.claim_from_ms)}`
+      : "";
+  const bot = `a bot plays for them from ${at(p.gone_at_ms)} unless they are back`;
+  return `away since ${at(p.since_ms)}: ${bot}${claim}`;
 }
 
 // One line per seat: name, presence, who plays it, its clock. ``presence``: by seat, as
@@ -62,9 +75,9 @@ export function seatsBar(view, seat, who, presence, count) {
   const clocks = table && table.clocks;
   const rows = seats.map((s) => {
     const bits = [];
-    const p = presenceText(presence[s.seat]);
-    if (p) bits.push(p);
     const over = view.status && view.status.over; // nobody plays on: no bot either
+    const p = presenceText(presence[s.seat], seats.length, over, seat >= 0 && s.seat !== seat);
+    if (p) bits.push(p);
     if (s.left) bits.push(s.left === "conceded" ? "conceded" : "left");
     if (s.left && !over) bits.push("a bot plays");
     else if (s.gone && !over) bits.push("a bot plays until they are back");

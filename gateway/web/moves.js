@@ -67,14 +67,20 @@ export function tell(move, describe, who) {
   return out;
 }
 
-// The move log: newest first, the newest marked; its newest sentence is announced.
+// The move log: every move, newest first, the newest marked; its newest sentence is
+// announced. It scrolls, so it takes the keyboard's focus (arrow keys scroll it).
 export function moveLog(moves, describe, who) {
   const told = moves
     .map((m) => ({ move: m, text: tell(m, describe, who) }))
     .filter((t) => t.text.length);
-  const list = el("ol", { id: "move-log", reversed: true });
+  const list = el("ol", {
+    id: "move-log",
+    reversed: true,
+    tabindex: "0",
+    "aria-label": "moves, newest first",
+  });
   told
-    .slice(-40)
+    .slice()
     .reverse()
     .forEach((t, i) => {
       list.append(

@@ -35,7 +35,7 @@ async def main() -> None:
     matchmaker = Matchmaker(store, engines, bots.quickplay_bots_after_s, boards, settings.lease_ms)
     # Presence: a seat whose player is gone gets a bot (services.bots.sweeper).
     prefix, heartbeat = settings.store.key_prefix, bots.sse_heartbeat_s
-    presence = Presence(store.redis, prefix, heartbeat, bots.gone_after_s)
+    presence = Presence(store.redis, prefix, heartbeat, bots.gone_after_s, bots.claim_after_s)
     sweeper = Sweeper(store, engines, presence, bots.claim_after_s)
     loop = asyncio.get_running_loop()
 

@@ -58,9 +58,15 @@ class PresenceKeys:
 
 class Presence:
     def __init__(
-        self, redis: Redis | RedisCluster, prefix: str, heartbeat_s: float, gone_after_s: float
+        self,
+        redis: Redis | RedisCluster,
+        prefix: str,
+        heartbeat_s: float,
+        gone_after_s: float,
+        claim_after_s: float = 60.0,
     ) -> None:
         self.redis, self.keys = redis, PresenceKeys(prefix)
+        self.claim_after_ms = int(claim_after_s * 1000)
         # A stream unrefreshed for three heartbeats is taken for closed.
         self.stale_ms = int(heartbeat_s * 3000) + 1000
         self.gone_after_ms = int(gone_after_s * 1000)
@@ -111,7 +117,15 @@ class Presence:
         for raw_seat, raw_since in away.items():
             since = int(raw_since)
             gone = now - since >= self.gone_after_ms
-            out[int(raw_seat)] = {"state": "gone" if gone else "away", "since_ms": since}
+            # What comes next, and when: a bot stands in at gone_at_ms; at a table of two
+            # the other player may claim the win from claim_from_ms (docs/fair-table.md).
+            gone_at = since + self.gone_after_ms
+            out[int(raw_seat)] = {
+                "state": "gone" if gone else "away",
+                "since_ms": since,
+                "gone_at_ms": gone_at,
+                "claim_from_ms": gone_at + self.claim_after_ms,
+            }
         for m in marks:
             out[int(m.decode().split(":", 1)[0])] = {"state": "connected", "since_ms": 0}
         return out

@@ -24,7 +24,7 @@ from services.core.codec import dumps, loads, to_domain
 from services.core.eventstore import EventStore
 from services.ratings.events import TYPES, GameRated
 from services.ratings.rater import stream_id
-from services.ratings.rules import score
+from services.ratings.rules import score, shown
 
 DAY_MS = 24 * 3600 * 1000
 
@@ -119,7 +119,13 @@ class Boards:
         return {g: self._rating(loads(r)) for g, r in zip(games, found, strict=True) if r}
 
     def _rating(self, raw: dict[str, Any]) -> dict[str, Any]:
-        return {**raw, "provisional": raw["games"] < self.provisional}
+        left = max(0, self.provisional - raw["games"])
+        return {
+            **raw,
+            "rating": shown(raw["score"]),
+            "provisional": left > 0,
+            "provisional_left": left,
+        }
 
     async def board(
         self, game: str, season: str, first: int, count: int

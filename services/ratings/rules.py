@@ -100,3 +100,13 @@ def evolve(state: Ratings, e: GameRated) -> Ratings:
 def score(rating: Sequence[float]) -> float:
     """The number boards sort by: openskill's ordinal (mu - 3 sigma)."""
     return ordinal((rating[0], rating[1]))
+
+
+# The rating people see (docs/ratings.md): the same score on the scale players know from
+# chess sites, a newcomer at 1500; it orders players exactly as the score does.
+SHOWN_START, SHOWN_PER_POINT = 1500, 40
+
+
+def shown(board_score: float) -> int:
+    """The displayed rating of a score: 1500 + 40 x (mu - 3 sigma), rounded."""
+    return round(SHOWN_START + SHOWN_PER_POINT * board_score)

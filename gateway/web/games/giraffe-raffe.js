@@ -55,8 +55,8 @@ export function render({ view, legal, seat, send, last, who }) {
             "tr",
             { class: p.index === turn ? "turn" : "" },
             el("td", {}, p.robot ? "Robot" : name(p.index)),
-            el("td", {}, `${p.hand_size} cards`),
-            el("td", {}, `${p.apples} apples`),
+            el("td", {}, plural(p.hand_size, "card")),
+            el("td", {}, plural(p.apples, "apple")),
             el("td", {}, p.rotten_apples ? `rotten ${p.rotten_apples}` : ""),
             el("td", {}, p.index === turn ? "◀ turn" : ""),
           ),
@@ -163,7 +163,7 @@ export function render({ view, legal, seat, send, last, who }) {
             .join(" "),
           "data-tree": tree.id,
         },
-        el("strong", {}, tree.id),
+        el("strong", {}, boardName(tree.id)),
         " ",
         el("span", { class: "muted" }, tree.colours.length ? tree.colours.join("/") : ""),
         entry && entry.playable ? el("span", { class: "badge" }, " ✓ you can play here") : null,
@@ -341,6 +341,12 @@ const COLOUR_WORDS = { r: "red", b: "blue", y: "yellow", g: "green" };
 
 function tree(id) {
   return treeName(id);
+}
+
+// A tree's name on the board, as the rules and the move log name it.
+function boardName(id) {
+  if (id.startsWith("single")) return "Single";
+  return TREES[id] || id;
 }
 
 export function treeName(id) {

@@ -517,16 +517,21 @@ export function hint({ view, legal, seat }) {
 
 // -- what happened, as sentences (the move log and the replay; moves.js) -------------------
 
-// A piece's id (s1-barrel-0) as a person reads it: "barrel 1".
-export function pieceName(id) {
-  const found = /^s\d+-([a-z]+)-(\d+)$/.exec(id);
-  return found ? `${found[1]} ${Number(found[2]) + 1}` : id;
+// A piece's id (s1-barrel-0) as a person reads it: "barrel 1"; with ``who``, whose
+// supply it came from too ("Ann's barrel 1"): every player has a barrel 1, and a
+// capsize listing two of them as "barrel 1, barrel 1" read as one piece twice.
+export function pieceName(id, who) {
+  const found = /^s(\d+)-([a-z]+)-(\d+)$/.exec(id);
+  if (!found) return id;
+  const piece = `${found[2]} ${Number(found[3]) + 1}`;
+  if (!who) return piece;
+  const owner = who(Number(found[1]));
+  return `${owner === "You" ? "your" : `${owner}'s`} ${piece}`;
 }
-
-const names = (ids) => ids.map(pieceName).join(", ");
 
 export function describe(event, who, said) {
   const d = event.data;
+  const names = (ids) => ids.map((id) => pieceName(id, who)).join(", ");
   switch (event.type) {
     case "GameCreated":
       return `A game for ${d.seats.length} players (${d.options.mode})`;
@@ -555,13 +560,13 @@ export function describe(event, who, said) {
     case "PieceLoaded": {
       const fell = (d.outcome && d.outcome.fell) || [];
       const what =
-        `${who(d.seat)} loaded ${pieceName(d.piece)} on area ` +
+        `${who(d.seat)} loaded ${pieceName(d.piece, who)} on area ` +
         `${d.area}${d.double ? " (a double load)" : ""}`;
       return fell.length ? `${what}; ${names(fell.map((f) => f.id))} fell` : what;
     }
     case "CatchAttempted":
       return d.attempts
-        .map((a) => `${who(d.seat)} ${a.caught ? "caught" : "missed"} ${pieceName(a.id)}`)
+        .map((a) => `${who(d.seat)} ${a.caught ? "caught" : "missed"} ${pieceName(a.id, who)}`)
         .join(", ");
     case "FallReported":
       return (

@@ -20,6 +20,7 @@ from services.kernel.table.state import TABLE_FOLDS, Table, created
 from services.kernel.table.steps import TABLE_DECIDE, Steps, check_player
 from services.kernel.table.timeouts import is_deadline_command, turn_ran_out
 from services.kernel.table.views import (
+    TableMove,
     TableView,
     bank_deadline,
     nothing,
@@ -62,7 +63,7 @@ def seated(spec: GameSpec[S]) -> GameSpec[Table[S]]:
         commands=_commands(spec.commands),
         view_model=_with_table(spec.view_model, "table", TableView),
         legal_model=_with_table(
-            _with_table(spec.legal_model, "stand_in", bool), "table", list[dict[str, Any]]
+            _with_table(spec.legal_model, "stand_in", bool), "table", list[TableMove]
         ),
         expire=t.expire if spec.expire is not None else None,
     )
@@ -211,7 +212,7 @@ class TableOf(Generic[S]):
         seen = self.g.view(t.game, seat, reveal or t.ended is not None)
         if t.quiet:
             return seen
-        over = t.ended is not None or self.g.status(t.game).over
+        over = bool(t.bank_ms) and (t.ended is not None or self.g.status(t.game).over)
         out = {**seen, "table": table_json(t, over)}
         if "status" in seen:
             out["status"] = self.status(t).to_json()
