@@ -35,13 +35,12 @@ ARGS = ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-s
 
 
 def browser() -> WebDriver:
-    """A headless Chromium on a profile of its own, removed when the driver quits (or,
-    should a test not quit it, when the run ends): Chromium's own temporary profiles
-    were left in the temp directory, one per browser."""
-    profile = tempfile.mkdtemp(prefix="raffe-chromium-")
-    atexit.register(shutil.rmtree, profile, True)
+    """A headless Chromium whose temporary files (its profile, its singleton socket's
+    folder) go to a folder of its own, removed when the driver quits (or, should a test
+    not quit it, when the run ends): the suite left one folder per browser in /tmp."""
+    scratch = tempfile.mkdtemp(prefix="raffe-chromium-")
+    atexit.register(shutil.rmtree, scratch, True)
     options = webdriver.ChromeOptions()
-    options.add_argument(f"--user-data-dir={profile}")
     options.binary_location = CHROMIUM
     for arg in (
         "--headless=new",
@@ -51,7 +50,8 @@ def browser() -> WebDriver:
     ):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(CHROMEDRIVER))
+    service = webdriver.ChromeService(CHROMEDRIVER, env={**os.environ, "TMPDIR": scratch})
+    driver = webdriver.Chrome(options=options, service=service)
     driver.execute_cdp_cmd("Network.enable", {})
     quit_browser = driver.quit
 
@@ -59,7 +59,7 @@ def browser() -> WebDriver:
         try:
             quit_browser()
         finally:
-            shutil.rmtree(profile, ignore_errors=True)
+            shutil.rmtree(scratch, ignore_errors=True)
 
     driver.quit = quit_and_clean
     return driver

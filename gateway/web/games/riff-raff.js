@@ -427,7 +427,7 @@ export function render({ view, legal, seat, send, last, who }) {
     : el(
         "p",
         {},
-        `Aboard the real ship: ${view.ship.aboard.map(pieceName).join(", ") || "nothing yet"}`,
+        `Aboard the real ship: ${view.ship.aboard.map((p) => pieceName(p)).join(", ") || "nothing yet"}`,
       );
   const layer = drawing ? drawing.querySelector(".preview-layer") : null;
   const preview = (type, position, orientation) =>
@@ -442,8 +442,8 @@ export function render({ view, legal, seat, send, last, who }) {
       ? el(
           "p",
           {},
-          `Reported: fell ${turn.report.fell.map(pieceName).join(", ") || "nothing"}, caught ` +
-            `${turn.report.caught.map(pieceName).join(", ") || "nothing"}`,
+          `Reported: fell ${turn.report.fell.map((p) => pieceName(p)).join(", ") || "nothing"}, caught ` +
+            `${turn.report.caught.map((p) => pieceName(p)).join(", ") || "nothing"}`,
         )
       : null;
   return el(
@@ -524,7 +524,7 @@ export function pieceName(id, who) {
   const found = /^s(\d+)-([a-z]+)-(\d+)$/.exec(id);
   if (!found) return id;
   const piece = `${found[2]} ${Number(found[3]) + 1}`;
-  if (!who) return piece;
+  if (typeof who !== "function") return piece;
   const owner = who(Number(found[1]));
   return `${owner === "You" ? "your" : `${owner}'s`} ${piece}`;
 }
