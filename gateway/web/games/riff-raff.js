@@ -424,11 +424,7 @@ export function render({ view, legal, seat, send, last, who }) {
   const drawing = view.ship.pieces ? shipDrawing(view.ship, turn && turn.area, lastPiece) : null;
   const ship = drawing
     ? el("div", { class: "ship" }, drawing)
-    : el(
-        "p",
-        {},
-        `Aboard the real ship: ${view.ship.aboard.map((p) => pieceName(p)).join(", ") || "nothing yet"}`,
-      );
+    : el("p", {}, `Aboard the real ship: ${listed(view.ship.aboard, "nothing yet")}`);
   const layer = drawing ? drawing.querySelector(".preview-layer") : null;
   const preview = (type, position, orientation) =>
     drawPreview(layer, view.ship.geometry, turn && turn.area, type, position, orientation);
@@ -442,8 +438,7 @@ export function render({ view, legal, seat, send, last, who }) {
       ? el(
           "p",
           {},
-          `Reported: fell ${turn.report.fell.map((p) => pieceName(p)).join(", ") || "nothing"}, caught ` +
-            `${turn.report.caught.map((p) => pieceName(p)).join(", ") || "nothing"}`,
+          `Reported: fell ${listed(turn.report.fell)}, caught ${listed(turn.report.caught)}`,
         )
       : null;
   return el(
@@ -520,6 +515,8 @@ export function hint({ view, legal, seat }) {
 // A piece's id (s1-barrel-0) as a person reads it: "barrel 1"; with ``who``, whose
 // supply it came from too ("Ann's barrel 1"): every player has a barrel 1, and a
 // capsize listing two of them as "barrel 1, barrel 1" read as one piece twice.
+const listed = (ids, none = "nothing") => ids.map((id) => pieceName(id)).join(", ") || none;
+
 export function pieceName(id, who) {
   const found = /^s(\d+)-([a-z]+)-(\d+)$/.exec(id);
   if (!found) return id;
