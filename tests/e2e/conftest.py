@@ -7,7 +7,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from selenium.webdriver.remote.webdriver import WebDriver
 
+from tests.e2e.browser import browser
 from tests.e2e.system import System, running_system
 
 
@@ -33,3 +35,12 @@ def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
 def http(system: System) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=system.base_url, timeout=20) as client:
         yield client
+
+
+@pytest.fixture
+def page(system: System) -> Iterator[WebDriver]:
+    """A browser on the running system's lobby, closed after the test."""
+    driver = browser()
+    driver.get(system.base_url + "/")
+    yield driver
+    driver.quit()

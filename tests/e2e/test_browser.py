@@ -50,14 +50,6 @@ from tests.e2e.system import System
 pytestmark = needs_chromium
 
 
-@pytest.fixture
-def page(system: System) -> Iterator[WebDriver]:
-    driver = browser()
-    driver.get(system.base_url + "/")
-    yield driver
-    driver.quit()
-
-
 def screenshot(driver: WebDriver, name: str) -> None:
     folder = os.environ.get("RAFFE_SCREENSHOTS")
     if folder:

@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from tests.e2e.browser import (
     accessibility_problems,
-    browser,
     find,
     needs_chromium,
     rendered,
@@ -34,14 +31,6 @@ from tests.e2e.test_fair_table import send, until
 from tests.e2e.test_ratings import play_game, rated_games
 
 pytestmark = needs_chromium
-
-
-@pytest.fixture
-def page(system: System) -> Iterator[WebDriver]:
-    driver = browser()
-    driver.get(system.base_url + "/")
-    yield driver
-    driver.quit()
 
 
 def said(driver: WebDriver, module: str, call: str) -> str:
