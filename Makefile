@@ -13,7 +13,7 @@ PYTEST_ARGS ?=
 # test's time is waiting on timers and other processes. TEST_JOBS=0 runs it in one process.
 TEST_JOBS ?= auto
 
-.PHONY: run test lint proto install bench demo clean manifests lock
+.PHONY: run test lint proto install bench demo clean manifests lock image wheels
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +31,7 @@ PIN := -c constraints.txt
 
 $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q $(PIN) -e '.[dev,decks]'
+	$(BIN)/python -m pip install -q $(PIN) -e '.[dev,decks,cli,local]'
 	@if command -v npm >/dev/null 2>&1; then \
 	  npm install --silent --no-save --no-package-lock --prefix $(VENV)/npm $(NPM_TOOLS) \
 	    || echo "npm: the web client's tools did not install (their tests will say so)"; \
@@ -41,7 +41,7 @@ $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 # Quietly (-qq: errors only): `make run`'s first start ends with the table's address.
 $(RUN_STAMP): pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/python -m pip install -qq --upgrade pip
-	$(BIN)/python -m pip install -qq $(PIN) -e '.[build]'
+	$(BIN)/python -m pip install -qq $(PIN) -e '.[build,cli,local]'
 	touch $@
 
 install: $(STAMP)
@@ -52,7 +52,7 @@ lock:
 	rm -rf $(VENV)-lock
 	$(PYTHON) -m venv $(VENV)-lock
 	$(VENV)-lock/bin/python -m pip install -q --upgrade pip
-	$(VENV)-lock/bin/python -m pip install -q -e '.[dev,decks,build]'
+	$(VENV)-lock/bin/python -m pip install -q -e '.[dev,decks,build,cli,local]'
 	{ sed -n '1,/^[^#]/{/^#/p}' constraints.txt; \
 	  $(VENV)-lock/bin/python -m pip freeze --exclude-editable; } > constraints.new
 	mv constraints.new constraints.txt
@@ -76,7 +76,7 @@ test: $(STAMP) proto
 lint: $(STAMP) proto
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy services gateway bench tests
+	$(BIN)/mypy services gateway bench tests deploy/podman
 	@if [ -x $(PRETTIER) ]; then $(PRETTIER) --check $(WEB_JS); \
 	else echo "prettier not installed (needs npm): the web client's format is not checked"; fi
 	@awk 'length > 100 { print FILENAME ":" FNR ": longer than 100 characters"; bad = 1 } \
@@ -89,6 +89,29 @@ manifests: proto
 
 demo: proto
 	$(BIN)/python -m services.demo
+
+# The services' image (deploy/docker/Dockerfile), built with podman and runc as root.
+# The wheels come from this machine's pip (constraints.txt), so the build needs no registry;
+# with BASE unset, the base is made here from Debian's packages (deploy/docker/debian-base.sh).
+# podman's default open-files and process limits exceed what this kind of machine allows.
+IMAGE   ?= raffe:dev
+BASE    ?=
+PODMAN  ?= podman --runtime runc
+LIMITS   = --ulimit nofile=$$(ulimit -Hn):$$(ulimit -Hn) --ulimit nproc=32768:32768
+
+# Debian 12's Python is 3.11.2: redis-py asks for async-timeout below 3.11.3 (the host's
+# newer Python does not), so it is gathered by name.
+wheels: | $(BIN)/python
+	rm -rf build/wheels
+	$(BIN)/python -m pip wheel -q $(PIN) --wheel-dir build/wheels . setuptools grpcio-tools \
+	  async-timeout
+	rm -f build/wheels/raffe-*.whl
+
+image: wheels
+	@base='$(BASE)'; if [ -z "$$base" ]; then \
+	  deploy/docker/debian-base.sh python && base=localhost/raffe-base:bookworm; fi; \
+	$(PODMAN) build $(LIMITS) --build-arg BASE=$$base -f deploy/docker/Dockerfile -t $(IMAGE) .
+	@$(PODMAN) image inspect --format '$(IMAGE): {{.Size}} bytes' $(IMAGE)
 
 bench: $(STAMP) proto
 	$(BIN)/python -m bench $(BENCH_ARGS)
