@@ -76,3 +76,30 @@ def test_the_dashboard_is_grafana_json_over_real_metrics() -> None:
             assert series(target["expr"]) <= exported, (panel["title"], target["expr"])
     variables = {v["name"] for v in board["templating"]["list"]}
     assert "datasource" in variables
+
+
+def test_a_dead_process_of_every_service_is_seen() -> None:
+    """#55 item 4: min(raffe_ready) sees only live series; a process that died exports
+    none. Every Deployment has a target-down rule under the job name the scrape
+    configuration gives its pods (promtool fires them in alerts_test.yaml)."""
+    base = ROOT / "deploy" / "k8s" / "base"
+    deployments = {
+        doc["metadata"]["name"]
+        for path in base.glob("*.yaml")
+        for doc in yaml.safe_load_all(path.read_text())
+        if doc and doc.get("kind") == "Deployment"
+    }
+    absent = {
+        rule["labels"]["job"]
+        for rule in rules()
+        if rule["alert"] == "RaffeProcessAbsent"
+        and f'absent(up{{job="{rule["labels"]["job"]}"}} == 1)' in str(rule["expr"])
+    }
+    assert deployments and deployments <= absent, deployments - absent
+    down = next(r for r in rules() if r["alert"] == "RaffeTargetDown")
+    assert str(down["expr"]).strip() == 'up{job=~"raffe-.+"} == 0'
+    scrape = yaml.safe_load((MONITORING / "prometheus.yaml").read_text())
+    relabel = scrape["scrape_configs"][0]["relabel_configs"]
+    job = next(r for r in relabel if r.get("target_label") == "job")
+    assert job["source_labels"] == ["__meta_kubernetes_pod_label_app_kubernetes_io_name"]
+    assert scrape["rule_files"] == ["alerts.yaml"]
