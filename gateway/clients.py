@@ -110,7 +110,10 @@ class Clients:
         )
 
     async def failing(self) -> list[str]:
-        """What this gateway needs and cannot reach now: "redis", "engine:<game>"."""
+        """What this gateway needs and cannot reach now: "redis", "engine:<game>";
+        "draining" once it stops (the load balancer sends it nothing new)."""
+        if self.live.draining:
+            return ["draining"]
         checks = [Readiness(self.store.redis).check()]
         checks += [engine.ready() for engine in self.engines.values()]
         names = ["redis", *(f"engine:{game}" for game in self.engines)]

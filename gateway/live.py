@@ -96,6 +96,9 @@ def frame(e: StoredEvent) -> bytes:
 
 
 PING = b": ping\n\n"  # a comment: keeps proxies from closing an idle stream
+# The last frame of a stream this gateway ends as it stops: reconnect in a second (an
+# EventSource sends Last-Event-ID, so the stream resumes on another replica, losing none).
+DRAINED = b": this gateway is stopping; reconnect\nretry: 1000\n\n"
 
 
 def view_frame(game_id: str, game: Game[Any], state: Any, version: int, seat: int) -> bytes:
@@ -122,13 +125,17 @@ class Viewer:
         default_factory=lambda: asyncio.Queue(QUEUE_FRAMES)
     )
 
-    def end(self) -> None:
-        """End the stream now, whatever is queued (its token is no longer good). The
-        queue is emptied in place: the stream waits on this very queue, and a new one
-        would leave it waiting until its next heartbeat."""
+    def end(self, last: bytes = b"") -> None:
+        """End the stream now, whatever is queued (its token is no longer good, or the
+        gateway stops), after ``last`` if given. The queue is emptied in place: the
+        stream waits on this very queue, and a new one would leave it waiting until its
+        next heartbeat."""
         while not self.queue.empty():
             self.queue.get_nowait()
-        self.queue.put_nowait(None)
+        if last:
+            self.queue.put_nowait((last, True))
+        else:
+            self.queue.put_nowait(None)
 
     def push(self, frames: list[tuple[bytes, bool]]) -> None:
         """Frames (bytes, whether it is the game's last) in order."""
@@ -209,6 +216,7 @@ class LiveHub:
         self.open_streams: Counter[str] = Counter()
         self._task: asyncio.Task[None] | None = None
         self.channels = GameChannels(store.keys.game)
+        self.draining = False
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -222,9 +230,20 @@ class LiveHub:
                 await self._task
         await self.listener.aclose()
 
+    def drain(self) -> None:
+        """The process is stopping (SIGTERM): end every stream with a retry hint, so each
+        client resumes from its Last-Event-ID on another replica; open no new one."""
+        self.draining = True
+        for watched in self.watched.values():
+            for viewers in watched.viewers.values():
+                for viewer in viewers:
+                    viewer.end(DRAINED)
+
     # -- viewers -----------------------------------------------------------------------
 
     def admit(self, address: str) -> Callable[[], None]:
+        if self.draining:
+            raise Problem(503, "draining", "this gateway is stopping; try again", retry_after=1)
         """Count a new stream against its address and the total, or refuse it; returns
         what to call (once or more) when the stream is over."""
         if self.open_streams[address] >= self.streams_per_address:

@@ -367,3 +367,39 @@ def test_the_replicated_overlay_runs_redis_under_sentinel_on_three_nodes() -> No
     for name, script in scripts["data"].items():
         parsed = subprocess.run(["sh", "-n"], input=script, capture_output=True, text=True)
         assert parsed.returncode == 0, (name, parsed.stderr)
+
+
+@needs_kubectl
+@pytest.mark.parametrize("target", ["overlays/production", "overlays/replicated"])
+def test_replicas_spread_over_zones_and_nodes_and_ingress_is_denied_by_default(
+    target: str,
+) -> None:
+    """#55 item 5: every Deployment that runs more than one pod asks the scheduler to keep
+    its pods apart by zone and by node (per rollout revision); the namespace denies any
+    connection no policy admits."""
+    objects = render(target)
+    deployments = [w for w in workloads(objects) if w["kind"] == "Deployment"]
+    assert deployments
+    for deployment in deployments:
+        name = deployment["metadata"]["name"]
+        spread = deployment["spec"]["template"]["spec"].get("topologySpreadConstraints", [])
+        keys = {c["topologyKey"] for c in spread}
+        assert keys == {"topology.kubernetes.io/zone", "kubernetes.io/hostname"}, name
+        for constraint in spread:
+            assert constraint["labelSelector"]["matchLabels"] == {"app.kubernetes.io/name": name}
+            assert constraint["matchLabelKeys"] == ["pod-template-hash"]
+    deny = next(o for o in objects if o["metadata"]["name"] == "raffe-default-deny")
+    assert deny["kind"] == "NetworkPolicy" and deny["spec"]["podSelector"] == {}
+    assert deny["spec"]["policyTypes"] == ["Ingress"] and "ingress" not in deny["spec"]
+
+
+@needs_kubectl
+def test_a_gateway_pod_leaves_its_service_before_it_drains_within_its_grace() -> None:
+    """#55 item 3: preStop waits while endpoints drop the pod, then SIGTERM drains
+    (gateway/__main__.py); both fit in the grace period."""
+    from gateway.__main__ import GRACEFUL_S
+
+    gateway = next(w for w in workloads(render("base")) if w["metadata"]["name"] == "raffe-gateway")
+    pod = gateway["spec"]["template"]["spec"]
+    wait = pod["containers"][0]["lifecycle"]["preStop"]["exec"]["command"]
+    assert wait[0] == "sleep" and int(wait[1]) + GRACEFUL_S < pod["terminationGracePeriodSeconds"]
