@@ -13,7 +13,7 @@ PYTEST_ARGS ?=
 # test's time is waiting on timers and other processes. TEST_JOBS=0 runs it in one process.
 TEST_JOBS ?= auto
 
-.PHONY: run test lint proto install bench demo clean manifests lock image wheels
+.PHONY: run test lint proto install bench demo clean manifests lock image wheels pin-image
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -82,10 +82,17 @@ lint: $(STAMP) proto
 	@awk 'length > 100 { print FILENAME ":" FNR ": longer than 100 characters"; bad = 1 } \
 	  END { exit bad }' $(WEB_JS)
 
-# The engines' Kubernetes manifests, one per game of services/games.py (a test checks them).
+# The engines' Kubernetes manifests, one per game of services/games.py, and the alerts as a
+# PrometheusRule (tests check both are current).
 # It and the demo need what running needs, not the test tools (proto installs that).
 manifests: proto
 	$(BIN)/python -m services.manifests
+	$(BIN)/python -m deploy.prometheus_rule
+
+# Pin the production and replicated overlays to a pushed image by its digest:
+#   make pin-image REF=registry.example.org/raffe@sha256:...   (deploy/README.md)
+pin-image: | $(BIN)/python
+	$(BIN)/python -m deploy.pin_image $(REF)
 
 demo: proto
 	$(BIN)/python -m services.demo

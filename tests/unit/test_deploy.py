@@ -150,8 +150,13 @@ def test_images_and_ports_agree_with_the_services(target: str) -> None:
         if w["metadata"]["name"] == "raffe-redis":
             continue
         c = w["spec"]["template"]["spec"]["containers"][0]
-        main = next(p["containerPort"] for p in c["ports"] if p["name"] == "main")
+        named = {p["name"]: p["containerPort"] for p in c["ports"]}
+        main = named.get("main", named["metrics"])  # the bot runner serves only metrics
         assert main == ports[tuple(c["args"])] == int(env_of(c, objects)["RAFFE_PORT"]), c["args"]
+        # Scraped by the port named metrics (PodMonitor) or by annotation (prometheus.yaml).
+        annotations = w["spec"]["template"]["metadata"]["annotations"]
+        metrics = int(env_of(c, objects)["RAFFE_METRICS_PORT"])
+        assert named["metrics"] == metrics == int(annotations["prometheus.io/port"]), c["args"]
         images.add(c["image"])
         if w["metadata"]["name"] in services:
             assert services[w["metadata"]["name"]]["spec"]["ports"][0]["port"] == main
@@ -403,3 +408,64 @@ def test_a_gateway_pod_leaves_its_service_before_it_drains_within_its_grace() ->
     pod = gateway["spec"]["template"]["spec"]
     wait = pod["containers"][0]["lifecycle"]["preStop"]["exec"]["command"]
     assert wait[0] == "sleep" and int(wait[1]) + GRACEFUL_S < pod["terminationGracePeriodSeconds"]
+
+
+@needs_kubectl
+def test_real_overlays_run_one_image_by_digest_and_make_pin_image_sets_it(
+    tmp_path: Path,
+) -> None:
+    """#55 item 5: production and replicated name the image by digest (a tag can be
+    moved after a rollout was tested); `make pin-image REF=...` rewrites both, keeping
+    the rest; a reference without a digest is refused and nothing is written."""
+    from deploy import pin_image
+
+    for target in ("overlays/production", "overlays/replicated"):
+        images = {
+            c["image"]
+            for w in workloads(render(target))
+            if w["metadata"]["name"] != "raffe-redis"
+            for c in w["spec"]["template"]["spec"]["containers"]
+        }
+        assert len(images) == 1 and re.fullmatch(r".+@sha256:[0-9a-f]{64}", images.pop())
+    copy = tmp_path / "k8s"
+    shutil.copytree(K8S, copy)
+    before = (copy / "overlays/production/kustomization.yaml").read_text()
+    assert pin_image.main(["registry.example.org/raffe:1.2.0", "--k8s", str(copy)]) == 2
+    assert (copy / "overlays/production/kustomization.yaml").read_text() == before
+    ref = "registry.example.org/team/raffe@sha256:" + "ab" * 32
+    assert pin_image.main([ref, "--k8s", str(copy)]) == 0
+    for overlay in pin_image.PINNED:
+        out = subprocess.run(
+            ["kubectl", "kustomize", str(copy / "overlays" / overlay)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        objects = [doc for doc in yaml.safe_load_all(out) if doc]
+        gateway = next(w for w in workloads(objects) if w["metadata"]["name"] == "raffe-gateway")
+        assert gateway["spec"]["template"]["spec"]["containers"][0]["image"] == ref
+    after = (copy / "overlays/production/kustomization.yaml").read_text()
+    assert after.count("\n") == before.count("\n")  # comments and the rest kept
+
+
+@needs_kubectl
+def test_the_in_cluster_redis_is_a_component_only_overlays_that_run_it_include() -> None:
+    """#55 item 5: production (an external Redis Cluster) renders no Redis and no
+    password Secret (created out of band) without `$patch: delete`; local and
+    replicated include the component; only local makes its (development) password."""
+
+    def names(target: str) -> set[tuple[str, str]]:
+        return {(o["kind"], o["metadata"]["name"]) for o in render(target)}
+
+    redis = {
+        ("StatefulSet", "raffe-redis"),
+        ("Service", "raffe-redis"),
+        ("ConfigMap", "raffe-redis-config"),
+        ("NetworkPolicy", "raffe-redis"),
+    }
+    production = names("overlays/production")
+    assert not redis & production and ("Secret", "raffe-redis") not in production
+    assert "$patch" not in (K8S / "overlays/production/kustomization.yaml").read_text()
+    assert redis <= names("overlays/local") and redis <= names("overlays/replicated")
+    assert ("Secret", "raffe-redis") in names("overlays/local")
+    assert ("Secret", "raffe-redis") not in names("overlays/replicated")

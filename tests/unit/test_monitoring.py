@@ -103,3 +103,36 @@ def test_a_dead_process_of_every_service_is_seen() -> None:
     job = next(r for r in relabel if r.get("target_label") == "job")
     assert job["source_labels"] == ["__meta_kubernetes_pod_label_app_kubernetes_io_name"]
     assert scrape["rule_files"] == ["alerts.yaml"]
+
+
+def test_operator_users_get_the_same_rules_and_a_pod_monitor_of_every_service() -> None:
+    """#55 item 5: the PrometheusRule is alerts.yaml's groups (generated, never stale);
+    the PodMonitor selects every Raffe Deployment's pods, scrapes the port each names
+    metrics, and names the job as prometheus.yaml does (the target-down rules rely on
+    it)."""
+    from deploy import prometheus_rule
+
+    assert prometheus_rule.main(["--check"]) == 0, "run make manifests"
+    generated = yaml.safe_load(prometheus_rule.OUTPUT.read_text())
+    assert generated["kind"] == "PrometheusRule"
+    assert (
+        generated["spec"]["groups"]
+        == yaml.safe_load((MONITORING / "alerts.yaml").read_text())["groups"]
+    )
+    monitor = yaml.safe_load((MONITORING / "operator" / "pod-monitor.yaml").read_text())
+    assert monitor["spec"]["jobLabel"] == "app.kubernetes.io/name"
+    (endpoint,) = monitor["spec"]["podMetricsEndpoints"]
+    selector = monitor["spec"]["selector"]["matchLabels"]
+    base = ROOT / "deploy" / "k8s" / "base"
+    deployments = [
+        doc
+        for path in base.glob("*.yaml")
+        for doc in yaml.safe_load_all(path.read_text())
+        if doc and doc.get("kind") == "Deployment"
+    ]
+    assert len(deployments) >= 7
+    for deployment in deployments:
+        pod = deployment["spec"]["template"]
+        assert selector.items() <= pod["metadata"]["labels"].items(), deployment["metadata"]
+        ports = {p["name"] for c in pod["spec"]["containers"] for p in c.get("ports", [])}
+        assert endpoint["port"] in ports, deployment["metadata"]["name"]
