@@ -39,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 import time
 import uuid
 from collections import Counter, defaultdict
@@ -96,9 +97,14 @@ def frame(e: StoredEvent) -> bytes:
 
 
 PING = b": ping\n\n"  # a comment: keeps proxies from closing an idle stream
-# The last frame of a stream this gateway ends as it stops: reconnect in a second (an
-# EventSource sends Last-Event-ID, so the stream resumes on another replica, losing none).
-DRAINED = b": this gateway is stopping; reconnect\nretry: 1000\n\n"
+
+
+def drained() -> bytes:
+    """The last frame of a stream this gateway ends as it stops: reconnect (an
+    EventSource sends Last-Event-ID, so the stream resumes on another replica, losing
+    none) after 250-1000 ms, spread so a gateway's thousands of streams do not all land
+    on the others in the same millisecond, yet most players wait less than a second."""
+    return b": this gateway is stopping; reconnect\nretry: %d\n\n" % random.randint(250, 1000)
 
 
 def view_frame(game_id: str, game: Game[Any], state: Any, version: int, seat: int) -> bytes:
@@ -237,7 +243,7 @@ class LiveHub:
         for watched in self.watched.values():
             for viewers in watched.viewers.values():
                 for viewer in viewers:
-                    viewer.end(DRAINED)
+                    viewer.end(drained())
 
     # -- viewers -----------------------------------------------------------------------
 

@@ -234,7 +234,7 @@ def run_command(
 ) -> list[str]:
     container, pod = replica.container, replica.pod
     env = environment(container, objects)
-    image = args.images.get(container["image"], container["image"])
+    image = image_for(container["image"], args.images)
     flags = [
         "run", "--detach", "--name", replica.name, "--hostname", replica.name,
         "--network", args.project, "--restart", "always",
@@ -339,8 +339,38 @@ def logs(pods: list[Replica]) -> str:
     )  # fmt: skip
 
 
+def image_for(ref: str, images: dict[str, str]) -> str:
+    """The local image a manifest's ``ref`` runs as: ``images`` maps a name with its tag
+    (redis:7.2) or without (raffe, whatever tag the overlay gave it)."""
+    return images.get(ref) or images.get(ref.rsplit(":", 1)[0]) or ref
+
+
+# How to make each default image where no registry is reachable.
+MAKE_IMAGE = {
+    "localhost/raffe": "make image IMAGE={}",
+    "localhost/raffe-redis": "deploy/docker/debian-base.sh redis",
+}
+
+
+def check_images(objects: list[Obj], images: dict[str, str]) -> None:
+    """Say which local image is missing and how to make it, before starting anything
+    (podman would try to pull it from a registry called localhost, and fail obscurely)."""
+    wanted = {
+        image_for(c["image"], images)
+        for w in objects
+        if w["kind"] in ("Deployment", "StatefulSet")
+        for c in w["spec"]["template"]["spec"]["containers"]
+    }
+    missing = sorted(i for i in wanted if i.startswith("localhost/") and not _exists("image", i))
+    if missing:
+        how = [MAKE_IMAGE.get(i.rsplit(":", 1)[0], "build it").format(i) for i in missing]
+        hints = "; ".join(f"{i}: {h}" for i, h in zip(missing, how, strict=True))
+        raise SystemExit(f"missing images (make them first): {hints}")
+
+
 def up(args: argparse.Namespace) -> list[Replica]:
     objects = render(args.overlay)
+    check_images(objects, args.images)
     named(objects, "ConfigMap", "raffe-config")["data"].update(args.settings)
     if not _exists("network", args.project):
         podman("network", "create", "--label", f"{LABEL}={args.project}", args.project)

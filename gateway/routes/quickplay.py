@@ -15,6 +15,7 @@ from starlette.responses import StreamingResponse
 
 from gateway.auth import caller, clients, player
 from gateway.clients import Clients
+from gateway.live import drained
 from gateway.models import StreamTicket
 from gateway.openapi import TOKEN_REQUIRED
 from gateway.problems import Problem
@@ -157,10 +158,15 @@ async def stream(
             raise Problem(401, "bad_ticket", "unknown or expired stream ticket")
         who = found
     player_id = player(who, "read").player_id
+    if c.live.draining:
+        raise Problem(503, "draining", "this gateway is stopping; try again", retry_after=1)
 
     async def frames() -> AsyncIterator[bytes]:
         last = None
         while True:
+            if c.live.draining:  # stopping: the client reconnects to another replica
+                yield drained()
+                return
             now = await ticket_of(c, player_id)
             shown = None if now is None else {**now, "estimated_wait_s": 0}
             if now is not None and (shown != last or now["state"] == "waiting"):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
 import grpc
@@ -105,9 +106,16 @@ async def guard(context: grpc.aio.ServicerContext, call: Callable[[], Awaitable[
     raise AssertionError("unreachable")
 
 
+def _retrieved(task: asyncio.Future[None]) -> None:
+    """Take a background task's outcome, so asyncio does not log it as never retrieved."""
+    if not task.cancelled():
+        task.exception()
+
+
 class EngineService(common_pb2_grpc.EngineServicer):
     def __init__(self, runtime: GameRuntime[Any]) -> None:
         self.runtime = runtime
+        self.stopping = asyncio.Event()  # set on SIGTERM: lanes finish and end
         game = runtime.game.name
         # Bound once: a label lookup per command costs about a microsecond each.
         self._latency = LATENCY.labels(game)
@@ -185,13 +193,18 @@ class EngineService(common_pb2_grpc.EngineServicer):
                 status = failure_status(error).SerializeToString()
                 answers.put_nowait(common_pb2.ExecuteAnswer(call=call.call, status=status))
 
-        async def read() -> None:
+        async def take() -> None:
             async for message in messages:
+                if self.stopping.is_set():
+                    continue  # ending: the client sends these again to another replica
                 for call in calls_in(message):
                     await room.acquire()
                     task = asyncio.create_task(answer(call))
                     running.add(task)
                     task.add_done_callback(running.discard)
+
+        async def read() -> None:
+            await self._until_stopping(take())
             await asyncio.gather(*running)
             answers.put_nowait(None)  # the client is done writing and every call answered
 
@@ -205,6 +218,25 @@ class EngineService(common_pb2_grpc.EngineServicer):
         finally:
             for task in (reader, *running):
                 task.cancel()
+
+    async def _until_stopping(self, reading: Coroutine[Any, Any, None]) -> None:
+        """Read a lane's calls until the client is done, or until the engine stops: then
+        take no more (``take`` skips them), so the lane ends once what it took is
+        answered, and the client sends the rest on a lane to another replica (the same
+        command ids: never applied twice). Held open, a lane kept a stopping engine
+        alive until the client renewed it (up to 5 s, lane_seconds). The reading is not
+        cancelled (cancelled, gRPC's request iterator could not be closed); it ends with
+        the call."""
+        task = asyncio.ensure_future(reading)
+        stopping = asyncio.ensure_future(self.stopping.wait())
+        try:
+            await asyncio.wait({task, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+        if task.done():
+            task.result()  # raises what ended the reading, if anything did
+        else:
+            task.add_done_callback(_retrieved)
 
     async def _execute(self, c: common_pb2.Command) -> common_pb2.ExecuteResponse:
         game = self.runtime.game.name

@@ -35,12 +35,15 @@ class RunningEngine:
     port: int
     readiness: Readiness | None = None
     checking: asyncio.Task[None] | None = None  # the readiness loop
+    service: EngineService | None = None
 
     async def stop(self, grace: float = GRACE_SECONDS) -> None:
         # Not serving first, so load balancers stop sending; then finish calls in flight.
         if self.checking is not None:
             self.checking.cancel()
         await self.health.enter_graceful_shutdown()
+        if self.service is not None:  # command lanes end once their calls are answered
+            self.service.stopping.set()
         await self.server.stop(grace)
         await self.runtime.store.redis.aclose()
 
@@ -50,7 +53,8 @@ async def start_engine(game: Game[Any], settings: ServiceSettings) -> RunningEng
     store = await open_store(settings.store)
     runtime = GameRuntime(game, store, settings.cache_mb * 1024 * 1024)
     server = grpc.aio.server(options=[("grpc.max_receive_message_length", 1 << 20)])
-    common_pb2_grpc.add_EngineServicer_to_server(EngineService(runtime), server)  # type: ignore[no-untyped-call]
+    service = EngineService(runtime)
+    common_pb2_grpc.add_EngineServicer_to_server(service, server)  # type: ignore[no-untyped-call]
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
@@ -63,7 +67,9 @@ async def start_engine(game: Game[Any], settings: ServiceSettings) -> RunningEng
     readiness = Readiness(store.redis)
     await health_servicer.set(READY_SERVICE, health_pb2.HealthCheckResponse.NOT_SERVING)
     await readiness.listen(serving(health_servicer, READY_SERVICE))
-    return RunningEngine(server, runtime, health_servicer, port, readiness, readiness.start())
+    return RunningEngine(
+        server, runtime, health_servicer, port, readiness, readiness.start(), service
+    )
 
 
 def serving(servicer: health.aio.HealthServicer, name: str) -> Callable[[bool], Awaitable[None]]:

@@ -58,8 +58,10 @@ def running_system(state_dir: Path, *args: str, **env: str) -> Iterator[System]:
     found = re.findall(r"^(.+?) at (\S+) \(pid (\d+)\)", text, re.M)
     processes = {name: (address, int(pid)) for name, address, pid in found}
     metrics = dict(re.findall(r"^(.+?) at \S+ \(pid \d+\), metrics at (\S+)", text, re.M))
-    engines = dict(re.findall(r"([a-z-]+) engine at (\S+)", text))
-    projection = re.search(r"projection at (\S+)", text)
+    engines: dict[str, str] = {}  # replicas (launched --replicas N) as one "a+b" target
+    for game, address in re.findall(r"([a-z-]+) engine(?: #\d+)? at (\S+)", text):
+        engines[game] = f"{engines[game]}+{address}" if game in engines else address
+    projection = re.search(r"projection(?: #\d+)? at (\S+)", text)
     wiring = {
         "RAFFE_REDIS_URL": redis_url.group(1),
         "RAFFE_ENGINES": ",".join(f"{k}={v}" for k, v in engines.items()),

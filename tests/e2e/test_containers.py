@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
-from deploy.podman.play import limits, podman
+from deploy.podman.play import LABEL, limits, podman
 from services.games import GAMES
 from services.records.verify import verify
 from tests.e2e.players import auth, create
@@ -59,7 +59,25 @@ def image() -> str:
         ["make", "image", f"IMAGE={IMAGE}"], cwd=ROOT, capture_output=True, text=True, timeout=900
     )
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    redis = subprocess.run(  # Redis's image, made the same way (kept once made)
+        [ROOT / "deploy" / "docker" / "debian-base.sh", "redis"], capture_output=True, text=True
+    )
+    assert redis.returncode == 0, redis.stderr[-3000:]
     return IMAGE
+
+
+def test_a_missing_image_is_named_with_how_to_make_it_before_anything_starts() -> None:
+    project = "raffe-missing"
+    started = subprocess.run(
+        [sys.executable, str(PLAY), "up", "--image", "raffe=localhost/raffe:never-built",
+         "--project", project],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert started.returncode != 0
+    assert "missing images" in started.stderr and "localhost/raffe:never-built" in started.stderr
+    assert "make image" in started.stderr
+    made = podman("ps", "--all", "--format", "{{.Names}}", "--filter", f"label={LABEL}={project}")
+    assert made.strip() == ""  # nothing was started
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ from services.core.local_redis import RedisServer
 from tests.e2e.players import create
 from tests.e2e.system import System, running_system, wait_over
 from tests.e2e.test_backup import backup
-from tests.e2e.voters import Voter, all_events
+from tests.e2e.voters import Voter, all_events, check_nothing_lost
 
 SETTINGS = {
     "RAFFE_RATE_PER_ADDRESS": "5000",
@@ -88,16 +88,6 @@ def role(port: int) -> str:
         return str(SyncRedis(port=port, socket_timeout=1).info("replication")["role"])
     except Exception:
         return "down"
-
-
-def check_nothing_lost(http: httpx.Client, voter: Voter, games: list[str]) -> None:
-    stored = all_events(http, voter.game["game_id"])
-    ids = {e["id"] for e in stored}
-    for result in voter.acknowledged:
-        assert {e["id"] for e in result["events"]} <= ids
-    for game in [voter.game["game_id"], *games]:
-        versions = [e["version"] for e in all_events(http, game)]
-        assert versions == list(range(1, len(versions) + 1)), game  # one history
 
 
 def unavailable_for(voter: Voter, struck: float) -> float:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -29,22 +30,31 @@ class Voter(threading.Thread):
     """Both seats of a long Giraffometer game vote round after round, each vote retried
     with its command id until it is answered; every acknowledged answer is kept."""
 
-    def __init__(self, base_url: str, game: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        game: dict[str, Any],
+        connect: Callable[[], httpx.Client] | None = None,
+    ) -> None:
         super().__init__(daemon=True)
         self.base_url, self.game = base_url, game
+        # how the voter reaches the gateway (a Balancer over several, for rollouts)
+        self.connect = connect or (lambda: httpx.Client(base_url=base_url, timeout=5))
         self.acknowledged: list[dict[str, Any]] = []
         self.acknowledged_at: list[float] = []  # time.monotonic() of each
         self.refusals: list[httpx.Response] = []
         self.stop = threading.Event()
         self.rounds = 1000
+        self.pause_s = 0.0  # after each vote: a steady pace instead of as fast as answered
 
     def run(self) -> None:
-        with httpx.Client(base_url=self.base_url, timeout=5) as http:
+        with self.connect() as http:
             for _ in range(self.rounds):
                 for seat in ("0", "1"):
                     if self.stop.is_set():
                         return
                     self.vote(http, seat)
+                    time.sleep(self.pause_s)
 
     def vote(self, http: httpx.Client, seat: str) -> None:
         body = {
@@ -67,3 +77,13 @@ class Voter(threading.Thread):
             if sent.status_code != 503:
                 return
             time.sleep(0.05)
+
+
+def check_nothing_lost(http: httpx.Client, voter: Voter, games: list[str]) -> None:
+    stored = all_events(http, voter.game["game_id"])
+    ids = {e["id"] for e in stored}
+    for result in voter.acknowledged:
+        assert {e["id"] for e in result["events"]} <= ids
+    for game in [voter.game["game_id"], *games]:
+        versions = [e["version"] for e in all_events(http, game)]
+        assert versions == list(range(1, len(versions) + 1)), game  # one history

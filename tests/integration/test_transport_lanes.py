@@ -564,3 +564,39 @@ async def test_lanes_fall_back_to_execute_many_on_an_engine_from_before(
         assert [r.version for r in results] == [4] * 6
         assert client.streams is not None
         assert not any(lane.batched for lane in client.streams._lanes)
+
+
+async def test_a_stopping_replica_ends_its_lanes_once_answered_and_commands_go_on(
+    store: StoreSettings,
+) -> None:
+    """#55 item 3: on SIGTERM an engine answers what its lanes had read, then ends them
+    (before, an open lane kept it alive until the client renewed it, or to the end of
+    its grace period); the client sends later commands on lanes to the other replica and
+    every command is applied once."""
+    async with counted_replicas(store, 2) as (replicas, _):
+        client = EngineClient.connect(target_of(replicas), multiplexed=True)
+        assert client.streams is not None
+        client.streams.lane_seconds = 600  # no renewal would end the lanes in this test
+        try:
+            games = [(await client.create([SeatSpec("human")] * 3, {})).game_id for _ in range(8)]
+            voted: list[tuple[str, int]] = []
+
+            async def vote(game: str, seat: int) -> None:
+                await client.execute(game, seat, VOTE, f"{game}-{seat}")
+                voted.append((game, seat))
+
+            first = [asyncio.create_task(vote(g, 0)) for g in games]
+            await asyncio.sleep(0)  # on their lanes, both replicas', as the stop begins
+            grace = 60.0
+            stopping = asyncio.create_task(replicas[0].stop(grace=grace))
+            await asyncio.gather(*first, *(vote(g, 1) for g in games))
+            # Ended by its lanes finishing, not by the grace period running out.
+            await asyncio.wait_for(stopping, timeout=grace / 2)
+            await asyncio.gather(*(vote(g, 2) for g in games))
+            assert len(voted) == 3 * len(games)
+            for game in games:
+                _, events = await client.events(game, -1)
+                cast = [e["command_id"] for e in events if e["type"] == "VoteCast"]
+                assert sorted(cast) == [f"{game}-{seat}" for seat in range(3)]  # each once
+        finally:
+            await client.close()
