@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
