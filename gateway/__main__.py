@@ -46,7 +46,7 @@ if __name__ == "__main__":
         port=settings.port,
         log_config=None,
         access_log=False,
-        # X-Forwarded-For is read by gateway.addresses, from RAFFE_TRUSTED_PROXIES only.
+        # X-Forwarded-For is read by gateway.http.addresses, from RAFFE_TRUSTED_PROXIES only.
         proxy_headers=False,
         timeout_keep_alive=settings.keep_alive_s,
         timeout_graceful_shutdown=GRACEFUL_S,

@@ -9,22 +9,18 @@ from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 
-from gateway import openapi
+from gateway.accounts import routes as accounts
 from gateway.clients import Clients
-from gateway.fast_path import CommandFastPath
-from gateway.guard import Guard
-from gateway.problems import HANDLERS
-from gateway.routes import (
-    accounts,
-    catalog,
-    games,
-    quickplay,
-    ratings,
-    records,
-    rematch,
-    tournaments,
-)
+from gateway.games import catalog, quickplay, rematch_routes
+from gateway.games import routes as games
+from gateway.games.fast_path import CommandFastPath
+from gateway.http import openapi
+from gateway.http.guard import Guard
+from gateway.http.problems import HANDLERS
+from gateway.records import ratings
+from gateway.records import routes as records
 from gateway.settings import GatewaySettings
+from gateway.tournaments import routes as tournaments
 from gateway.web import mount_web
 
 DESCRIPTION = """Raffe plays Giraffe Raffe, Giraffometer and Riff Raff online.
@@ -51,7 +47,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         docs_url=None,  # gateway.web serves /docs with local assets
         redoc_url=None,
         generate_unique_id_function=openapi.operation_id,
-        # Metrics are Prometheus's (gateway.guard) and no OpenTelemetry provider is set:
+        # Metrics are Prometheus's (gateway.http.guard) and no OpenTelemetry provider is set:
         # with these on, FastAPI asked the global providers on every request (#25).
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
@@ -64,7 +60,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.include_router(ratings.router)
     app.include_router(quickplay.router)
     app.include_router(records.router)
-    app.include_router(rematch.router)
+    app.include_router(rematch_routes.router)
     mount_web(app)
     openapi.install(app)
     # added later = outer: CORS, then the guard (its refusals carry CORS headers), then the

@@ -10,16 +10,16 @@ from typing import Any
 
 import grpc
 
-from gateway.accounts import AccountLimits, Accounts
-from gateway.delay import Delays
-from gateway.holds import Holds
-from gateway.live import LiveHub
-from gateway.quota import CreateQuota, JoinLimits
-from gateway.recent import RecentViews
-from gateway.rematch import Rematches
+from gateway.accounts.service import AccountLimits, Accounts
+from gateway.accounts.tokens import SeatTokens
+from gateway.games.recent import RecentViews
+from gateway.games.rematch import Rematches
+from gateway.http.quota import CreateQuota, JoinLimits
+from gateway.live.delay import Delays
+from gateway.live.holds import Holds
+from gateway.live.hub import LiveHub
 from gateway.settings import GatewaySettings
-from gateway.tokens import SeatTokens
-from gateway.tournament_pages import TournamentPages
+from gateway.tournaments.pages import TournamentPages
 from raffe.v1 import common_pb2, projection_pb2_grpc
 from services.accounts.passwords import Passwords
 from services.core.codec import loads

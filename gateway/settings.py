@@ -8,7 +8,7 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import NoDecode
 
 from services.core.settings import Env, RatingSettings, StoreSettings
-from services.targets import engine_targets, projection_target
+from services.targets import GATEWAY_PORT, engine_targets, projection_target
 
 # A comma-separated list in the environment, e.g. RAFFE_CORS_ORIGINS=https://a,https://b
 Names = Annotated[list[str], NoDecode]
@@ -16,7 +16,7 @@ Names = Annotated[list[str], NoDecode]
 
 class GatewaySettings(Env):
     host: str = "127.0.0.1"
-    port: int = Field(8000, ge=0, le=65535)
+    port: int = Field(GATEWAY_PORT, ge=0, le=65535)
     store: StoreSettings = Field(default_factory=StoreSettings)
     ratings: RatingSettings = Field(default_factory=RatingSettings)
     cors_origins: Names = Field(default_factory=lambda: ["*"])
@@ -34,7 +34,7 @@ class GatewaySettings(Env):
     # ("server disconnected", a 502 at the balancer). uvicorn's 5 s lost one in CI.
     keep_alive_s: int = Field(75, ge=1, le=3600)
     access_log: bool = True  # a JSON line per request (method, path, status, ms, request id)
-    # Proxies whose X-Forwarded-For names the client (gateway.addresses); none by default.
+    # Proxies whose X-Forwarded-For names the client (gateway.http.addresses); none by default.
     trusted_proxies: Names = Field(default_factory=list)
     token_ttl_s: int = Field(30 * 24 * 3600, ge=1)  # a seat token lives this long
     creates_per_hour: int = Field(300, ge=0)  # games and tournaments per address and hour
@@ -48,7 +48,7 @@ class GatewaySettings(Env):
     claim_after_s: int = Field(60, ge=0, le=3600)  # the sweeper's too: shown with presence
     queue_joins_per_window: int = Field(60, ge=1)  # quick-play joins per account and window
     # Per RAFFE_ACCOUNT_WINDOW_S: registrations and sign-in attempts from one address,
-    # and sign-in attempts for one account (gateway.accounts.AccountLimits).
+    # and sign-in attempts for one account (gateway.accounts.service.AccountLimits).
     account_window_s: int = Field(600, ge=1)
     registrations_per_window: int = Field(10, ge=1)
     sign_ins_per_window: int = Field(30, ge=1)

@@ -29,6 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from services.records import cli as records_cli
+from services.targets import GATEWAY_PORT
 
 console = Console()
 
@@ -188,7 +189,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="raffe", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--url", default=os.environ.get("RAFFE_URL", "http://127.0.0.1:8000"))
+    parser.add_argument(
+        "--url", default=os.environ.get("RAFFE_URL", f"http://127.0.0.1:{GATEWAY_PORT}")
+    )
     sub = parser.add_subparsers(dest="area", required=True)
     tournament = sub.add_parser("tournament", help="create, run and watch tournaments")
     actions = tournament.add_subparsers(dest="action", required=True)

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from services.cli import watch
+from services.targets import GATEWAY_PORT
 
 DEMO_GAMES: list[dict[str, Any]] = [
     {
@@ -118,7 +119,7 @@ def tournament(client: httpx.Client) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--url", default="http://127.0.0.1:8000")
+    parser.add_argument("--url", default=f"http://127.0.0.1:{GATEWAY_PORT}")
     args = parser.parse_args()
     system, url = (None, args.url) if answers(args.url) else start_system()
     try:

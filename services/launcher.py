@@ -33,6 +33,7 @@ from services.core.local_redis import (
 )
 from services.core.local_sentinel import SentinelGroup
 from services.games import GAMES
+from services.targets import BOTS_PORT, GATEWAY_PORT, PROJECTION_PORT, TOURNAMENT_PORT
 
 
 @dataclass(frozen=True)
@@ -64,10 +65,10 @@ SERVICES = [
         Service(f"{name} engine", "services.engine", game.default_port, engine=name)
         for name, game in GAMES.items()
     ),
-    Service("tournament engine", "services.tournament", 50064, engine="tournament"),
-    Service("projection", "services.projection", 50070),
-    Service("bot runner", "services.bots", 50071),
-    Service("gateway", "gateway", 8000),
+    Service("tournament engine", "services.tournament", TOURNAMENT_PORT, engine="tournament"),
+    Service("projection", "services.projection", PROJECTION_PORT),
+    Service("bot runner", "services.bots", BOTS_PORT),
+    Service("gateway", "gateway", GATEWAY_PORT),
 ]
 
 

@@ -14,7 +14,12 @@ import os
 
 from services.games import GAMES
 
+# Every service's default port, declared here once (the games' own: GameSpec.default_port);
+# the launcher, the services and the manifests' tests read them from here.
 TOURNAMENT_PORT = 50064
+PROJECTION_PORT = 50070
+BOTS_PORT = 50071  # the bot runner serves only its metrics and probes
+GATEWAY_PORT = 8000
 
 
 def default_ports() -> dict[str, int]:
@@ -36,4 +41,4 @@ def _target(raw: str) -> str:
 
 
 def projection_target() -> str:
-    return os.environ.get("RAFFE_PROJECTION", "127.0.0.1:50070")
+    return os.environ.get("RAFFE_PROJECTION", f"127.0.0.1:{PROJECTION_PORT}")

@@ -17,12 +17,12 @@ from services.core.settings import BotSettings, ServiceSettings
 from services.core.transport import EngineClient
 from services.quickplay.matchmaker import Matchmaker
 from services.ratings.follow import boards_of
-from services.targets import engine_targets
+from services.targets import BOTS_PORT, engine_targets
 
 
 async def main() -> None:
     configure_logging()
-    settings = ServiceSettings.from_env(default_port=50071)
+    settings = ServiceSettings.from_env(default_port=BOTS_PORT)
     store = await open_store(settings.store)
     readiness = Readiness(store.redis)  # /readyz on the metrics port
     checking = readiness.start()

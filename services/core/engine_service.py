@@ -69,7 +69,7 @@ def event_pb(e: StoredEvent) -> common_pb2.Event:
     )
 
 
-PLAYER_ID = re.compile(r"^pl[0-9a-f]{24}$")  # gateway.accounts.PLAYER_ID_PATTERN
+PLAYER_ID = re.compile(r"^pl[0-9a-f]{24}$")  # gateway.accounts.service.PLAYER_ID_PATTERN
 
 
 def _seats(seats: Any) -> list[SeatSpec]:

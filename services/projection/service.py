@@ -24,6 +24,7 @@ from services.core.settings import ServiceSettings
 from services.projection.consumer import Projector
 from services.projection.streams import STREAMS
 from services.ratings.follow import boards_of, follow_ratings
+from services.targets import PROJECTION_PORT
 
 log = logging.getLogger("projection")
 SERVICE = projection_pb2.DESCRIPTOR.services_by_name["Projection"].full_name
@@ -67,7 +68,7 @@ class ProjectionService(projection_pb2_grpc.ProjectionServicer):
 
 async def serve() -> None:
     configure_logging()
-    settings = ServiceSettings.from_env(default_port=50070)
+    settings = ServiceSettings.from_env(default_port=PROJECTION_PORT)
     store = await open_store(settings.store)
     readiness = Readiness(store.redis)  # gRPC health raffe.ready, and /readyz
     checking = readiness.start()

@@ -2,7 +2,7 @@
 redaction until the end), which would reveal the deals of the games to come, and, in a
 duplicate tournament with people, the results of a round until every table of its deal
 has finished it (a finished table's result tells how the deal plays; the gateway holds
-the tables themselves back meanwhile, asking ``round_shown``: gateway/holds.py)."""
+the tables themselves back meanwhile, asking ``round_shown``: gateway/live/holds.py)."""
 
 from __future__ import annotations
 

@@ -98,7 +98,7 @@ def test_a_backup_restores_into_a_fresh_system_that_serves_the_same(tmp_path: Pa
             [
                 sys.executable,
                 "-m",
-                "gateway.admin",
+                "gateway.accounts.admin",
                 "erase",
                 "--from-log",
                 str(first.log),

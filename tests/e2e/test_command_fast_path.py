@@ -1,4 +1,4 @@
-"""The command route's fast path (gateway.fast_path) over HTTP: what it answers carries
+"""The command route's fast path (gateway.games.fast_path) over HTTP: what it answers carries
 CORS headers, is counted under the route's metric label, and every refusal reads as the
 route's would, including those it hands back to FastAPI (bodies that are not commands)."""
 

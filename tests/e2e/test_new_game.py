@@ -1,7 +1,8 @@
 """A fourth game, registered by its package and one line (RAFFE_EXTRA_GAMES here, a line
 of services/games.py in the product), is served end to end like the others: its engine
 is started by the launcher, the API takes its commands and refuses bad ones, its secret
-stays hidden, bots play it, tournaments run it and the manifests deploy it."""
+stays hidden, bots play it, tournaments run it, quick play seats people at it, ratings
+rate it, rematches repeat it, its records verify and the manifests deploy it."""
 
 from __future__ import annotations
 
@@ -15,18 +16,25 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 import pytest
 import yaml
 
 from tests.e2e.players import auth, create
 from tests.e2e.system import System, running_system
+from tests.e2e.test_accounts import register, seats_of, unique
+from tests.e2e.test_quickplay import seated
+from tests.e2e.test_ratings import rated_games
+from tests.e2e.test_records import finished_record
 
 EXTRA = {"RAFFE_EXTRA_GAMES": "tests.games.pebbles"}
+# Players meet in quick play and are rated from their first game here.
+PLATFORM = {"RAFFE_PROVISIONAL_GAMES": "1", "RAFFE_QUICKPLAY_BOTS_AFTER_S": "30"}
 
 
 @pytest.fixture(scope="module")
 def pebbles(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
-    with running_system(tmp_path_factory.mktemp("pebbles"), **EXTRA) as system:
+    with running_system(tmp_path_factory.mktemp("pebbles"), **EXTRA, **PLATFORM) as system:
         yield system
 
 
@@ -130,3 +138,53 @@ def test_the_manifests_deploy_its_engine() -> None:
     container = deployments["raffe-pebbles"]["spec"]["template"]["spec"]["containers"][0]
     assert container["args"] == ["services.engine", "pebbles"]
     assert container["ports"][0]["containerPort"] == 50069
+
+
+def play_to_the_end(http: httpx.Client, game_id: str, tokens: list[str]) -> None:
+    """Every seat, by its token, takes the first count it may until the game is over."""
+    for _ in range(200):
+        for token in tokens:
+            legal = http.get(f"/v1/games/{game_id}/commands", headers=auth(token)).json()
+            if legal["to_act"]:
+                take = {"type": "play", "count": legal["commands"][0]["counts"][0]}
+                assert send(http, game_id, token, take).status_code == 200
+        if http.get(f"/v1/games/{game_id}").json()["view"]["status"]["over"]:
+            return
+    raise AssertionError("the game did not end")
+
+
+def test_two_people_meet_in_quick_play_are_rated_rematch_and_the_record_verifies(
+    pebbles: System, http: httpx.Client, tmp_path: Path
+) -> None:
+    """#56 item 4: the platform's features are the fourth game's too, with no line for it:
+    quick play seats two people at one table, the finished game moves their ratings, a
+    rematch starts another, and its portable record re-plays offline."""
+    people = [register(http, unique(name), f"{name}'s password") for name in ("Ada", "Bo")]
+    tokens = [p["token"] for p in people]
+    for token in tokens:
+        join = {"game": "pebbles", "seats": 2}
+        queued = http.post("/v1/quickplay", json=join, headers=auth(token))
+        assert queued.status_code == 202, queued.text
+    tickets = [seated(http, token) for token in tokens]
+    game_id = tickets[0]["game_id"]
+    assert tickets[1]["game_id"] == game_id
+    assert {s["player_id"] for s in seats_of(http, game_id)} == {p["player_id"] for p in people}
+    play_to_the_end(http, game_id, tokens)
+    for person in people:  # rated: the projection rates it a moment after it ends
+        rated = rated_games(http, person["player_id"], 1)
+        assert rated["games"][0]["game_id"] == game_id and "pebbles" in rated["ratings"]
+    offers = [http.post(f"/v1/games/{game_id}/rematch", headers=auth(t)) for t in tokens]
+    assert all(o.is_success for o in offers), [o.text for o in offers]
+    again = offers[-1].json()["rematch"]
+    assert again and again != game_id
+    assert http.get(f"/v1/games/{again}/commands", headers=auth(tokens[0])).status_code == 200
+    record = tmp_path / "pebbles.json"
+    record.write_bytes(orjson.dumps(finished_record(http, game_id)))
+    verified = subprocess.run(
+        [sys.executable, "-m", "services.cli", "--url", pebbles.base_url, "verify", str(record)],
+        env={**os.environ, **EXTRA},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert verified.returncode == 0 and "re-played byte for byte" in verified.stderr

@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import redis
 
-from gateway.tournament_pages import CATCH_UP_S
+from gateway.tournaments.pages import CATCH_UP_S
 from tests.e2e.players import auth, play_seat
 from tests.e2e.system import System
 
@@ -354,7 +354,7 @@ def test_the_page_is_made_once_a_version_and_me_waits_for_the_version_seen(
     http: httpx.Client,
 ) -> None:
     """GET /v1/tournaments/{id} answers the same bytes for a version (made once per
-    version by each gateway, gateway/tournament_pages.py) as the response model would;
+    version by each gateway, gateway/tournaments/pages.py) as the response model would;
     /me with the version a person saw on the stream shows the round paired at it."""
     created = create(http, name="pages", rounds=1, table_size=3)
     tid, human = started_with_a_person(http, created, bots=2)

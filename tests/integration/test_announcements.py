@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from redis.asyncio import Redis
 
-from gateway.live import LiveHub
-from gateway.tokens import Caller
+from gateway.accounts.tokens import Caller
+from gateway.live.hub import LiveHub
 from services.core.eventstore import EventStore, NewEvent
 from services.core.eventstore.announce import parse_announcement
 from services.core.runtime import GameRuntime

@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from gateway.guard import Guard
+from gateway.http.guard import Guard
 from gateway.settings import GatewaySettings
 from services.core.local_redis import free_port
 

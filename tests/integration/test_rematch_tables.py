@@ -3,7 +3,7 @@ read once (a finished game never changes), then answered from memory."""
 
 from __future__ import annotations
 
-from gateway.rematch import Rematches
+from gateway.games.rematch import Rematches
 from services.core.eventstore import EventStore
 from services.core.runtime import GameRuntime
 from services.giraffe_raffe.game import GAME

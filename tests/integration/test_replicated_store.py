@@ -141,7 +141,7 @@ async def test_seat_tokens_handed_out_are_on_a_replica_too(
     """A new game's seat tokens are written beside its events: acknowledged (the game's
     201) only once a replica holds them, or a failover would leave a game nobody can
     play."""
-    from gateway.tokens import SeatTokens
+    from gateway.accounts.tokens import SeatTokens
 
     tokens = SeatTokens(waiting, 3600)
     await tokens.bind("token-a", "g5", 0)

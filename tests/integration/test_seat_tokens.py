@@ -1,11 +1,11 @@
-"""Seat tokens a gateway hands out are trusted there at once (gateway.tokens): a seat's
+"""Seat tokens a gateway hands out are trusted there at once (gateway.accounts.tokens): a seat's
 first command reads no binding back from Redis, as long as the gateway hears
 revocations; otherwise every resolve reads Redis, as before. Against a real
 redis-server: a binding deleted behind the gateway's back shows which one it did."""
 
 from __future__ import annotations
 
-from gateway.tokens import SeatTokens, token_hash
+from gateway.accounts.tokens import SeatTokens, token_hash
 from services.core.eventstore import EventStore
 
 

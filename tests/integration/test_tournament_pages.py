@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from gateway.tournament_pages import CATCH_UP_S, TournamentPages
+from gateway.tournaments.pages import CATCH_UP_S, TournamentPages
 from services.core.eventstore import EventStore
 from services.projection.readmodels import ReadModels
 

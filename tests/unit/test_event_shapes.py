@@ -13,7 +13,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from gateway.app import create_app
-from gateway.openapi import pascal
+from gateway.http.openapi import pascal
 from services.core.redaction import redact_event
 from services.games import GAMES
 from services.kernel.game import SPECTATOR, Event

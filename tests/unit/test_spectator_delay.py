@@ -1,9 +1,9 @@
-"""Where a table's spectators are (gateway/delay.py): some moves or seconds behind, the
+"""Where a table's spectators are (gateway/live/delay.py): some moves or seconds behind, the
 opening always shown."""
 
 from __future__ import annotations
 
-from gateway.delay import Delay, shown_version
+from gateway.live.delay import Delay, shown_version
 from services.core.eventstore import StoredEvent
 
 

@@ -57,7 +57,7 @@ class Keys:
         return self.game(game_id) + ":tokens"
 
     def token(self, digest: str) -> str:
-        """A token's binding (gateway.tokens), by the token's SHA-256."""
+        """A token's binding (gateway.accounts.tokens), by the token's SHA-256."""
         return f"{self.prefix}:token:{digest}"
 
     def sync(self, game_id: str) -> str:

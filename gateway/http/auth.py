@@ -1,14 +1,14 @@
 """Who is calling: a bearer seat token, a player's token (a sign-in session or a personal
-API token: gateway.accounts), or nobody (a spectator). A player's token acts at the
+API token: gateway.accounts.service), or nobody (a spectator). A player's token acts at the
 seat that player holds in the game the path names."""
 
 from __future__ import annotations
 
 from fastapi import Request
 
+from gateway.accounts.tokens import Caller, TokenRotated
 from gateway.clients import Clients
-from gateway.problems import Problem
-from gateway.tokens import Caller, TokenRotated
+from gateway.http.problems import Problem
 
 
 async def clients(request: Request) -> Clients:

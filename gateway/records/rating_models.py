@@ -1,4 +1,4 @@
-"""Response bodies of ratings and leaderboards (gateway.routes.ratings)."""
+"""Response bodies of ratings and leaderboards (gateway.records.ratings)."""
 
 from __future__ import annotations
 

@@ -10,12 +10,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
-from gateway.auth import acting_seat, caller, clients, seat_in
+from gateway.accounts.tokens import Caller
 from gateway.clients import Clients
-from gateway.problems import Problem
-from gateway.rematch import Offer
-from gateway.routes.games import PROBLEMS, GameId
-from gateway.tokens import Caller
+from gateway.games.rematch import Offer
+from gateway.games.routes import PROBLEMS, GameId
+from gateway.http.auth import acting_seat, caller, clients, seat_in
+from gateway.http.problems import Problem
 from services.kernel.game import SPECTATOR, SeatSpec
 
 router = APIRouter(prefix="/v1/games", tags=["games"])

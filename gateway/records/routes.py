@@ -11,11 +11,11 @@ import orjson
 from fastapi import APIRouter, Depends, Query, Request, Response
 from starlette.responses import StreamingResponse
 
-from gateway.auth import clients
 from gateway.clients import Clients
-from gateway.problems import Problem
-from gateway.record_models import GameRecord
-from gateway.routes.games import PROBLEMS, GameId, check_hold
+from gateway.games.routes import PROBLEMS, GameId, check_hold
+from gateway.http.auth import clients
+from gateway.http.problems import Problem
+from gateway.records.models import GameRecord
 from services.core.eventstore import StoredEvent
 from services.games import GAMES
 from services.kernel.game import SPECTATOR

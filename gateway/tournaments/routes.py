@@ -11,11 +11,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
-from gateway.auth import caller, clients, rotating_caller
+from gateway.accounts.tokens import SEAT_LIMIT, Caller, token_hash
 from gateway.clients import Clients
-from gateway.commands import MAX_VERSION, version_number
-from gateway.live import event_stream
-from gateway.models import (
+from gateway.games.commands import MAX_VERSION, version_number
+from gateway.games.models import (
     CreateTournament,
     JoinTournament,
     MyTables,
@@ -28,11 +27,12 @@ from gateway.models import (
     TournamentListing,
     Versioned,
 )
-from gateway.openapi import TOKEN_REQUIRED
-from gateway.problems import Problem
-from gateway.routes.games import PROBLEMS, rotated
-from gateway.tokens import SEAT_LIMIT, Caller, token_hash
-from gateway.tournament_pages import Page
+from gateway.games.routes import PROBLEMS, rotated
+from gateway.http.auth import caller, clients, rotating_caller
+from gateway.http.openapi import TOKEN_REQUIRED
+from gateway.http.problems import Problem
+from gateway.live.stream import event_stream
+from gateway.tournaments.pages import Page
 from services.core.errors import UnknownGame
 from services.core.transport import EngineClient
 from services.games import GAMES
@@ -212,7 +212,7 @@ async def get(
 async def _page(c: Clients, tournament_id: str, wanted: int, logged: int) -> Page:
     """The page at ``wanted`` or newer (``logged``: the log's version now): the
     projection's if it has it within a moment, else the engine's, one call for every
-    reader (gateway.tournament_pages). A version the log has not yet is waited for
+    reader (gateway.tournaments.pages). A version the log has not yet is waited for
     once, on the engine's path, within the request's deadline."""
     wait = _projection_wait(c) if wanted <= logged else 0.0
     page = await c.pages.page(await c.generation(), tournament_id, wanted, wait)

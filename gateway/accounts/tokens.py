@@ -8,7 +8,7 @@ GET, one atomic step) that lives as long as the token would have, so the losers,
 anyone using the old token later, are told it was rotated (not that it is unknown).
 
 Revocation reaches every gateway replica: a rotation publishes the revoked token's hash
-on REVOKED_CHANNEL, and each gateway's live hub (gateway.live), which listens on its one
+on REVOKED_CHANNEL, and each gateway's live hub (gateway.live.hub), which listens on its one
 pub/sub connection, drops the token from this cache and ends every live stream opened
 with it or with a ticket it minted. A gateway trusts a resolved token from its cache
 only while that connection is subscribed (a revocation it might have missed otherwise),

@@ -3,7 +3,7 @@
 Each gateway has one LiveHub. The append script publishes every new version on the game
 stream's own name; the hub listens on one dedicated Redis connection (no pooled
 connection is held by any viewer), to the games someone here watches or waits on only
-(gateway.channels: each game's channel while held). For each game someone watches, the
+(gateway.live.channels: each game's channel while held). For each game someone watches, the
 hub keeps the game's state, folded from its stream. When a new
 version is announced it reads the new events once, folds them, and for each audience
 that watches (each seat, spectators) redacts them once (the engine's own redaction,
@@ -29,7 +29,7 @@ view and the commands back: docs/performance.md, "Another player's screen").
 
 A seat's stream lives no longer than the token it was opened with (directly or through
 a ticket the token minted): it ends when the token expires, and when the token is
-revoked on any gateway (gateway.tokens publishes the revoked hash; the hub hears it on
+revoked on any gateway (gateway.accounts.tokens publishes the revoked hash; the hub hears it on
 the same pub/sub connection and ends those streams). After a resubscription, when a
 revocation may have been missed, every open seat stream's token is checked again.
 """
@@ -39,12 +39,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Mapping
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping
 from typing import Any
 
 import orjson
@@ -52,13 +50,13 @@ from prometheus_client import Histogram
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
-from starlette.background import BackgroundTask
-from starlette.responses import StreamingResponse
 
-from gateway.channels import GameChannels, game_of
-from gateway.delay import Delays, Held
-from gateway.problems import Problem
-from gateway.tokens import Caller, SeatTokens, revoked_channel
+from gateway.accounts.tokens import Caller, SeatTokens, revoked_channel
+from gateway.http.problems import Problem
+from gateway.live.channels import GameChannels, game_of
+from gateway.live.delay import Delays, Held
+from gateway.live.frames import PING, drained, frame, view_frame
+from gateway.live.watched import Viewer, Watched
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.eventstore.announce import parse_announcement
 from services.core.eventstore.connect import follows_sentinels, primary_moved
@@ -68,7 +66,6 @@ from services.core.redaction import redact_stored
 from services.kernel.game import SPECTATOR, Game
 
 log = logging.getLogger(__name__)
-QUEUE_FRAMES = 2000  # a viewer further behind than this is dropped (it reconnects)
 # From a command's time (its events' time_ms, the engine's clock) to its frames being
 # queued for a watching audience here: what the "push latency" alert watches.
 PUSH = Histogram(
@@ -77,124 +74,6 @@ PUSH = Histogram(
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
 )
 RESUBSCRIBE_S = (0.1, 2.0)  # backoff after the listening connection fails
-
-
-def frame(e: StoredEvent) -> bytes:
-    """An event as an SSE frame: id = version, event = type, data = the event's JSON."""
-    body = {
-        "id": e.id,
-        "game_id": e.game_id,
-        "version": e.version,
-        "type": e.type,
-        "schema_version": e.schema_version,
-        "data": orjson.Fragment(e.payload),
-        "actor": e.actor,
-        "command_id": e.command_id,
-        "time_ms": e.time_ms,
-        "engine_version": e.engine_version,
-    }
-    return b"id: %d\nevent: %s\ndata: %s\n\n" % (e.version, e.type.encode(), orjson.dumps(body))
-
-
-PING = b": ping\n\n"  # a comment: keeps proxies from closing an idle stream
-
-
-def drained() -> bytes:
-    """The last frame of a stream this gateway ends as it stops: reconnect (an
-    EventSource sends Last-Event-ID, so the stream resumes on another replica, losing
-    none) after 250-1000 ms, spread so a gateway's thousands of streams do not all land
-    on the others in the same millisecond, yet most players wait less than a second."""
-    return b": this gateway is stopping; reconnect\nretry: %d\n\n" % random.randint(250, 1000)
-
-
-def view_frame(game_id: str, game: Game[Any], state: Any, version: int, seat: int) -> bytes:
-    """A ``view`` frame: what ``seat`` sees at ``version`` and its legal commands (None
-    for spectators). No ``id:`` line: a reconnect resumes after the last event."""
-    commands = {"version": version, **game.legal_commands(state, seat)} if seat >= 0 else None
-    body = {
-        "game_id": game_id,
-        "version": version,
-        "seat": seat,
-        "view": game.view(state, seat),
-        "commands": commands,
-    }
-    return b"event: view\ndata: %s\n\n" % orjson.dumps(body)
-
-
-@dataclass(eq=False)
-class Viewer:
-    seat: int
-    token_hash: str = ""  # the token the stream was opened with (or its ticket's)
-    expires_at: float = 0.0  # when that token expires (time.time(); 0: never)
-    views: bool = False  # a view frame after each batch
-    queue: asyncio.Queue[tuple[bytes, bool] | None] = field(
-        default_factory=lambda: asyncio.Queue(QUEUE_FRAMES)
-    )
-
-    def end(self, last: bytes = b"") -> None:
-        """End the stream now, whatever is queued (its token is no longer good, or the
-        gateway stops), after ``last`` if given. The queue is emptied in place: the
-        stream waits on this very queue, and a new one would leave it waiting until its
-        next heartbeat."""
-        while not self.queue.empty():
-            self.queue.get_nowait()
-        if last:
-            self.queue.put_nowait((last, True))
-        else:
-            self.queue.put_nowait(None)
-
-    def push(self, frames: list[tuple[bytes, bool]]) -> None:
-        """Frames (bytes, whether it is the game's last) in order."""
-        for f in frames:
-            try:
-                self.queue.put_nowait(f)
-            except asyncio.QueueFull:  # too slow: end its stream, it resumes from its id
-                self.end()
-                return
-
-
-@dataclass(eq=False)
-class Watched:
-    """A game someone watches: its state at ``version`` and its viewers by seat."""
-
-    game: Game[Any]
-    state: Any
-    version: int = 0
-    viewers: dict[int, set[Viewer]] = field(default_factory=lambda: defaultdict(set))
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    announced: int = 0  # the newest version heard of
-    draining: asyncio.Task[None] | None = None
-    offered: list[StoredEvent] = field(default_factory=list)  # announced with the versions
-    # Spectators of a game shown late (gateway.delay), while some watch here.
-    spectators: Held | None = None
-
-    def offer(self, events: list[StoredEvent]) -> None:
-        self.offered += events
-
-    def take_offered(self) -> list[StoredEvent] | None:
-        """The events after ``version`` up to the newest announced, if announcements
-        carried all of them (in order, none missed), else None (read them: a new viewer's
-        catch-up, a large append, a resubscription); forgets what it held."""
-        got = [e for e in self.offered if e.version > self.version]
-        self.offered = []
-        if not got or [e.version for e in got] != list(range(self.version + 1, self.announced + 1)):
-            return None
-        return got
-
-    def fold(self, events: list[StoredEvent]) -> None:
-        """Fold the events that follow ``version`` on from it, without a gap (those
-        already folded are skipped)."""
-        newer: list[StoredEvent] = []
-        for e in events:
-            if e.version == self.version + len(newer) + 1:
-                newer.append(e)
-        if newer:
-            self.state = fold(self.game, newer, self.state)
-            self.version = newer[-1].version
-
-    @property
-    def empty(self) -> bool:
-        return not any(self.viewers.values())
 
 
 class LiveHub:
@@ -655,34 +534,3 @@ def _until_expiry(viewer: Viewer, heartbeat_s: float) -> float:
     if not viewer.expires_at:
         return heartbeat_s
     return max(0.0, min(heartbeat_s, viewer.expires_at - time.time()))
-
-
-def event_stream(
-    c: Any,
-    request: Any,
-    game_id: str,
-    game_type: str,
-    who: Caller,
-    after: int,
-    views: bool = False,
-) -> StreamingResponse:
-    """The SSE answer of a stream route (``c``: the gateway's Clients). A plain streaming
-    answer of pre-encoded frames: sse-starlette's per-frame machinery (an event object,
-    a lock, a task group per stream) cost more CPU than the frames themselves."""
-    hub: LiveHub = c.live
-    release = hub.admit(request.state.client_address)
-
-    async def frames() -> AsyncIterator[bytes]:
-        try:
-            heartbeat = c.settings.sse_heartbeat_s
-            async for f in hub.frames(game_id, game_type, who, after, heartbeat, views):
-                yield f
-        finally:
-            release()
-
-    return StreamingResponse(
-        frames(),
-        media_type="text/event-stream",
-        headers={"X-Accel-Buffering": "no"},
-        background=BackgroundTask(release),
-    )

@@ -25,12 +25,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gateway.access import AccessLog
-from gateway.addresses import client_address, networks
-from gateway.problems import failure_problem, on_raffe_error, problem_response
-from gateway.ratelimit import Buckets
+from gateway.accounts.tokens import token_hash
+from gateway.http.access import AccessLog
+from gateway.http.addresses import client_address, networks
+from gateway.http.problems import failure_problem, on_raffe_error, problem_response
+from gateway.http.ratelimit import Buckets
 from gateway.settings import GatewaySettings
-from gateway.tokens import token_hash
 from services.core.logs import REQUEST_ID
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ REQUEST_ID_FORMAT = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 # no cache keeps an answer (seat tokens, private views).
 SAFETY_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"cache-control", b"no-store")]
 REQUESTS = Counter("raffe_gateway_requests_total", "HTTP requests", ["method", "route", "status"])
-# What a door into the app that is no route (gateway.fast_path) names its route by.
+# What a door into the app that is no route (gateway.games.fast_path) names its route by.
 ROUTE_LABEL = "raffe.route"
 LATENCY = Histogram("raffe_gateway_request_seconds", "HTTP latency", ["method", "route"])
 

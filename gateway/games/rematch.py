@@ -4,7 +4,7 @@ seed), created once whichever gateway sees the last acceptance.
 
 Kept in Redis per finished game: the seats that accepted and a secret the new game's id
 and seat tokens are derived from, so two gateways creating it at once create one game and
-hand out the same tokens (gateway.tokens.register with a key). The new game's GameCreated
+hand out the same tokens (gateway.accounts.tokens.register with a key). The new game's GameCreated
 records ``rematch_of`` (the link in the log); the finished game's ``rematched`` key keeps
 the other direction for readers. Every player's seat must accept, a leaver's too: a
 rematch is everyone's choice."""

@@ -3,7 +3,7 @@ here, inside the guard (rate limits, body caps, metrics) and CORS, without FastA
 exception layers, routing and dependency solving (their share of the gateway's CPU per
 command: docs/performance.md, "How the design got here").
 
-It runs what the route runs (``gateway.commands.run_command``) and renders errors with the
+It runs what the route runs (``gateway.games.commands.run_command``) and renders errors with the
 app's own handlers. A request it does not take on as it is (another path or method, a
 body that is not a valid command) goes to the app unchanged, so every refusal reads
 exactly as on every other route and /docs still documents the route.
@@ -17,10 +17,10 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gateway.commands import COMMAND_ROUTE, run_command
-from gateway.guard import ROUTE_LABEL, read_body, replaying
-from gateway.models import CommandIn
-from gateway.problems import Problem, on_problem, on_raffe_error
+from gateway.games.commands import COMMAND_ROUTE, run_command
+from gateway.games.models import CommandIn
+from gateway.http.guard import ROUTE_LABEL, read_body, replaying
+from gateway.http.problems import Problem, on_problem, on_raffe_error
 from services.core.codec import loads
 from services.core.errors import RaffeError
 from services.core.eventstore.keys import GAME_ID_CHARS

@@ -1,9 +1,9 @@
-"""``python -m gateway.admin``: what an operator does to accounts without their player.
+"""``python -m gateway.accounts.admin``: what an operator does to accounts without their player.
 
-    python -m gateway.admin erase pl0123… pl4567…
-    python -m gateway.admin erase --from-log gateway.log --since 2026-12-02T07:00:00
+    python -m gateway.accounts.admin erase pl0123… pl4567…
+    python -m gateway.accounts.admin erase --from-log gateway.log --since 2026-12-02T07:00:00
 
-``erase`` erases accounts as their players would (gateway.accounts.Accounts.erased: the
+``erase`` erases accounts as their players would (gateway.accounts.service.Accounts.erased: the
 sealing key, the name, the directory entry, the games list; an Erased event in the
 account's stream). ``--from-log`` takes the player ids from the gateways' JSON logs (the
 "account erased" lines) at or after ``--since``: after restoring a backup older than
@@ -19,10 +19,10 @@ from pathlib import Path
 
 import orjson
 
+from gateway.accounts.tokens import SeatTokens
 from gateway.clients import accounts
-from gateway.problems import Problem
+from gateway.http.problems import Problem
 from gateway.settings import GatewaySettings
-from gateway.tokens import SeatTokens
 from services.core.eventstore import open_store
 
 
@@ -60,7 +60,7 @@ async def erase(players: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gateway.admin", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m gateway.accounts.admin", description=__doc__)
     sub = parser.add_subparsers(dest="action", required=True)
     erasing = sub.add_parser("erase", help="erase accounts without their player")
     erasing.add_argument("players", nargs="*", help="player ids")

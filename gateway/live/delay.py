@@ -126,7 +126,7 @@ class Delays:
 
 @dataclass(eq=False)
 class Held:
-    """A watched game's delayed spectators (gateway.live): the state they are shown, at
+    """A watched game's delayed spectators (gateway.live.hub): the state they are shown, at
     ``shown``, and the newer events held back from them."""
 
     delay: Delay

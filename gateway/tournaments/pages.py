@@ -28,7 +28,7 @@ from typing import Any
 
 import orjson
 
-from gateway.models import Tournament
+from gateway.games.models import Tournament
 from services.core.lru import BytesLRU
 from services.projection.readmodels import ReadModels
 from services.tournament.ids import table_game_id

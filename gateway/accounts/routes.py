@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
-from gateway.account_models import (
+from gateway.accounts.models import (
     Account,
     ClaimName,
     EraseAccount,
@@ -19,12 +19,12 @@ from gateway.account_models import (
     SignIn,
     TokenIssued,
 )
-from gateway.accounts import PLAYER_ID_PATTERN, Signed, account_json
-from gateway.auth import caller, clients, player
+from gateway.accounts.service import PLAYER_ID_PATTERN, Signed, account_json
+from gateway.accounts.tokens import Caller
 from gateway.clients import Clients
-from gateway.openapi import TOKEN_REQUIRED
-from gateway.problems import Problem
-from gateway.tokens import Caller
+from gateway.http.auth import caller, clients, player
+from gateway.http.openapi import TOKEN_REQUIRED
+from gateway.http.problems import Problem
 from services.kernel.game import SPECTATOR
 
 router = APIRouter(tags=["accounts"])

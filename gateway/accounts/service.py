@@ -12,7 +12,7 @@ Beside the stream, a few keys the rules cannot hold:
 - the players directory (``players``: id -> public name), what views show for a seat
   a player holds, read at answer time, so an erased name disappears from every view;
 - each player's games (``player:<id>:games``), newest first;
-- token bindings, shared with seat tokens (gateway.tokens): ``@ <id> <session> <scopes>``.
+- token bindings, shared with seat tokens (gateway.accounts.tokens): ``@ <id> <session> <scopes>``.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, cast
 
-from gateway.problems import Problem
-from gateway.quota import counted
-from gateway.tokens import Caller, SeatTokens, token_hash
+from gateway.accounts.tokens import Caller, SeatTokens, token_hash
+from gateway.http.problems import Problem
+from gateway.http.quota import counted
 from services.accounts import rules, sealing, streams
 from services.accounts.events import SessionOpened
 from services.accounts.passwords import Passwords, check_password
@@ -300,7 +300,7 @@ class Accounts:
         await self.erased(who.player_id)
 
     async def erased(self, player_id: str) -> None:
-        """Erase without asking (the operator's ``python -m gateway.admin erase``, e.g.
+        """Erase without asking (the operator's ``python -m gateway.accounts.admin erase``, e.g.
         again after a restore from a backup older than the erasure). Logged with the
         player id alone: the line an operator replays erasures from."""
         state = await self.load(player_id)

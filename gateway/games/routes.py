@@ -7,13 +7,11 @@ from typing import Annotated, Any
 import orjson
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 
-from gateway.account_models import Seats
-from gateway.auth import acting_seat, caller, clients, player, rotating_caller, seat_in
+from gateway.accounts.models import Seats
+from gateway.accounts.tokens import TICKET_S, Caller, TokenRotated, creation_key
 from gateway.clients import Clients
-from gateway.commands import MAX_VERSION, run_command, version_number
-from gateway.delay import Delay
-from gateway.live import event_stream
-from gateway.models import (
+from gateway.games.commands import MAX_VERSION, run_command, version_number
+from gateway.games.models import (
     Claimed,
     CommandIn,
     CommandResult,
@@ -25,9 +23,11 @@ from gateway.models import (
     ReplayView,
     StreamTicket,
 )
-from gateway.openapi import TOKEN_OPTIONAL, TOKEN_REQUIRED
-from gateway.problems import Problem
-from gateway.tokens import TICKET_S, Caller, TokenRotated, creation_key
+from gateway.http.auth import acting_seat, caller, clients, player, rotating_caller, seat_in
+from gateway.http.openapi import TOKEN_OPTIONAL, TOKEN_REQUIRED
+from gateway.http.problems import Problem
+from gateway.live.delay import Delay
+from gateway.live.stream import event_stream
 from services.core.codec import dumps, to_domain
 from services.core.eventstore.keys import GAME_ID
 from services.games import GAMES
@@ -307,7 +307,7 @@ async def get_game(
     engine = await c.engine_for(game_id)  # 404 for unknown games, before any waiting
     await check_hold(c, game_id, seat)
     late = await c.delays.limit(game_id) if seat == SPECTATOR else None
-    if late is not None:  # spectators see this game late (gateway.delay)
+    if late is not None:  # spectators see this game late (gateway.live.delay)
         view = await delayed_view(c, game_id, late)
         response.headers["ETag"] = f'"{late}"'
         if late < min_version:
@@ -344,7 +344,7 @@ async def delayed_view(c: Clients, game_id: str, version: int) -> dict[str, Any]
 
 
 async def check_hold(c: Clients, game_id: str, seat: int) -> None:
-    """Anyone outside a held duplicate table (gateway.holds) is refused its game."""
+    """Anyone outside a held duplicate table (gateway.live.holds) is refused its game."""
     if seat == SPECTATOR and await c.holds.held(game_id):
         raise Problem(
             403,
@@ -396,7 +396,7 @@ async def execute(
 ) -> Response:
     """Send a command as your seat. With If-Match, a stale version is a 409 carrying the
     current one; the same command_id again returns the first result."""
-    # Valid commands seldom get here: gateway.fast_path answers them before routing
+    # Valid commands seldom get here: gateway.games.fast_path answers them before routing
     # (with the same run_command); this route documents the API and answers the invalid
     # ones.
     authorization = request.headers.get("authorization", "")

@@ -7,10 +7,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query
 
-from gateway.auth import clients
 from gateway.clients import Clients
-from gateway.problems import Problem
-from gateway.rating_models import Leaderboard, PlayerGames
+from gateway.http.auth import clients
+from gateway.http.problems import Problem
+from gateway.records.rating_models import Leaderboard, PlayerGames
 from services.games import GAMES
 from services.ratings.rules import score, shown
 

@@ -1,4 +1,4 @@
-"""Request and response bodies of accounts, sessions and players (gateway.routes.accounts)."""
+"""Request and response bodies of accounts, sessions and players (gateway.accounts.routes)."""
 
 from __future__ import annotations
 

@@ -13,13 +13,13 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import BaseModel, Field
 from starlette.responses import StreamingResponse
 
-from gateway.auth import caller, clients, player
+from gateway.accounts.tokens import TICKET_S, Caller
 from gateway.clients import Clients
-from gateway.live import drained
-from gateway.models import StreamTicket
-from gateway.openapi import TOKEN_REQUIRED
-from gateway.problems import Problem
-from gateway.tokens import TICKET_S, Caller
+from gateway.games.models import StreamTicket
+from gateway.http.auth import caller, clients, player
+from gateway.http.openapi import TOKEN_REQUIRED
+from gateway.http.problems import Problem
+from gateway.live.frames import drained
 from services.core.codec import dumps
 from services.games import GAMES
 from services.kernel.commands import Strict

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import time
 
-from gateway.problems import Problem
+from gateway.http.problems import Problem
 from services.core.eventstore import EventStore
 
 HOUR_S = 3600

@@ -13,7 +13,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-WEB = Path(__file__).resolve().parent / "web"
+WEB = Path(__file__).resolve().parent  # the files beside this module
 DOCS_ASSETS = Path(str(files("fastapi_offline") / "static"))
 
 

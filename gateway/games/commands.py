@@ -1,6 +1,6 @@
 """What a command does at the gateway, one function for both doors it comes in by: the
 FastAPI route (``POST /v1/games/{id}/commands``, which documents it and explains invalid
-bodies) and the fast path in front of the app (gateway.fast_path), which answers valid
+bodies) and the fast path in front of the app (gateway.games.fast_path), which answers valid
 ones without FastAPI's routing. Neither imports the other."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import re
 
 from starlette.responses import Response
 
-from gateway.auth import acting_seat, bearer
 from gateway.clients import Clients
-from gateway.models import CommandIn
-from gateway.problems import Problem
+from gateway.games.models import CommandIn
+from gateway.http.auth import acting_seat, bearer
+from gateway.http.problems import Problem
 
 MAX_VERSION = 10**12  # far beyond any game; keeps numbers inside what gRPC carries
 DIGITS = re.compile("[0-9]{1,13}")

@@ -1,0 +1,2 @@
+"""Accounts and players: the account service, sessions and tokens, their routes, and the
+operator's command (python -m gateway.accounts.admin)."""

@@ -1,0 +1,1 @@
+"""Game records (export, verify) and ratings."""

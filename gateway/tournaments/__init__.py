@@ -1,0 +1,1 @@
+"""Tournaments: their routes and the pages of standings read from the projection."""
