@@ -533,8 +533,8 @@ async def bookkeeping(store: Any, tid: str) -> dict[str, Any]:
             before = state
             last = stored[i]
             data = loads(last.payload)
-            command = {"type": "result", "round": data["round"], "table": data["table"]}
-            command["keys"] = data["keys"]
+            raw = {"type": "result", "round": data["round"], "table": data["table"]}
+            command = TOURNAMENT.command({**raw, "keys": data["keys"]})
             decide = partial(rules.decide, before, ENGINE, command, SeededRng("b", "b"))
             out["result_ms"] = timed(decide)
         state = TOURNAMENT.evolve(state, Event(e.type, loads(e.payload), e.actor))

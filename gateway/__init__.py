@@ -3,8 +3,9 @@
 - ``games``: games and their commands (create, seats, views, commands, the command fast
   path, the catalog, quick play, rematches); ``games.routes`` is its HTTP face.
 - ``live``: live streams (SSE) of games and tournaments: ``live.hub.LiveHub`` (who
-  watches what, the fan-out, redaction per seat, drains), the channels it listens on,
-  spectators' delay and tournament holds.
+  watches what, the fan-out once per audience, drains) with its parts by concern
+  (frames, watched games and viewers, version waiters, streams by token for
+  revocation), the channels it listens on, spectators' delay and tournament holds.
 - ``accounts``: accounts and players, sessions and tokens (seat tokens, personal API
   tokens, stream tickets), the operator's ``python -m gateway.accounts.admin``.
 - ``tournaments``: tournament routes and pages of standings.

@@ -41,7 +41,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping
 from typing import Any
 
@@ -56,6 +56,8 @@ from gateway.http.problems import Problem
 from gateway.live.channels import GameChannels, game_of
 from gateway.live.delay import Delays, Held
 from gateway.live.frames import PING, drained, frame, view_frame
+from gateway.live.revocation import TokenStreams
+from gateway.live.versions import VersionWaiters
 from gateway.live.watched import Viewer, Watched
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.eventstore.announce import parse_announcement
@@ -96,11 +98,11 @@ class LiveHub:
         self.streams_per_address, self.max_streams = streams_per_address, max_streams
         self.tokens = tokens
         self.watched: dict[str, Watched] = {}
-        self.by_token: dict[str, set[Viewer]] = defaultdict(set)  # seat streams by token
-        self.waiters: dict[str, list[tuple[int, asyncio.Future[int]]]] = defaultdict(list)
+        self.streams_of = TokenStreams(tokens)  # seat streams by token (revocation)
         self.open_streams: Counter[str] = Counter()
         self._task: asyncio.Task[None] | None = None
         self.channels = GameChannels(store.keys.game)
+        self.versions = VersionWaiters(store, self.channels)
         self.draining = False
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -167,8 +169,7 @@ class LiveHub:
             watched = self.watched[game_id] = Watched(game, game.initial())
         seat = who.seat
         viewer = Viewer(seat, who.token_hash, who.expires_at, views)
-        if viewer.token_hash:
-            self.by_token[viewer.token_hash].add(viewer)
+        self.streams_of.add(viewer)
         mark = uuid.uuid4().hex[:12] if self.presence is not None and seat >= 0 else ""
         delay = await self.delays.of(game_id) if self.delays and seat == SPECTATOR else None
         try:
@@ -230,7 +231,7 @@ class LiveHub:
                 watched.spectators = None  # nobody here watches late: nothing to hold
             if watched.empty and self.watched.get(game_id) is watched:
                 del self.watched[game_id]
-            self._unindex(viewer)
+            self.streams_of.remove(viewer)
             self.channels.release(game_id)
 
     def _closed(self, game_id: str, seat: int, mark: str, over: bool) -> None:
@@ -260,30 +261,6 @@ class LiveHub:
                 for viewers in watched.viewers.values():
                     for viewer in viewers:
                         viewer.push([f])
-
-    def _unindex(self, viewer: Viewer) -> None:
-        streams = self.by_token.get(viewer.token_hash)
-        if streams is not None:
-            streams.discard(viewer)
-            if not streams:
-                del self.by_token[viewer.token_hash]
-
-    def revoked(self, digest: str) -> None:
-        """A token was revoked (on any gateway): forget it, end its streams."""
-        if self.tokens is not None:
-            self.tokens.forget(digest)
-        for viewer in list(self.by_token.get(digest, ())):
-            viewer.end()
-
-    async def _check_tokens(self) -> None:
-        """After a resubscription: end the streams whose token went meanwhile (its
-        revocation may have been published while nobody here listened)."""
-        digests = list(self.by_token)
-        if not digests or self.tokens is None:
-            return
-        for digest, alive in zip(digests, await self.tokens.live(digests), strict=True):
-            if not alive:
-                self.revoked(digest)
 
     async def _advance(self, game_id: str, watched: Watched) -> list[StoredEvent]:
         """Read what the stream holds past the watched version, fold it and give it to
@@ -392,47 +369,12 @@ class LiveHub:
     # -- versions ----------------------------------------------------------------------
 
     async def wait_version(self, game_id: str, version: int, within_s: float) -> bool:
-        """Whether ``version`` of the game exists within ``within_s`` seconds: woken by
-        its announcement, and checked in the store first (and again after the listener
-        resubscribed), so none is missed."""
-        if await self.store.version(game_id) >= version:
-            return True  # the usual case (a client asks for a version it was told of)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + within_s
-        try:
-            await self.channels.hold(game_id)
-            return await self._wait_version(game_id, version, deadline)
-        finally:
-            self.channels.release(game_id)
-
-    async def _wait_version(self, game_id: str, version: int, deadline: float) -> bool:
-        loop = asyncio.get_running_loop()
-        while True:
-            future: asyncio.Future[int] = loop.create_future()
-            entry = (version, future)
-            self.waiters[game_id].append(entry)
-            try:
-                if await self.store.version(game_id) >= version:
-                    return True
-                async with asyncio.timeout_at(deadline):
-                    if await future >= version:
-                        return True
-            except TimeoutError:
-                return False
-            finally:
-                self._forget(game_id, entry)
-
-    def _forget(self, game_id: str, entry: tuple[int, asyncio.Future[int]]) -> None:
-        waiting = self.waiters.get(game_id, [])
-        if entry in waiting:
-            waiting.remove(entry)
-        if not waiting:
-            self.waiters.pop(game_id, None)
+        """Whether ``version`` of the game exists within ``within_s`` seconds
+        (gateway.live.versions)."""
+        return await self.versions.wait(game_id, version, within_s)
 
     def _announced(self, game_id: str, version: int) -> None:
-        for wanted, future in self.waiters.get(game_id, []):
-            if wanted <= version and not future.done():
-                future.set_result(version)
+        self.versions.announced(game_id, version)
         watched = self.watched.get(game_id)
         if watched is not None and version > watched.announced:
             watched.announced = version
@@ -455,7 +397,7 @@ class LiveHub:
                     delay = RESUBSCRIBE_S[0]
                     self._set_listening(True)
                     self._resync()
-                    await self._check_tokens()
+                    await self.streams_of.check()
                     try:
                         await self._until_lost(pubsub, revocations)
                     finally:
@@ -495,7 +437,7 @@ class LiveHub:
             kind, channel = message["type"], (message["channel"] or b"").decode()
             if kind == "message":
                 if channel == revocations:
-                    self.revoked(message["data"].decode())
+                    self.streams_of.revoked(message["data"].decode())
                 elif channel == presence:
                     self._presence(message["data"])
                 else:  # a game's announcement
@@ -522,10 +464,7 @@ class LiveHub:
         game's stream again, and let waiters check the store once more."""
         for game_id, watched in list(self.watched.items()):
             self._announced(game_id, watched.version + 1)
-        for waiting in list(self.waiters.values()):
-            for _, future in waiting:
-                if not future.done():
-                    future.set_result(0)  # "look again": each waiter asks the store
+        self.versions.look_again()
 
 
 def _until_expiry(viewer: Viewer, heartbeat_s: float) -> float:

@@ -25,18 +25,6 @@ class Timeout(Strict):
     type: Literal["timeout"]
 
 
-def command_type(command: Mapping[str, Any], fields: Mapping[str, set[str]]) -> str:
-    """The command's type, after checking it is one of ``fields`` and has no other keys."""
-    kind = command.get("type")
-    if not isinstance(kind, str) or kind not in fields:
-        known = ", ".join(fields)
-        raise InvalidArgument(f"unknown command {kind!r}; commands are {known}", "unknown_command")
-    extra = sorted(set(command) - fields[kind])
-    if extra:
-        raise InvalidArgument(f"unknown field(s) for {kind}: {', '.join(extra)}", "unknown_field")
-    return kind
-
-
 def seconds_option(raw: Mapping[str, Any], name: str, low: int = 5, high: int = 3600) -> int | None:
     """A timer option: whole seconds in [low, high], or None for no timer (AL-3)."""
     value = raw.get(name)

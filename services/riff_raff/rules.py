@@ -108,7 +108,7 @@ def decide(
         return _timeout(state, rng, now_ms)
     _check(state, seat, command.type)
     flow = new_flow(state, actor=seat, now_ms=now_ms)
-    HANDLERS[command.type](flow, seat, command, rng)
+    _handle(flow, seat, command, rng)
     return flow.decision()
 
 
@@ -128,7 +128,7 @@ def default_moves(
     default = DEFAULTS[p]
     for seat in seats if p in ("choose", "review") else seats[:1]:
         command = default(flow.state, seat)
-        HANDLERS[command.type](flow, seat, command, rng)
+        _handle(flow, seat, command, rng)
     return flow.decision()
 
 
@@ -154,7 +154,7 @@ def _default_settle(s: State, seat: int) -> Report:
 
 
 # What a seat that let its timer run out does, by phase (AL-3).
-DEFAULTS: dict[str, Callable[[State, int], Any]] = {
+DEFAULTS: dict[str, Callable[[State, int], Command]] = {
     "choose": lambda s, seat: ChooseCard(type="choose_card", card=min(s.hands[seat])),
     "choose_captain": lambda s, seat: ChooseCaptain(type="choose_captain", seat=_tied(s)[0]),
     "order_players": lambda s, seat: OrderPlayers(type="order_players", order=_tied(s)),
@@ -391,17 +391,30 @@ def _settle(flow: Flow, seat: int, command: Report, rng: SeededRng) -> None:
     _apply_report(flow)
 
 
-HANDLERS: dict[str, Callable[[Flow, int, Any, SeededRng], None]] = {
-    "choose_card": _choose_card,
-    "choose_captain": _choose_captain,
-    "order_players": _order_players,
-    "load": _load,
-    "catch": _catch,
-    "report": _report,
-    "accept": _accept,
-    "dispute": _dispute,
-    "settle": _settle,
-}
+def _handle(flow: Flow, seat: int, command: Command, rng: SeededRng) -> None:
+    """Each command to its handler by its model (and, where one model has two types, by
+    its type), so mypy checks every handler gets the model it reads."""
+    match command:
+        case ChooseCard():
+            _choose_card(flow, seat, command, rng)
+        case ChooseCaptain():
+            _choose_captain(flow, seat, command, rng)
+        case OrderPlayers():
+            _order_players(flow, seat, command, rng)
+        case LoadCargo():
+            _load(flow, seat, command, rng)
+        case Catch():
+            _catch(flow, seat, command, rng)
+        case Report(type="report"):
+            _report(flow, seat, command, rng)
+        case Report():
+            _settle(flow, seat, command, rng)
+        case Review(type="accept"):
+            _accept(flow, seat, command, rng)
+        case Review():
+            _dispute(flow, seat, command, rng)
+        case Timeout():  # decide answers a clock's Timeout before any handler
+            raise InvalidArgument("a timeout is not a move", code="unknown_command")
 
 
 def result_keys(final_view: Mapping[str, Any]) -> list[float]:

@@ -3,6 +3,7 @@ every game has: its own stream, expected versions, idempotent commands, replay."
 
 from services.kernel.spec import GameSpec
 from services.tournament import options, rules, view
+from services.tournament.commands import Command
 from services.tournament.state import State
 
 GAME = GameSpec(
@@ -17,6 +18,7 @@ GAME = GameSpec(
     view=view.view,
     redact=view.redact,
     legal_commands=view.legal_commands,
+    commands=Command,
     recorded_options=options.recorded,
     always_attended=True,  # its runner opens every round's tables
 )

@@ -9,24 +9,17 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from services.kernel.commands import command_type
 from services.kernel.errors import InvalidArgument, RuleViolation
 from services.kernel.events import UnknownEvent
 from services.kernel.game import ENGINE, Decision, Event, Status
 from services.kernel.names import clean_name, look_alike_key
 from services.kernel.rng import SeededRng
 from services.tournament import pairing, ratings, scoring
+from services.tournament.commands import Command, Join, Register, Remove, Result, Start
 from services.tournament.options import MAX_PLAYERS
 from services.tournament.state import Player, Round, State, Table
 
 ORGANISER = 0
-COMMANDS = {
-    "register": {"type", "name", "kind", "bot_level"},
-    "join": {"type", "name"},
-    "remove": {"type", "player"},
-    "start": {"type"},
-    "result": {"type", "round", "table", "keys"},
-}
 
 
 def setup(state: State, opts: Mapping[str, Any], rng: SeededRng, now_ms: int = 0) -> list[Event]:
@@ -37,7 +30,7 @@ def setup(state: State, opts: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
 
 
 def decide(
-    state: State, seat: int, command: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
+    state: State, seat: int, command: Command, rng: SeededRng, now_ms: int = 0
 ) -> Decision[State]:
     events = _events(state, seat, command, rng)
     after = state
@@ -46,28 +39,29 @@ def decide(
     return Decision(events, after)
 
 
-def _events(state: State, seat: int, command: Mapping[str, Any], rng: SeededRng) -> list[Event]:
-    kind = command_type(command, COMMANDS)
+def _events(state: State, seat: int, command: Command, rng: SeededRng) -> list[Event]:
     if state.over:
         raise RuleViolation("the tournament is over", "game_over")
-    if kind == "result":
+    if isinstance(command, Result):
         if seat != ENGINE:
             raise RuleViolation("results are reported by the tournament runner", "not_yours")
         return _result(state, command, rng)
-    if kind == "join":
+    if isinstance(command, Join):
         return [_join(state, seat, command)]
     if seat != ORGANISER:
         raise RuleViolation("only the organiser may do that", "not_organiser")
     if state.started:
         raise RuleViolation("the tournament has started", "already_started")
-    if kind == "register":
-        return [_register(state, command)]
-    if kind == "remove":
-        return [_remove(state, command)]
-    return _start(state, rng)
+    match command:
+        case Register():
+            return [_register(state, command.name, command.kind, command.bot_level)]
+        case Remove():
+            return [_remove(state, command)]
+        case Start():
+            return _start(state, rng)
 
 
-def _join(state: State, seat: int, command: Mapping[str, Any]) -> Event:
+def _join(state: State, seat: int, command: Join) -> Event:
     """A person registering themself into an open tournament. The gateway sends it as the
     engine's own actor once it has checked nothing but the request (no token: anyone with
     the tournament's link), so the event says the organiser did not register them."""
@@ -77,13 +71,14 @@ def _join(state: State, seat: int, command: Mapping[str, Any]) -> Event:
         raise RuleViolation("this tournament's organiser registers its players", "closed")
     if state.started:
         raise RuleViolation("the tournament has started", "already_started")
-    return _register(state, {"name": command.get("name"), "kind": "human"}, ENGINE)
+    return _register(state, command.name, "human", None, ENGINE)
 
 
-def _register(state: State, command: Mapping[str, Any], actor: int = ORGANISER) -> Event:
-    name, kind = clean_name(command.get("name")), command.get("kind", "bot")
-    level = command.get("bot_level", "") or ""
-    if kind not in ("human", "bot") or not isinstance(level, str) or len(level) > 32:
+def _register(
+    state: State, raw_name: str | None, kind: str, bot_level: str | None, actor: int = ORGANISER
+) -> Event:
+    name, level = clean_name(raw_name), bot_level or ""
+    if kind not in ("human", "bot") or len(level) > 32:
         raise InvalidArgument("kind is human or bot; bot_level a short string", "bad_player")
     most = state.options.get("max_players", MAX_PLAYERS)
     if len(entrants(state)) >= most:
@@ -97,11 +92,11 @@ def _register(state: State, command: Mapping[str, Any], actor: int = ORGANISER) 
     )
 
 
-def _remove(state: State, command: Mapping[str, Any]) -> Event:
+def _remove(state: State, command: Remove) -> Event:
     """The organiser takes an entrant out before the start (a name they do not want, an
     address that joined too often); the player keeps their number, never plays."""
-    player = command.get("player")
-    if isinstance(player, bool) or not isinstance(player, int):
+    player = command.player
+    if player is None:
         raise InvalidArgument("player is a player's number", "bad_player")
     if player not in entrants(state):
         raise RuleViolation(f"no entrant {player}", "no_such_player")
@@ -122,19 +117,15 @@ def _start(state: State, rng: SeededRng) -> list[Event]:
     return [started, _round_started(after, rng)]
 
 
-def _result(state: State, command: Mapping[str, Any], rng: SeededRng) -> list[Event]:
+def _result(state: State, command: Result, rng: SeededRng) -> list[Event]:
     current = state.current
-    number, index, keys = command.get("round"), command.get("table"), command.get("keys")
+    number, index, keys = command.round, command.table, command.keys
     if current is None or number != current.round:
         raise RuleViolation("not a table of the current round", "not_current")
     table = next((t for t in current.tables if t.table == index), None)
     if table is None or table.finished:
         raise RuleViolation("no such unfinished table in this round", "not_current")
-    if (
-        not isinstance(keys, list)
-        or len(keys) != len(table.players)
-        or not all(isinstance(k, int | float) and not isinstance(k, bool) for k in keys)
-    ):
+    if keys is None or len(keys) != len(table.players):
         raise InvalidArgument("keys: one number per seat of the table", "bad_keys")
     # Ratings move as each game finishes (the table's placings), recorded in the event.
     rated = ratings.rate(state.ratings, [(table.players, scoring.ranks(keys))])
