@@ -87,7 +87,7 @@ lint: $(STAMP) proto
 # PrometheusRule (tests check both are current).
 # It and the demo need what running needs, not the test tools (proto installs that).
 manifests: proto
-	$(BIN)/python -m services.manifests
+	$(BIN)/python -m deploy.manifests
 	$(BIN)/python -m deploy.prometheus_rule
 
 # Pin the production and replicated overlays to a pushed image by its digest:

@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from deploy.generated import write_or_check
+
 MONITORING = Path(__file__).resolve().parent / "monitoring"
 ALERTS = MONITORING / "alerts.yaml"
 OUTPUT = MONITORING / "operator" / "prometheus-rule.yaml"
@@ -49,15 +51,7 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = render()
-    if "--check" in argv:
-        if OUTPUT.read_text() != text:
-            print(f"{OUTPUT} is stale: run `make manifests`", file=sys.stderr)
-            return 1
-        return 0
-    OUTPUT.write_text(text)
-    print(f"wrote {OUTPUT.relative_to(MONITORING.parent.parent)}")
-    return 0
+    return write_or_check(OUTPUT, render(), argv)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from services.games import GAMES, command_models
+from services.kernel.how_to_play import Block
 
 router = APIRouter(prefix="/v1/game-types", tags=["games"])
 
@@ -16,6 +17,11 @@ router = APIRouter(prefix="/v1/game-types", tags=["games"])
 class GameType(BaseModel):
     name: str = Field(description="the value of `game` when creating one")
     title: str
+    how_to_play: list[Block] = Field(
+        description="the rules for players, in blocks: `h` a heading, `p` a paragraph "
+        "(`**strong**`, `*emphasis*`), `ol`/`ul` lists, `figure` a captioned picture of "
+        "card groups, tiles or preformatted text"
+    )
     players: tuple[int, int] = Field(description="least and most seats at a table")
     bots: list[str] = Field(description="bot levels, the default first")
     events: list[str] = Field(description="event types its streams carry")
@@ -55,6 +61,7 @@ async def game_types() -> list[GameType]:
             GameType(
                 name=name,
                 title=game.title or name,
+                how_to_play=list(game.how_to_play),
                 players=game.players,
                 bots=[b for b in levels if b],
                 events=list(game.events or ()),

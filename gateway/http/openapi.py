@@ -5,6 +5,7 @@ sends), and operation ids that stay put (``<tag>_<function>``)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI
@@ -13,8 +14,9 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from services.games import GAMES
+from services.kernel.spec import GameSpec
 from services.kernel.views import LegalShape
-from services.tournament.rules import EVENT_TYPES as TOURNAMENT_EVENTS
+from services.tournament.game import GAME as TOURNAMENT
 
 SCHEME = "seatToken"
 # openapi_extra of a route: a token is needed, or optional (no token: a spectator).
@@ -194,13 +196,13 @@ def pascal(name: str) -> str:
     return "".join(part.title() for part in name.replace("_", "-").split("-"))
 
 
-def event_schemas(schemas: dict[str, Any]) -> dict[str, str]:
+def event_schemas(schemas: dict[str, Any], games: Mapping[str, GameSpec[Any]]) -> dict[str, str]:
     """Each game's events as ``<Game>Event`` (one of its types, by ``type``), every
     payload a schema of its own (``<Game><Type>``, and ``<Game><Type>Seen`` where
     redaction reshapes it while the game runs); the refs by game."""
     envelope = schemas["Event"] = EventEnvelope.model_json_schema()
     unions: dict[str, str] = {}
-    for name, game in GAMES.items():
+    for name, game in games.items():
         if game.events is None:
             continue
         prefix, mapping = pascal(name), {}
@@ -243,22 +245,13 @@ def typed_events(schemas: dict[str, Any]) -> None:
     """Events in a command's answer and in a page of events are one of the games'
     (sent as the engine wrote them, unvalidated on the hot path; a test checks every
     event every seat sees against these schemas)."""
-    unions = event_schemas(schemas)
+    unions = event_schemas(schemas, {**GAMES, TOURNAMENT.name: TOURNAMENT})
+    tournament = unions.pop(TOURNAMENT.name)
     items = {"anyOf": [{"$ref": r} for r in unions.values()], "description": "by game"}
     if "CommandResult" in schemas:
         schemas["CommandResult"]["properties"]["events"] = {"type": "array", "items": items}
     # A tournament's id answers /v1/games/{id}/events too: its events, by their types.
-    envelope = schemas["Event"]
-    schemas["TournamentEvent"] = {
-        **envelope,
-        "title": "TournamentEvent",
-        "description": "an event of a tournament",
-        "properties": {
-            **envelope["properties"],
-            "type": {"type": "string", "enum": list(TOURNAMENT_EVENTS)},
-        },
-    }
-    page = {"anyOf": [*items["anyOf"], {"$ref": "#/components/schemas/TournamentEvent"}]}
+    page = {"anyOf": [*items["anyOf"], {"$ref": tournament}]}
     if "EventPage" in schemas:
         schemas["EventPage"]["properties"]["events"] = {"type": "array", "items": page}
 

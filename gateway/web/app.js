@@ -61,7 +61,7 @@ const ROUTES = [
   [/^#\/join\/([\w-]+)\/(\d+)$/, (id, seat) => joinSeat(id, Number(seat))],
   [/^#\/tournaments\/([\w-]+)$/, (id) => renderTournament(id, show, setLeave, gameTypes)],
   [/^#\/tournaments$/, () => renderTournaments(show, gameTypes)],
-  [/^#\/rules(?:\/([\w-]+))?$/, (game) => renderRules(game, show)],
+  [/^#\/rules(?:\/([\w-]+))?$/, (game) => renderRules(game, show, gameTypes)],
   [/^#\/account$/, () => renderAccount(show, gameTypes)],
   [/^#\/leaderboards(?:\/([\w-]+))?(?:\?.*)?$/, (game) => renderLeaderboard(game, show, gameTypes)],
   [/^#\/players\/([\w:-]+)$/, (id) => renderPlayer(id, show, gameTypes)],
@@ -327,7 +327,7 @@ async function lobbyPage() {
     fitOptions();
   }
   const howTo = el("span", { id: "how-to" });
-  const showHowTo = () => howTo.replaceChildren(rulesLink(gameSelect.value) || "");
+  const showHowTo = () => howTo.replaceChildren(rulesLink(typeOf()) || "");
   gameSelect.addEventListener("change", resetGame);
   gameSelect.addEventListener("change", showHowTo);
   resetGame();
@@ -538,8 +538,8 @@ async function tablePage(gameId) {
         {},
         el("a", { href: `#/games/${gameId}/replay` }, "Replay"),
         held ? ` · you are seat ${held.seat}` : " · watching",
-        rulesLink(type.name) ? " · " : "",
-        rulesLink(type.name),
+        rulesLink(type) ? " · " : "",
+        rulesLink(type),
       ),
     ),
     board,

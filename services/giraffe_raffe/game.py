@@ -8,12 +8,14 @@ from services.giraffe_raffe.bots import BOTS
 from services.giraffe_raffe.commands import Command
 from services.giraffe_raffe.events import EVENTS
 from services.giraffe_raffe.evolve import evolve
+from services.giraffe_raffe.how_to_play import HOW_TO_PLAY
 from services.giraffe_raffe.state import State
 from services.kernel.spec import GameSpec
 
 GAME = GameSpec(
     name="giraffe-raffe",
     title="Giraffe Raffe",
+    how_to_play=HOW_TO_PLAY,
     engine_version="giraffe-raffe/1",
     default_port=50061,
     players=(2, 5),

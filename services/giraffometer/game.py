@@ -8,12 +8,14 @@ from services.giraffometer.bots import BOTS
 from services.giraffometer.commands import Command
 from services.giraffometer.events import EVENTS
 from services.giraffometer.evolve import evolve
+from services.giraffometer.how_to_play import HOW_TO_PLAY
 from services.giraffometer.state import State
 from services.kernel.spec import GameSpec
 
 GAME = GameSpec(
     name="giraffometer",
     title="Giraffometer",
+    how_to_play=HOW_TO_PLAY,
     engine_version="giraffometer/1",
     default_port=50062,
     players=(2, 8),

@@ -18,6 +18,7 @@ from pydantic import TypeAdapter, ValidationError
 from services.kernel.errors import InvalidArgument
 from services.kernel.events import EventTypes
 from services.kernel.game import JSON, Decision, Event, Status
+from services.kernel.how_to_play import Block
 from services.kernel.playthrough import Bot
 from services.kernel.rng import SeededRng
 
@@ -81,6 +82,8 @@ class GameSpec(Generic[S]):
     legal_commands: Callable[[S, int], JSON]
     events: EventTypes | None = None  # the game's event types (events.py)
     title: str = ""
+    # How to play it, for players (how_to_play.py): every client draws its rules page.
+    how_to_play: tuple[Block, ...] = ()
     default_port: int = 0  # its engine's gRPC port when run locally; metrics on +1000
     commands: Any = None  # the union of the game's command models (commands.py)
     view_model: type | None = None  # the view's shape, for clients (view.py)

@@ -9,11 +9,13 @@ from services.riff_raff.bots import BOTS
 from services.riff_raff.commands import Command
 from services.riff_raff.events import EVENTS
 from services.riff_raff.evolve import evolve
+from services.riff_raff.how_to_play import HOW_TO_PLAY
 from services.riff_raff.state import State
 
 GAME = GameSpec(
     name="riff-raff",
     title="Riff Raff",
+    how_to_play=HOW_TO_PLAY,
     engine_version="riff-raff/1",
     default_port=50063,
     players=(2, 4),

@@ -4,6 +4,8 @@ every game has: its own stream, expected versions, idempotent commands, replay."
 from services.kernel.spec import GameSpec
 from services.tournament import options, rules, view
 from services.tournament.commands import Command
+from services.tournament.events import EVENTS
+from services.tournament.evolve import evolve
 from services.tournament.state import State
 
 GAME = GameSpec(
@@ -13,7 +15,8 @@ GAME = GameSpec(
     initial=State,
     setup=rules.setup,
     decide=rules.decide,
-    evolve=rules.evolve,
+    evolve=evolve,
+    events=EVENTS,
     status=rules.status,
     view=view.view,
     redact=view.redact,

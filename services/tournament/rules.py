@@ -6,18 +6,21 @@ generator, ratings from openskill, and both are recorded in the events."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from services.kernel.errors import InvalidArgument, RuleViolation
-from services.kernel.events import UnknownEvent
+from services.kernel.events import stored
 from services.kernel.game import ENGINE, Decision, Event, Status
 from services.kernel.names import clean_name, look_alike_key
 from services.kernel.rng import SeededRng
+from services.tournament import events as ev
 from services.tournament import pairing, ratings, scoring
 from services.tournament.commands import Command, Join, Register, Remove, Result, Start
+from services.tournament.evolve import evolve
 from services.tournament.options import MAX_PLAYERS
-from services.tournament.state import Player, Round, State, Table
+from services.tournament.state import Round, State, entrants
+
+__all__ = ["decide", "entrants", "evolve", "ranked", "setup", "status"]
 
 ORGANISER = 0
 
@@ -26,7 +29,7 @@ def setup(state: State, opts: Mapping[str, Any], rng: SeededRng, now_ms: int = 0
     """Game options with secrets (a custom deck's answers) are recorded apart."""
     if opts["game_options"] == state.options["game_options"]:
         return []
-    return [Event("GameOptionsSet", {"game_options": opts["game_options"]}, ORGANISER)]
+    return [stored(ev.GameOptionsSet(opts["game_options"]), ORGANISER)]
 
 
 def decide(
@@ -85,11 +88,7 @@ def _register(
         raise RuleViolation(f"at most {most} players", "tournament_full")
     if look_alike_key(name) in state.taken:
         raise RuleViolation(f"{name!r} (or a name that looks like it) is taken", "name_taken")
-    return Event(
-        "PlayerRegistered",
-        {"player": len(state.players), "name": name, "kind": kind, "bot_level": level},
-        actor,
-    )
+    return stored(ev.PlayerRegistered(len(state.players), name, kind, level), actor)
 
 
 def _remove(state: State, command: Remove) -> Event:
@@ -100,19 +99,14 @@ def _remove(state: State, command: Remove) -> Event:
         raise InvalidArgument("player is a player's number", "bad_player")
     if player not in entrants(state):
         raise RuleViolation(f"no entrant {player}", "no_such_player")
-    return Event("PlayerRemoved", {"player": player}, ORGANISER)
-
-
-def entrants(state: State) -> list[int]:
-    """The players who were not removed, by number."""
-    return [i for i, p in enumerate(state.players) if not p.removed]
+    return stored(ev.PlayerRemoved(player), ORGANISER)
 
 
 def _start(state: State, rng: SeededRng) -> list[Event]:
     if len(entrants(state)) < state.options["table_size"]:
         need = state.options["table_size"]
         raise RuleViolation(f"at least {need} players are needed", "too_few_players")
-    started = Event("TournamentStarted", {"players": len(entrants(state))}, ORGANISER)
+    started = stored(ev.TournamentStarted(len(entrants(state))), ORGANISER)
     after = evolve(state, started)
     return [started, _round_started(after, rng)]
 
@@ -129,14 +123,13 @@ def _result(state: State, command: Result, rng: SeededRng) -> list[Event]:
         raise InvalidArgument("keys: one number per seat of the table", "bad_keys")
     # Ratings move as each game finishes (the table's placings), recorded in the event.
     rated = ratings.rate(state.ratings, [(table.players, scoring.ranks(keys))])
-    finished = Event(
-        "TableFinished",
-        {
-            "round": number,
-            "table": index,
-            "keys": [float(k) for k in keys],
-            "ratings": [list(rated[p]) for p in table.players],
-        },
+    finished = stored(
+        ev.TableFinished(
+            round=number,
+            table=table.table,
+            keys=[float(k) for k in keys],
+            ratings=[list(rated[p]) for p in table.players],
+        )
     )
     events = [finished]
     after = evolve(state, finished)
@@ -152,14 +145,13 @@ def _round_ended(state: State) -> Event:
     current = state.current
     assert current is not None
     alive = _survivors(state) if state.options["format"] == "elimination" else []
-    return Event(
-        "RoundEnded",
-        {
-            "round": current.round,
-            "points": _round_points(state, current),
-            "ratings": [list(r) for r in state.ratings],  # everyone's, after the round
-            "alive": alive,
-        },
+    return stored(
+        ev.RoundEnded(
+            round=current.round,
+            points=_round_points(state, current),
+            ratings=[list(r) for r in state.ratings],  # everyone's, after the round
+            alive=alive,
+        )
     )
 
 
@@ -209,7 +201,7 @@ def _next(state: State, rng: SeededRng) -> Event:
     if not last:
         return _round_started(state, rng)
     champions = state.alive[:1] if fmt == "elimination" else (ranked(state)[0],)
-    return Event("GameEnded", {"champions": list(champions), "seed": state.seed})
+    return stored(ev.GameEnded(list(champions), state.seed))
 
 
 def _round_started(state: State, rng: SeededRng) -> Event:
@@ -232,14 +224,13 @@ def _round_started(state: State, rng: SeededRng) -> Event:
                 bye_counts[p] = bye_counts.get(p, 0) + 1
         order = ranked(state) if state.rounds else _shuffled(entrants(state), rng)
         tables, byes = pairing.pods(order, size, lambda a, b: b in met[a], bye_counts)
-    return Event(
-        "RoundStarted",
-        {
-            "round": number,
-            "game": games[(number - 1) % len(games)],
-            "tables": [{"table": i, "players": t} for i, t in enumerate(tables)],
-            "byes": byes,
-        },
+    return stored(
+        ev.RoundStarted(
+            round=number,
+            game=games[(number - 1) % len(games)],
+            tables=[{"table": i, "players": t} for i, t in enumerate(tables)],
+            byes=byes,
+        )
     )
 
 
@@ -274,94 +265,6 @@ def ranked(state: State) -> list[int]:
     return sorted(
         entrants(state),
         key=lambda p: (-state.points[p], -tiebreak[p], -ratings.ordinal(state.ratings[p]), p),
-    )
-
-
-# -- evolve -------------------------------------------------------------------------
-
-
-# Every event type a tournament's log holds (its events are dicts: the API document
-# names them from here).
-EVENT_TYPES = (
-    "GameCreated",
-    "GameOptionsSet",
-    "PlayerRegistered",
-    "PlayerRemoved",
-    "TournamentStarted",
-    "RoundStarted",
-    "TableFinished",
-    "RoundEnded",
-    "GameEnded",
-)
-
-
-def evolve(state: State, event: Event) -> State:
-    d = event.data
-    t = event.type
-    if t == "GameCreated":
-        return State(options=dict(d["options"]), seed=d.get("seed", ""))
-    if t == "GameOptionsSet":
-        return state.but(options={**state.options, "game_options": dict(d["game_options"])})
-    if t == "PlayerRegistered":
-        player = Player(d["name"], d["kind"], d.get("bot_level", ""))
-        taken = state.taken | {look_alike_key(d["name"])}
-        return state.but(players=(*state.players, player), taken=taken)
-    if t == "PlayerRemoved":
-        gone = d["player"]
-        players = tuple(
-            replace(p, removed=True) if i == gone else p for i, p in enumerate(state.players)
-        )
-        taken = state.taken - {look_alike_key(state.players[gone].name)}
-        return state.but(players=players, taken=taken)
-    if t == "TournamentStarted":
-        n = len(state.players)  # numbers stay: a removed player's entries are never used
-        return state.but(
-            started=True,
-            points=(0.0,) * n,
-            ratings=(ratings.INITIAL,) * n,
-            alive=tuple(entrants(state)),
-        )
-    if t == "RoundStarted":
-        tables = tuple(Table(x["table"], d["game"], tuple(x["players"])) for x in d["tables"])
-        return state.but(
-            rounds=(*state.rounds, Round(d["round"], d["game"], tables, tuple(d["byes"])))
-        )
-    if t == "TableFinished":
-        return _table_finished(state, d)
-    if t == "RoundEnded":
-        return _round_closed(state, d)
-    if t == "GameEnded":
-        return state.but(over=True, champions=tuple(d["champions"]), seed=d.get("seed", ""))
-    raise UnknownEvent(f"no event type {t!r} in a tournament")
-
-
-def _table_finished(state: State, d: Mapping[str, Any]) -> State:
-    current = state.current
-    assert current is not None
-    table = next(t for t in current.tables if t.table == d["table"])
-    new_ratings = list(state.ratings)
-    for player, (mu, sigma) in zip(table.players, d["ratings"], strict=True):
-        new_ratings[player] = (mu, sigma)
-    state = state.but(ratings=tuple(new_ratings))
-    tables = tuple(
-        t.but(keys=tuple(d["keys"])) if t.table == d["table"] else t for t in current.tables
-    )
-    return state.but(
-        rounds=(*state.rounds[:-1], Round(current.round, current.game, tables, current.byes))
-    )
-
-
-def _round_closed(state: State, d: Mapping[str, Any]) -> State:
-    current = state.current
-    assert current is not None
-    new_ratings = tuple((r[0], r[1]) for r in d["ratings"])
-    closed = Round(current.round, current.game, current.tables, current.byes, tuple(d["points"]))
-    return state.but(
-        rounds=(*state.rounds[:-1], closed),
-        points=tuple(a + b for a, b in zip(state.points, d["points"], strict=True)),
-        ratings=new_ratings,
-        rating_history=(*state.rating_history, new_ratings),
-        alive=tuple(d["alive"]) if state.options["format"] == "elimination" else state.alive,
     )
 
 

@@ -59,3 +59,8 @@ class State(Replaceable):
     @property
     def current(self) -> Round | None:
         return self.rounds[-1] if self.rounds else None
+
+
+def entrants(state: State) -> list[int]:
+    """The players who were not removed, by number."""
+    return [i for i, p in enumerate(state.players) if not p.removed]

@@ -28,6 +28,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select
 
 from services.games import GAMES
+from services.kernel.how_to_play import Heading
 from services.kernel.rng import SeededRng
 from tests.e2e.browser import (
     accessibility_problems,
@@ -377,7 +378,8 @@ RULE_WORDS = {  # what each game's page must explain (#24 item 1)
 
 def test_a_newcomer_learns_each_game_from_the_client(page: WebDriver) -> None:
     """#24 item 1: a How to play page per game, from the lobby and the table, with
-    pictures; the table says what to do now and why a control is off."""
+    pictures, drawn from the rules each game's package declares (#56); the table says
+    what to do now and why a control is off."""
     for game, words in RULE_WORDS.items():
         Select(find(page, "#game")).select_by_value(game)
         click(page, "#how-to a")
@@ -385,6 +387,11 @@ def test_a_newcomer_learns_each_game_from_the_client(page: WebDriver) -> None:
         text = shown_text(page, ".rules")
         assert all(w in text for w in words), (game, [w for w in words if w not in text])
         assert page.find_elements(By.CSS_SELECTOR, ".rules .picture")
+        # Drawn from the game's own rules (how_to_play.py): its headings, its marks as marks.
+        headings = [b.h for b in GAMES[game].how_to_play if isinstance(b, Heading)]
+        shown = [h.text for h in page.find_elements(By.CSS_SELECTOR, ".rules h2")]
+        assert shown == headings and "**" not in text
+        assert page.find_elements(By.CSS_SELECTOR, ".rules p strong")
         screenshot(page, f"rules-{game}")
         page.back()
     create_from_lobby(page, "giraffe-raffe", ["you", "bot"])

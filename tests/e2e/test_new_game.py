@@ -1,8 +1,9 @@
 """A fourth game, registered by its package and one line (RAFFE_EXTRA_GAMES here, a line
 of services/games.py in the product), is served end to end like the others: its engine
-is started by the launcher, the API takes its commands and refuses bad ones, its secret
-stays hidden, bots play it, tournaments run it, quick play seats people at it, ratings
-rate it, rematches repeat it, its records verify and the manifests deploy it."""
+is started by the launcher, its rules are served for its page, the API takes its commands
+and refuses bad ones, its secret stays hidden, bots play it, tournaments run it, quick
+play seats people at it, ratings rate it, rematches repeat it, its records verify and the
+manifests deploy it."""
 
 from __future__ import annotations
 
@@ -66,6 +67,12 @@ def test_the_launcher_starts_its_engine_and_the_schema_lists_it(
     schema = http.get("/openapi.json").json()["components"]["schemas"]
     assert "pebbles" in schema["CreateGame"]["properties"]["game"]["enum"]
     assert schema["Take"]["properties"]["count"]["maximum"] == 3
+    # Its rules page: the client draws the blocks its package declares.
+    types = {t["name"]: t for t in http.get("/v1/game-types").json()}
+    assert types["pebbles"]["how_to_play"][0] == {
+        "p": "Take **one to three** pebbles from the pile in turn.",
+        "muted": False,
+    }
 
 
 def test_a_human_plays_it_against_a_bot_and_sees_no_secret_of_the_other_seat(
@@ -125,7 +132,7 @@ def test_bots_play_a_tournament_of_it(http: httpx.Client) -> None:
 def test_the_manifests_deploy_its_engine() -> None:
     root = Path(__file__).resolve().parents[2]
     rendered = subprocess.run(
-        [sys.executable, "-m", "services.manifests", "--stdout"],
+        [sys.executable, "-m", "deploy.manifests", "--stdout"],
         env={**os.environ, **EXTRA},
         cwd=root,
         capture_output=True,

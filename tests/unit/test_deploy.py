@@ -19,8 +19,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from deploy import manifests
 from gateway.settings import GatewaySettings
-from services import manifests
 from services.core.settings import ServiceSettings, env_names
 from services.games import GAMES
 from services.launcher import SERVICES

@@ -16,15 +16,17 @@ from gateway.app import create_app
 from gateway.http.openapi import pascal
 from services.core.redaction import redact_event
 from services.games import GAMES
-from services.kernel.game import SPECTATOR, Event
+from services.kernel.game import ENGINE, SPECTATOR, Event
 from services.kernel.playthrough import play_bots
+from services.tournament.game import GAME as TOURNAMENT
 from tests.unit.test_one_home import played_ways, table_of
+from tests.unit.tournament.test_rules import started
 
 
 def strict_document() -> dict[str, Any]:
     """The published components, each payload schema closed (no unnamed fields)."""
     components = copy.deepcopy(create_app().openapi()["components"])
-    for name, game in GAMES.items():
+    for name, game in {**GAMES, TOURNAMENT.name: TOURNAMENT}.items():
         assert game.events is not None
         for type_name in game.events.by_name:
             for suffix in ("", "Seen"):
@@ -79,3 +81,25 @@ def test_every_event_a_seat_sees_has_its_published_shape(name: str) -> None:
     assert game.events is not None
     # Each seen form declared is one redaction produced (of the types these games had).
     assert set(game.events.seen) & played_types <= seen_types
+
+
+@pytest.mark.parametrize("fmt", ["swiss", "duplicate", "elimination"])
+def test_every_event_of_a_tournament_has_its_published_shape(fmt: str) -> None:
+    """A tournament's events are typed as a game's (services/tournament/events.py): each
+    one written in a whole tournament matches TournamentEvent, with no unnamed field."""
+    validator = Draft202012Validator({**DOCUMENT, "$ref": "#/components/schemas/TournamentEvent"})
+    p = started({"format": fmt, "table_size": 3, "rounds": 2}, 6)
+    while not p.state.over:
+        current = p.state.current
+        assert current is not None
+        table = next(t for t in current.tables if not t.finished)
+        keys = list(range(len(table.players)))
+        p.execute(
+            ENGINE, {"type": "result", "round": current.round, "table": table.table, "keys": keys}
+        )
+    assert {"RoundStarted", "TableFinished", "RoundEnded", "GameEnded"} <= {
+        e.type for e in p.events
+    }
+    for version, event in enumerate(p.events, start=1):
+        errors = [e.message for e in validator.iter_errors(as_sent(event, version))]
+        assert not errors, (event.type, event.data, errors[:3])

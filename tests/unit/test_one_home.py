@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from services.games import GAMES, PACKAGES
 from services.kernel.events import UnknownEvent
 from services.kernel.game import SPECTATOR, Event
+from services.kernel.how_to_play import Block, Figure, Heading, Paragraph, Points, Steps
 from services.kernel.playthrough import play_bots
 from services.kernel.spec import GameSpec
 from services.kernel.views import LegalShape
@@ -38,7 +39,10 @@ def played_ways(game: GameSpec[Any]) -> list[dict[str, Any]]:
     return [{}, *game.variants]
 
 
-MODULES = {"game", "state", "events", "commands", "options", "rules", "evolve", "view", "bots"}
+MODULES = {
+    *("game", "state", "events", "commands", "options", "rules", "evolve", "view", "bots"),
+    "how_to_play",
+}
 
 
 def folder(package: str) -> Path:
@@ -163,3 +167,25 @@ def test_mypy_refuses_a_game_whose_functions_take_another_games_state(
     )
     assert checked.returncode == 1, checked.stdout
     assert 'Argument "evolve" to "GameSpec" has incompatible type' in checked.stdout
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_game_declares_how_to_play_with_sections_and_marks_that_close(name: str) -> None:
+    """Its rules page is drawn from this data alone (gateway/web/rules.js): a game without
+    it would get no page, and an unclosed mark would show stars to players."""
+    blocks = GAMES[name].how_to_play
+    assert any(isinstance(b, Heading) for b in blocks), "no section"
+    assert any(isinstance(b, Figure) for b in blocks), "no picture"
+    texts = [t for b in blocks for t in _texts(b)]
+    unclosed = [t for t in texts if t.replace("**", "").count("*") % 2 or t.count("**") % 2]
+    assert not unclosed
+
+
+def _texts(block: Block) -> list[str]:
+    if isinstance(block, Paragraph):
+        return [block.p]
+    if isinstance(block, Steps):
+        return block.ol
+    if isinstance(block, Points):
+        return block.ul
+    return []

@@ -39,6 +39,7 @@ def seated(spec: GameSpec[S]) -> GameSpec[Table[S]]:
         name=spec.name,
         engine_version=spec.engine_version,
         title=spec.title,
+        how_to_play=spec.how_to_play,
         default_port=spec.default_port,
         players=spec.players,
         bots=spec.bots,

@@ -6,11 +6,13 @@ from tests.games.pebbles.bots import BOTS
 from tests.games.pebbles.commands import Command
 from tests.games.pebbles.events import EVENTS
 from tests.games.pebbles.evolve import evolve
+from tests.games.pebbles.how_to_play import HOW_TO_PLAY
 from tests.games.pebbles.state import State
 
 GAME = GameSpec(
     name="pebbles",
     title="Pebbles",
+    how_to_play=HOW_TO_PLAY,
     engine_version="pebbles/1",
     default_port=50069,
     players=(2, 4),

@@ -1,20 +1,19 @@
 """``make manifests``: deploy/k8s/base/engines.yaml, one engine per game of
 services.games, from the one template deploy/k8s/templates/engine.yaml.
 
-    python -m services.manifests            write the file
-    python -m services.manifests --check    exit 1 when the file is stale (a test does)
-    python -m services.manifests --stdout   print instead of writing
+    python -m deploy.manifests            write the file
+    python -m deploy.manifests --check    exit 1 when the file is stale (a test does)
+    python -m deploy.manifests --stdout   print instead of writing
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from string import Template
 
+from deploy.generated import ROOT, write_or_check
 from services.games import GAMES
 
-ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "deploy" / "k8s" / "templates" / "engine.yaml"
 OUTPUT = ROOT / "deploy" / "k8s" / "base" / "engines.yaml"
 HEADER = (
@@ -37,18 +36,7 @@ def render(games: dict[str, int] | None = None) -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = render()
-    if "--stdout" in argv:
-        print(text, end="")
-        return 0
-    if "--check" in argv:
-        if OUTPUT.read_text() != text:
-            print(f"{OUTPUT} is stale: run `make manifests`", file=sys.stderr)
-            return 1
-        return 0
-    OUTPUT.write_text(text)
-    print(f"wrote {OUTPUT.relative_to(ROOT)}: {', '.join(GAMES)}")
-    return 0
+    return write_or_check(OUTPUT, render(), argv, f": {', '.join(GAMES)}")
 
 
 if __name__ == "__main__":
