@@ -13,7 +13,7 @@ Prints CPU per move (this process: the engine's side of the store included, Redi
 apart) and wall time per move, medians over rounds taken in turn, and Raffe's against
 the chain's. At one game a move is one request at a time, so the difference is on every
 move's path: it is the product's own work that #25's budget (CPU per move <= 1.2x the
-whole chain's) has to hold (docs/performance.md, thirty-first session)."""
+whole chain's) has to hold (docs/performance.md)."""
 
 from __future__ import annotations
 

@@ -74,7 +74,7 @@ def start_system(
 def chain_redis(state: str) -> RedisServer:
     """The chain's own Redis, configured as `make run`'s (AOF, fsync always), under
     ``state``. On Raffe's, the chain's Redis CPU counted Raffe's idle workers' polling too
-    (~8 ms/s: docs/performance.md, twenty-ninth session), a few percent of its per request
+    (~8 ms/s: docs/performance.md), a few percent of its per request
     at one game."""
     directory = Path(state) / "chain-redis"
     directory.mkdir(parents=True, exist_ok=True)

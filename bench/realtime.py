@@ -186,7 +186,7 @@ def level(
         against(f"{g}: server CPU per move", plain, ms, "chain's", chain_cpu),
         # Everything the machine ran, its kernel and the load generator included:
         # where the two cores are full (64 games), moves/s follow this ratio, not the one above
-        # (docs/performance.md, thirty-first session).
+        # (docs/performance.md).
         against(f"{g}: machine CPU per move", c["machine_ms"], ms, "chain's", chain["machine_ms"]),
         against(f"{aw}: server CPU per move", watched, ms, "not watching", plain),
         against(f"{g}: load generator CPU per move", c["client_cpu_ms"], ms, "server's", plain),

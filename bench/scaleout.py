@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> None:
     # 48: sixteen tables a round, four on each of four replicas. A round ends with its
     # slowest replica, and Riff Raff games differ in length: with two tables a replica
     # (24 players) the round waited on the unluckiest pair (2.4-3.0x at four replicas,
-    # 3.5-3.8x with four tables a replica; docs/performance.md, twenty-fourth session).
+    # 3.5-3.8x with four tables a replica; docs/performance.md).
     parser.add_argument("--players", type=int, default=48, help="of the tournament (3 a table)")
     # 128: 32 games on each of four replicas. With 64, each replica's append batches
     # were half one replica's and its CPU per move 1.19x; with 128, 1.04x.

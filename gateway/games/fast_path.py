@@ -1,7 +1,7 @@
 """The command route's fast path: a valid ``POST /v1/games/{id}/commands`` is answered
 here, inside the guard (rate limits, body caps, metrics) and CORS, without FastAPI's
 exception layers, routing and dependency solving (their share of the gateway's CPU per
-command: docs/performance.md, "How the design got here").
+command: docs/decisions, "command fast paths").
 
 It runs what the route runs (``gateway.games.commands.run_command``) and renders errors with the
 app's own handlers. A request it does not take on as it is (another path or method, a

@@ -1,7 +1,7 @@
 """The gateway's access log: one JSON line per request, in the format of every other log
 line (services.core.logs), written in batches: a line through the logging module and a
-write per request cost about a tenth of the gateway's CPU per command (bench.revisions,
-docs/performance.md), so lines are encoded with orjson and flushed every
+write per request showed in the gateway's CPU per command (docs/decisions, "batched
+access log"), so lines are encoded with orjson and flushed every
 ``every_s`` or ``batch`` lines, and when the gateway stops."""
 
 from __future__ import annotations

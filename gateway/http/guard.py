@@ -6,7 +6,8 @@ longer than that (a live stream, once its answer has started, is not bound by it
 
 A plain ASGI middleware rather than ``@app.middleware("http")``: Starlette's
 BaseHTTPMiddleware runs the app in a task of its own behind memory streams, a large
-share of the gateway's CPU per command in the profile (docs/performance.md)."""
+share of the gateway's CPU per command in the profile (docs/decisions, "lean
+runtime")."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ game stream's name the append script publishes on.
 
 The listener used to take every game's announcements with one pattern subscription, so
 each gateway received, parsed and dropped every move of every game, watched or not: with
-nobody watching, about a sixth of the stack's CPU per move (docs/performance.md), and
+nobody watching, a large share of the stack's CPU per move, and
 with more gateways each one paid it for the whole site. Now a game's channel is
 subscribed while some stream or waiter here holds it, and for ``linger_s`` after the
 last lets go (a reconnecting stream, a client reading each version in turn, do not

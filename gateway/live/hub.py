@@ -25,7 +25,7 @@ A viewer that asks for views (``views=1``, the web client) also gets, after each
 of events, a ``view`` frame: its audience's view and legal commands at the new version,
 drawn once per batch and audience from the state the hub folded anyway, so a table
 redraws another player's move from the stream alone (it used to wait, then read the
-view and the commands back: docs/performance.md, "Another player's screen").
+view and the commands back: docs/decisions, "streams carry views").
 
 A seat's stream lives no longer than the token it was opened with (directly or through
 a ticket the token minted): it ends when the token expires, and when the token is

@@ -115,9 +115,9 @@ class TournamentPages:
         self, gen: int, tournament_id: str, min_version: int, wait_s: float
     ) -> int | None:
         """The projection's version once it has ``min_version``, or as it is after
-        ``wait_s``. One poller per tournament reads it for every reader waiting (500
-        readers at a gateway, each polling on its own at a round's start, were ~25,000
-        Redis reads a second: docs/performance.md, #28)."""
+        ``wait_s``. One poller per tournament reads it for every reader waiting: hundreds of
+        readers at a gateway, each polling on its own at a round's start, flooded Redis
+        (bench.page_burst)."""
         key = (gen, tournament_id)
         watch = self._watches.get(key)
         if watch is None:

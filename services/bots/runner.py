@@ -177,7 +177,7 @@ class BotRunner(CheckpointedWorker):
         if playing is not None:  # looked at again when its task has played what it knew
             # Not busy: its task answers, so this batch's checkpoint can wait and the next
             # read can gather more. (Busy here made the runner read and save once per
-            # bot move of a game it plays, ~1.8x its CPU and 1.4x Redis's per event.)
+            # bot move of a game it plays: docs/decisions, "bot game tasks".)
             playing.read += 1
             return False
         if event.type == "GameEnded" and not (watch and watch.timed):

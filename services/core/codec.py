@@ -1,7 +1,7 @@
 """Domain events <-> stored events: payloads are compact JSON.
 
 orjson rather than the standard library: JSON of views, events and commands was the
-largest single cost of the engine and the projection in the profile (docs/performance.md).
+largest single cost of the engine and the projection in the profile.
 Its output is the same compact UTF-8 JSON; integer keys become strings as with ``json``."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ grpcio 1.80 and later poll on EventEngine threads of their own: a message read t
 handed to grpc.aio's poller thread, which then wakes the asyncio loop, so every gRPC
 event crosses three threads. With the EventEngine experiments off, the poller thread
 polls the sockets itself and one hand-off goes: fewer wake-ups and less CPU per move in
-the gateway and the engines (docs/performance.md, "gRPC's own threads").
+the gateway and the engines (docs/decisions, "command fast paths").
 
 gRPC reads GRPC_EXPERIMENTS once, when it starts (the first channel or server), so this
 is set when ``services.core`` is imported, which every service, the gateway and the

@@ -1,11 +1,10 @@
 """Random ids in the text form of a version 4 UUID.
 
 ``uuid.uuid4()`` builds a UUID object (its checks, its int, its string) to give 16 random
-bytes as text; an engine names each event it appends with one, 2.5 a Giraffe Raffe move,
-and the object cost 2.5 us of the ~4 that turning an event into its stored form took
-(docs/performance.md, twenty-eighth session). The same text from the same 16 random
-bytes costs 0.9 us. The bytes come from ``os.urandom``, as uuid4's do: no generator
-state, so a forked process never repeats its parent's ids."""
+bytes as text; an engine names each event it appends with one, and the object was most
+of what turning an event into its stored form cost. The same text from the same 16
+random bytes costs a third as much. The bytes come from ``os.urandom``, as uuid4's do: no
+generator state, so a forked process never repeats its parent's ids."""
 
 from __future__ import annotations
 

@@ -99,7 +99,7 @@ class PartitionLeases:
     async def _renewed(self, held: list[int]) -> list[int]:
         """Each held lease renewed (1) or lost (0), in one call on a single node: an idle
         worker renews every lease a few times a lease period, and 64 script calls a time
-        were most of what an idle stack cost Redis (docs/performance.md)."""
+        were most of what an idle stack cost Redis (bench.idle)."""
         if not held:
             return []
         keys = [self.lease_key(p) for p in held]

@@ -71,8 +71,8 @@ class Presence:
         self.stale_ms = int(heartbeat_s * 3000) + 1000
         self.gone_after_ms = int(gone_after_s * 1000)
         # Opening and closing in one round trip each (presence.lua): a pipeline, a read
-        # back and a publish per stream were a tenth of a gateway's CPU where many short
-        # games opened and closed streams (docs/performance.md).
+        # back and a publish per stream cost a gateway most where many short games opened
+        # and closed streams.
         self._changed = redis.register_script(SCRIPT)
 
     async def _change(self, mode: str, game_id: str, seat: int, stream: str, since: int) -> None:

@@ -424,8 +424,7 @@ class GameRuntime(Generic[S]):
     def _keep(self, game_id: str, at: GameAt[S], ended: bool) -> None:
         """Cache a game's state while it is played; a finished game (its last event is
         GameEnded, as every game's is) leaves the cache: no command changes it again, a
-        read of it folds it afresh, and finished games held most of an engine's memory
-        (docs/performance.md)."""
+        read of it folds it afresh, and finished games held most of an engine's memory."""
         if ended:
             self._cache.drop(game_id)
         else:

@@ -252,7 +252,7 @@ class CheckpointedWorker(PartitionWorker):
     checkpoint_every_s = 1.0
     # A bot answers a human's move, and a tournament starts its next round, at most this
     # much later than it could. A longer pause saved a little CPU per move under load but
-    # slowed bot tournaments (docs/performance.md).
+    # slowed bot tournaments (docs/decisions, "followers share round trips").
     idle_pause_s = 0.05
 
     def __init__(self, store: EventStore, group: str, ttl_ms: int = 5000) -> None:

@@ -33,7 +33,7 @@ def _play_json(p: Play) -> dict[str, Any]:
 
 # Tree -> its JSON, by identity: a tree no play changed is the same object from state to
 # state, so this is one dict lookup where an lru_cache hashed every play on the tree
-# (3% of an engine's CPU per move: docs/performance.md, twenty-fifth session). Each entry
+# on every view (it showed in the engine's profile). Each entry
 # holds its tree, so an id is never reused while its entry stands.
 _TREE_JSON: dict[tuple[int, str], tuple[Tree, dict[str, Any]]] = {}
 TREE_JSON_ENTRIES = 4096

@@ -13,7 +13,7 @@ class Replaceable:
     def but(self, **changes: Any) -> Self:
         fields = self.__dict__
         # A misspelt name would otherwise become an attribute of its own, silently, and
-        # the field it meant would keep its old value (0.1 us a copy to rule it out).
+        # the field it meant would keep its old value (a set comparison rules it out).
         if not changes.keys() <= fields.keys():
             unknown = ", ".join(sorted(changes.keys() - fields.keys()))
             raise TypeError(f"{type(self).__name__} has no field {unknown}")

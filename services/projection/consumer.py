@@ -25,7 +25,8 @@ LAG = Gauge("raffe_projection_lag_events", "Partition-log events not yet project
 
 class Projector(PartitionWorker):
     # Under load, read models lag up to this much more, for much less of the projection's
-    # CPU (one model built per game per batch instead of per move: docs/performance.md).
+    # CPU (one model built per game per batch instead of per move: docs/decisions,
+    # "followers share round trips").
     # An event after a quiet spell is folded at once; readers that ask for a newer
     # version (min_version) wait or fall back to the engine.
     coalesce_s = 0.1

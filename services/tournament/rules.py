@@ -259,8 +259,8 @@ def buchholz(state: State) -> list[float]:
 
 def ranked(state: State) -> list[int]:
     """Entrants in standings order: points, then Buchholz, then rating, then seniority.
-    Buchholz is computed once for everyone (once per player and sort key made large
-    tournaments' views slow: docs/performance.md, "Tournaments")."""
+    Buchholz is computed once for everyone: once per player and sort key made large
+    tournaments' views quadratic."""
     tiebreak = buchholz(state)
     return sorted(
         entrants(state),

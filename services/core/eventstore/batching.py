@@ -2,9 +2,9 @@
 loop goes out in one write on one connection, and their replies come back in one read.
 
 Why: redis-py's per-call path (a pool checkout under a lock, a readiness probe, a retry
-wrapper, metrics hooks, a release) cost the engine ~80 us of CPU per append, 3-4 times
-what sending the command and parsing its reply cost (docs/performance.md, twentieth
-session); an engine runs many commands at once, so their appends can share it. Redis
+wrapper, metrics hooks, a release) cost the engine several times what sending the
+command and parsing its reply cost; an engine runs many commands at once, so their
+appends can share it. Redis
 gains too: one read and one write per batch instead of per call.
 
 Order and atomicity are unchanged: each call is still its own EVALSHA, run in the order
@@ -147,10 +147,10 @@ async def _write(connection: Any, data: bytes) -> None:
     """``data`` onto the connection's socket in this turn of the loop. redis-py's
     ``send_packed_command`` wraps its write in ``asyncio.wait_for``, which on Python 3.11
     runs it as a task of its own: the batch left a loop turn later, and its sender went
-    on reading a turn after that, a task and two turns a batch (docs/performance.md,
-    thirtieth session). The timeout is the socket's, as redis-py applies it; the write
-    itself is redis-py's (a private method: redis is pinned in constraints.txt, and
-    tests/integration/test_script_batching.py says whether a batch leaves at once)."""
+    on reading a turn after that, a task and two turns a batch. The timeout is the
+    socket's, as redis-py applies it; the write itself is redis-py's (a private method:
+    redis is pinned in constraints.txt, and tests/integration/test_script_batching.py
+    says whether a batch leaves at once)."""
     try:
         async with asyncio.timeout(connection.socket_timeout):
             await connection._send_packed_command([data])

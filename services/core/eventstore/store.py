@@ -43,8 +43,8 @@ _LIMIT_ERRORS: dict[str, type[InvalidArgument]] = {
 # KEYS: 1 game stream, 2 meta, 3 command ids, 4 archive, 5 seats, 6 bound tokens' digests.
 # ARGV: 1 the version the caller read, 2 the compressed events, 3 seconds to keep (0: ever)
 # Kept for a time, the game goes whole: its archive, metadata and seats expire together
-# (a meta and a seats hash kept for ever were ~1 KB a game: Redis grew 14% an hour in
-# the soak, docs/performance.md); its tokens' bindings are shortened by the archiver.
+# (a meta and a seats hash kept for ever made Redis grow in the hour's soak); its
+# tokens' bindings are shortened by the archiver.
 ARCHIVE_LUA = """
 if tonumber(redis.call('HGET', KEYS[2], 'version') or '0') ~= tonumber(ARGV[1]) then
   return 0

@@ -197,8 +197,8 @@ class EngineClient:
         """A call about a game, on the game's replica (``placed``), whose cache holds it
         current: a command there is decided on the cached state with no read first. Sent
         round robin instead, most calls of a move reached a replica whose copy was behind
-        and read and folded the others' events first (a bot tournament's engines spent
-        1.5-2x the CPU at 4 replicas as at 1; docs/performance.md). If its replica went
+        and read and folded the others' events first, and engines spent more CPU the more
+        replicas there were (bench.scaleout). If its replica went
         away before its channel said so, any other will do: commands carry ids the engine
         deduplicates, and the game is then read once where the call lands."""
         placed = self.replicas.placed(game_id) if self.replicas is not None else None

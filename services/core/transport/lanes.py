@@ -1,6 +1,6 @@
 """Executes multiplexed over a few long-lived ExecuteBatches calls: the gateway's command
 path. A message on an open stream costs the client and the engine much less CPU than a
-unary call (docs/performance.md, "One path per command?"), and commands are most of what
+unary call (docs/decisions, "command fast paths"), and commands are most of what
 a busy gateway sends. The commands queued on a lane while its last message was written
 go out in one message, and the engine answers those ready together in one.
 
@@ -15,14 +15,14 @@ once. When the target lists several replicas, lane i opens on replica i mod n th
 channel of its own (services.core.transport.replicas); otherwise the shared channel's
 round robin places it. A command goes on the lane with the fewest commands
 unanswered: lanes land unevenly on replicas, and a replica under load answers slower
-(plain round robin scaled worse: docs/performance.md, "Scale-out under CPU quotas").
+(plain round robin scaled worse under bench.scaleout's quotas).
 
 A game's commands keep to the replica its last command went to, on the least busy of
 that replica's lanes, while that lane is not much busier than the least busy one of all,
 and always to the lane that still holds an unanswered command of the game (so a game's
 commands sent together arrive in order): each replica caches the games it serves, and a
 command landing on a replica whose copy of the game is behind costs it a read and a fold
-first (measured in docs/performance.md, "Scale-out under CPU quotas"). Which of the
+first. Which of the
 replica's lanes carries it does not matter to the cache, and kept to one lane, games
 that shared it queued their answers behind each other's writes while other lanes idled.
 A game's first lane is one on its own replica (``ReplicaChannels.placed``), the same in
@@ -139,13 +139,9 @@ class Lane:
 
 # Lanes per engine replica. A lane's message carries every command queued while its last
 # one was written, and the engine answers those ready together in one message, so a few
-# lanes carry a busy gateway's commands in few messages: 4 such lanes against 16 of one
-# command a message, 1.08x the moves/s at 0.93x the server CPU per move at 16 games and
-# 1.05x at 0.91x at 64 (bench.revisions, twenty-fifth session); 16 batched lanes were no
-# better than 16 unbatched (1.01x, 1.00x at 16 games: each held one command at a time).
-# Before batching, 16 lanes beat 4 (an engine took one message per lane per wake-up:
-# eighteenth session). Per replica, not per target: 16 shared by 4 replicas left each 4
-# (bench.scaleout, twenty-first session).
+# lanes carry a busy gateway's commands in few messages, and 4 such lanes beat 16 of one
+# command a message (bench.revisions); 16 batched lanes each held one command at a time.
+# Per replica, not per target: 16 shared by 4 replicas left each 4 (bench.scaleout).
 LANES = 4
 
 

@@ -6,7 +6,7 @@ where the balancer's turn falls (a turn shared with every unary call), and there
 of them: a fifth replica and beyond never got a command, and a lane replaced alone (its
 call ended) could join another on the same replica. With a channel per replica, lane
 ``i`` opens on replica ``i mod n``, and there are at least as many lanes as replicas
-(what bench.scaleout measured either way: docs/performance.md).
+(bench.scaleout measured it either way).
 
 A game has a replica of its own (``placed``), where it is created (the client chooses its
 id), where each gateway's lanes start it and where every client's unary calls about it

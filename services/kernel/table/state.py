@@ -15,8 +15,8 @@ S = TypeVar("S")
 @dataclass(frozen=True)
 class Table(Replaceable, Generic[S]):
     """Not slotted, so that ``but`` (every event a table folds makes one) copies its
-    __dict__: dataclasses.replace on the slotted form was a tenth of the projection's
-    CPU and 1-2% of the engine's (docs/performance.md, twenty-fifth session)."""
+    __dict__: dataclasses.replace on the slotted form showed in the projection's and
+    the engines' profiles."""
 
     game: S
     kinds: tuple[str, ...] = ()  # each seat's kind at creation: human, bot, open
