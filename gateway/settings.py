@@ -44,6 +44,10 @@ class GatewaySettings(Env):
     max_streams: int = Field(10_000, ge=1)  # live streams at once on this gateway
     session_ttl_s: int = Field(30 * 24 * 3600, ge=60)  # a sign-in lasts this long
     quickplay_bots_after_s: float = Field(30.0, ge=0, le=3600)  # the matchmaker's (bots)
+    # Turn-based games a player may hold in play at once (docs/turn-based.md); a player's
+    # games are found among their most recent RAFFE_MY_GAMES_SCAN.
+    turn_based_cap: int = Field(50, ge=1, le=1000)
+    my_games_scan: int = Field(1000, ge=10, le=10_000)
     gone_after_s: float = Field(120.0, ge=1, le=86_400)  # the presence sweeper's (bots)
     claim_after_s: int = Field(60, ge=0, le=3600)  # the sweeper's too: shown with presence
     queue_joins_per_window: int = Field(60, ge=1)  # quick-play joins per account and window

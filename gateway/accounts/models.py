@@ -123,3 +123,19 @@ class MyGame(BaseModel):
 
 class MyGames(BaseModel):
     games: list[MyGame]
+
+
+class AwaitingGame(BaseModel):
+    game_id: str
+    game: str
+    seat: int
+    speed: Literal["realtime", "turn_based"]
+    deadline_ms: int | None = Field(description="when your time runs out (Unix ms); none: no clock")
+    time_left_ms: int | None = Field(description="deadline_ms less now, as the server answered")
+    updated_ms: int = Field(description="the game's last move (Unix ms)")
+
+
+class Awaiting(BaseModel):
+    games: list[AwaitingGame] = Field(description="your turn in each, soonest to run out first")
+    turn_based_games: int = Field(description="turn-based games you play now")
+    turn_based_cap: int = Field(description="the most a player may play at once here")

@@ -7,8 +7,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
+from gateway.accounts.awaiting import awaiting, games_in_play, turn_based_held
 from gateway.accounts.models import (
     Account,
+    Awaiting,
     ClaimName,
     EraseAccount,
     MyGames,
@@ -25,7 +27,6 @@ from gateway.clients import Clients
 from gateway.http.auth import caller, clients, player
 from gateway.http.openapi import TOKEN_REQUIRED
 from gateway.http.problems import Problem
-from services.kernel.game import SPECTATOR
 
 router = APIRouter(tags=["accounts"])
 ClientsDep = Annotated[Clients, Depends(clients)]
@@ -191,39 +192,41 @@ async def my_games(
     """The games you hold a seat in, newest first, live and finished, with whether it
     is your turn."""
     me = player(who, "read")
-    added = dict(await c.accounts.games(me.player_id, limit))
-    ids = list(added)
-    summaries = await c.read_models.summaries(await c.generation(), ids)
-    seats = await c.tokens.players(ids)
     out = []
-    for game_id in ids:
-        seat = next((s for s, p in seats[game_id].items() if p == me.player_id), -1)
-        if seat < 0:
-            continue
-        summary = summaries.get(game_id) or await unprojected(c, game_id, added[game_id])
-        status = summary["status"]
+    for g in await games_in_play(c, me.player_id, limit):
+        status = g.summary["status"]
         out.append(
             {
-                "game_id": game_id,
-                "game": summary["game"],
-                "seat": seat,
-                "over": status["over"],
+                "game_id": g.game_id,
+                "game": g.summary["game"],
+                "seat": g.seat,
+                "over": g.over,
                 "to_act": status["to_act"],
-                "your_turn": not status["over"] and seat in status["to_act"],
-                "created_ms": summary["created_ms"],
-                "updated_ms": summary["updated_ms"],
+                "your_turn": g.your_turn,
+                "created_ms": g.summary["created_ms"],
+                "updated_ms": g.summary["updated_ms"],
             }
         )
     return {"games": out}
 
 
-async def unprojected(c: Clients, game_id: str, added_ms: int) -> dict[str, Any]:
-    """A game the projection has not stored yet (a moment after its creation): its
-    status from the engine."""
-    engine = await c.engine_for(game_id)
-    _, view, _ = await engine.view(game_id, SPECTATOR)
-    game = await c.game_type(game_id)
-    return {"game": game, "status": view["status"], "created_ms": added_ms, "updated_ms": added_ms}
+@router.get(
+    "/v1/accounts/me/awaiting",
+    response_model=Awaiting,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def my_turns(c: ClientsDep, who: CallerDep) -> dict[str, Any]:
+    """The games awaiting your move, live and turn-based, the soonest to run out of time
+    first (games with no clock last); and how many turn-based games you play, against
+    the most this server lets one player hold at once."""
+    me = player(who, "read")
+    games = await games_in_play(c, me.player_id, c.settings.my_games_scan)
+    return {
+        "games": awaiting(games),
+        "turn_based_games": turn_based_held(games),
+        "turn_based_cap": c.settings.turn_based_cap,
+    }
 
 
 @router.get("/v1/players/{player_id}", response_model=Player, responses=PROBLEMS)

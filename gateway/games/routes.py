@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import orjson
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 
+from gateway.accounts.awaiting import check_turn_based_cap, turn_based
 from gateway.accounts.models import Seats
 from gateway.accounts.tokens import TICKET_S, Caller, TokenRotated, creation_key
 from gateway.clients import Clients
@@ -76,6 +77,8 @@ async def create_game(
             'practice games ("practice": true) or tables of bots only',
         )
     players = await seat_players(c, body, request)
+    if players and (body.options or {}).get("speed") == "turn_based":
+        await check_turn_based_cap(c, list(players.values()))
     engine = c.engines[body.game]
     seats = [
         SeatSpec(s.kind, s.name, s.bot_level, players.get(i, "")) for i, s in enumerate(body.seats)
@@ -197,6 +200,8 @@ async def claim_seat(
         player(who, "play")
         if who.game_id == game_id:
             raise Problem(409, "already_seated", f"you hold seat {who.seat} of this game")
+        if await turn_based(c, game_id):
+            await check_turn_based_cap(c, [who.player_id])
     token = await c.tokens.claim(game_id, seat)
     if token is None:
         raise Problem(409, "seat_taken", f"seat {seat} is not open or is already taken")

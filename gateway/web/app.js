@@ -27,6 +27,7 @@ import { allEvents, latestMove, moveLog, movesOf, namer, tell } from "/static/mo
 import { quickPlayBox } from "/static/quickplay.js";
 import { renderLeaderboard, renderPlayer, renderRatingsHelp } from "/static/ratings.js";
 import { renderRules, rulesLink } from "/static/rules.js";
+import { awaitingBox } from "/static/awaiting.js";
 import { renderTournament, renderTournaments } from "/static/tournaments.js";
 
 const app = document.getElementById("app");
@@ -386,9 +387,9 @@ async function lobbyPage() {
 
   const lobby = el("table", { id: "lobby" });
   const games = el("section", {}, el("h2", {}, "Games"), lobby);
-  show(quickPlayBox(types, setLeave), el("section", {}, form), games);
-  const { games: found } = await api("GET", "/v1/games?limit=30");
   const titles = Object.fromEntries(types.map((t) => [t.name, t.title]));
+  show(awaitingBox(titles), quickPlayBox(types, setLeave), el("section", {}, form), games);
+  const { games: found } = await api("GET", "/v1/games?limit=30");
   lobby.replaceChildren(...lobbyRows(found, titles, mineIn));
 }
 

@@ -10,8 +10,12 @@ export function describeTable(event, who, out = []) {
   const d = event.data || {};
   switch (event.type) {
     case "SeatLeft": {
-      const what = d.reason === "conceded" ? "conceded" : "left the table";
       const them = who(d.seat) === "You" ? "you" : "them";
+      if (d.reason === "timed_out") {
+        // A turn-based table's take-over rule: the bot's move just before said time ran out.
+        return `${who(d.seat)} ran out of time; a bot plays the seat for ${them} to the end`;
+      }
+      const what = d.reason === "conceded" ? "conceded" : "left the table";
       return `${who(d.seat)} ${what}; a bot plays on for ${them}`;
     }
     case "SeatGone":
@@ -41,18 +45,28 @@ export function describeTable(event, who, out = []) {
   }
 }
 
+// Minutes and seconds; a turn-based bank in days and hours ("2 d 5 h", "7 h 12 min").
 function clockText(ms) {
   const s = Math.max(0, Math.ceil(ms / 1000));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  const [d, h, m] = [
+    Math.floor(s / 86400),
+    Math.floor((s % 86400) / 3600),
+    Math.floor((s % 3600) / 60),
+  ];
+  if (d) return `${d} d ${h} h`;
+  if (h) return `${h} h ${m} min`;
+  return `${m}:${String(s % 60).padStart(2, "0")}`;
 }
 
 // A seat's presence in words, with what happens next and when (docs/fair-table.md): an
 // away player has a bot stand in at gone_at_ms; at a table of two the other player may
 // then claim the win from claim_from_ms.
-function presenceText(p, count, over, other) {
+function presenceText(p, count, over, other, turnBased) {
   if (!p) return "";
   if (p.state === "connected") return "here";
   const away = Math.max(0, Math.round((Date.now() - p.since_ms) / 1000));
+  // Turn-based: nobody is expected to stay; their clock, not their absence, decides.
+  if (turnBased) return "not here now";
   if (p.state === "gone" || over || !p.gone_at_ms)
     return p.state === "gone" ? "gone" : `away ${away} s`;
   // Clock times, not countdowns: the bar is redrawn when something changes, not every
@@ -76,9 +90,12 @@ export function seatsBar(view, seat, who, presence, count) {
   const rows = seats.map((s) => {
     const bits = [];
     const over = view.status && view.status.over; // nobody plays on: no bot either
-    const p = presenceText(presence[s.seat], seats.length, over, seat >= 0 && s.seat !== seat);
+    const turnBased = table && table.speed === "turn_based";
+    const other = seat >= 0 && s.seat !== seat;
+    const p = presenceText(presence[s.seat], seats.length, over, other, turnBased);
     if (p) bits.push(p);
-    if (s.left) bits.push(s.left === "conceded" ? "conceded" : "left");
+    const leftAs = { conceded: "conceded", timed_out: "out of time" };
+    if (s.left) bits.push(leftAs[s.left] || "left");
     if (s.left && !over) bits.push("a bot plays");
     else if (s.gone && !over) bits.push("a bot plays until they are back");
     const item = el(
@@ -92,6 +109,7 @@ export function seatsBar(view, seat, who, presence, count) {
       const clock = el("span", { class: "bank", id: `bank-${s.seat}` });
       clock.dataset.bank = clocks.banks_ms[s.seat];
       clock.dataset.since = clocks.running_since_ms[s.seat];
+      clock.dataset.full = clocks.max_ms || clocks.bank_ms;
       item.append(" ", clock);
     }
     return item;
@@ -115,7 +133,9 @@ export function tickClocks(root) {
     clock.textContent = `clock ${clockText(left)}`;
     clock.setAttribute("aria-label", `${clockText(left)} left on the clock`);
     clock.classList.toggle("running", Boolean(since));
-    clock.classList.toggle("warn", Boolean(since) && left < 10_000);
+    // A warning in the last tenth of a bank (10 s of a real-time one at least).
+    const warnBelow = Math.max(10_000, Number(clock.dataset.full || 0) / 10);
+    clock.classList.toggle("warn", Boolean(since) && left < warnBelow);
   }
 }
 

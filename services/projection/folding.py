@@ -94,4 +94,7 @@ def model(game_id: str, f: Folded) -> GameModel:
         "created_ms": f.created_ms,
         "updated_ms": f.updated_ms,
     }
+    table = views[SPECTATOR].get("table") or {}
+    if table.get("clocks"):  # each seat's time bank: games awaiting a player, by time left
+        summary["clocks"] = table["clocks"]
     return GameModel(game_id, f.version, summary, views)

@@ -139,15 +139,16 @@ def log_of(driver: WebDriver, kind: str) -> list[dict[str, Any]]:
 
 def network_text(driver: WebDriver) -> str:
     """Everything the page received from the API: response bodies and live-stream
-    messages (not the client's own static files: the rules page's example cards are no
-    secret)."""
+    messages (not the client's own static files nor the games' catalog: the rules' example
+    cards, in GET /v1/game-types, are no secret)."""
     seen: list[str] = []
     static: set[str] = set()
     for entry in log_of(driver, "performance"):
         message = json.loads(entry["message"])["message"]
         params = message.get("params", {})
         if message["method"] == "Network.requestWillBeSent":
-            if "/static/" in params.get("request", {}).get("url", ""):
+            url = params.get("request", {}).get("url", "")
+            if "/static/" in url or url.endswith("/v1/game-types"):
                 static.add(params["requestId"])
         elif message["method"] == "Network.eventSourceMessageReceived":
             seen.append(params.get("data", ""))

@@ -225,3 +225,43 @@ def test_an_invite_link_seats_the_signed_in_person_as_themselves(system: System)
     finally:
         host.quit()
         friend.quit()
+
+
+def test_a_turn_based_table_from_the_form_and_the_games_awaiting_you(system: System) -> None:
+    """#52: a person makes a turn-based table from the form (speed, then a pace), a friend
+    joins by the invite link; each one's home page lists the game under "Your turn" with
+    the days left, and the table's clocks count days; once the friend has voted, their
+    list is empty while the host's still shows the game."""
+    host, friend = browser(), browser()
+    try:
+        sign_up(host, system.base_url, f"Ada {secrets.token_hex(3)}", "ada's password")
+        sign_up(friend, system.base_url, f"Eli {secrets.token_hex(3)}", "eli's password")
+        host.get(system.base_url + "/#/")
+        Select(find(host, "#game")).select_by_value("giraffometer")
+        Select(find(host, "[data-option=speed]")).select_by_value("turn_based")
+        pace = find(host, "[data-option=pace]")
+        assert pace.is_displayed() and not find(host, "[data-option=bank_timer]").is_displayed()
+        game_id = create_from_lobby(
+            host, "giraffometer", ["you", "open"], speed="turn_based", pace="3_days"
+        )
+        friend.get(find(host, ".invite-link").get_attribute("href") or "")
+        find(friend, "#lowest-1")
+        wait_for(lambda: "2 d 23 h" in shown_text(friend, "#seats-bar"), message="a clock in days")
+        for person in (host, friend):
+            person.get(system.base_url + "/#/")
+            wait_for(
+                lambda p=person: p.find_elements(
+                    By.CSS_SELECTOR, f'#awaiting [data-game="{game_id}"]'
+                )
+            )
+            assert "turn-based · 2 d 23 h left" in shown_text(person, "#awaiting")
+        click(friend, f'#awaiting [data-game="{game_id}"] a')
+        click_giraffometer(friend, {"lowest": 1, "highest": 2})
+        friend.get(system.base_url + "/#/")
+        wait_for(lambda: "No game awaits your move" in shown_text(friend, "#awaiting-note"))
+        host.refresh()
+        wait_for(lambda: host.find_elements(By.CSS_SELECTOR, f'#awaiting [data-game="{game_id}"]'))
+        assert not accessibility_problems(host)
+    finally:
+        host.quit()
+        friend.quit()

@@ -198,6 +198,28 @@ def test_presence_is_shown_and_a_gone_players_game_is_claimed(quick: System) -> 
         first.close()
 
 
+def test_a_turn_based_seat_away_for_days_is_never_handed_to_a_bot(quick: System) -> None:
+    """#52 item 1: presence-based takeover does not apply to turn-based seats; their
+    clock does. Away well past the gone setting, the seat stays its player's."""
+    with httpx.Client(base_url=quick.base_url, timeout=20) as http:
+        game = create(
+            http, "giraffe-raffe", [{"kind": "human"}] * 2, options={"speed": "turn_based"}
+        )
+        gid, tokens = game["game_id"], [game["tokens"][str(s)] for s in range(2)]
+        first, second = (
+            Stream(quick.base_url, gid, tokens[0]),
+            Stream(quick.base_url, gid, tokens[1]),
+        )
+        until(lambda: first.presence() == {0: "connected", 1: "connected"})
+        second.close()
+        until(lambda: first.presence().get(1) == "gone", timeout=20)  # past RAFFE_GONE_AFTER_S
+        time.sleep(3)  # the sweeper's rounds: each refuses to mark it
+        assert not any(k == "SeatGone" for k, _ in first.frames)
+        status = view(http, gid, tokens[1])["view"]["status"]
+        assert "stand_ins" not in status
+        first.close()
+
+
 def test_a_gone_player_who_plays_again_takes_the_seat_back(quick: System) -> None:
     with httpx.Client(base_url=quick.base_url, timeout=20) as http:
         game = create(http, "giraffometer", [{"kind": "human"}] * 3)

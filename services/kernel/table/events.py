@@ -13,7 +13,7 @@ class SeatLeft:
     """A player conceded or left; a bot stands in for the seat to the end."""
 
     seat: int
-    reason: str  # "conceded" | "left"
+    reason: str  # "conceded" | "left" | "timed_out" (a turn-based table's take-over rule)
     claim_from_ms: int = 0  # at a table of two: when the other may claim the win
 
 

@@ -8,8 +8,15 @@ from typing import Any
 
 from services.kernel.errors import InvalidArgument
 from services.kernel.game import JSON, SeatSpec
+from services.kernel.table.speed import SPEED_OPTIONS
 
-TABLE_OPTIONS = ("bank_timer", "bank_increment", "spectator_delay_moves", "spectator_delay_s")
+TABLE_OPTIONS = (
+    "bank_timer",
+    "bank_increment",
+    "spectator_delay_moves",
+    "spectator_delay_s",
+    *SPEED_OPTIONS,
+)
 # Spectators see a table this many moves late unless its options say otherwise, when a
 # seat is a player's at creation (a rated game, a quick-play table: docs/fair-table.md).
 DEFAULT_DELAY_MOVES = 2
@@ -42,6 +49,7 @@ TABLE_SCHEMA: dict[str, Any] = {
         "description": "each player's clock. When it runs out, a bot makes the move the "
         "player owes and the player stays; afterwards each move has only the seconds added "
         "per move, and with none added the bot makes every later move of that player (AL-3)",
+        "x-when": {"speed": ["realtime"]},
     },
     "bank_increment": {
         "title": "Seconds added per move",
@@ -49,6 +57,7 @@ TABLE_SCHEMA: dict[str, Any] = {
         "minimum": 0,
         "maximum": 600,
         "default": 0,
+        "x-when": {"speed": ["realtime"]},
     },
 }
 

@@ -30,6 +30,11 @@ class Table(Replaceable, Generic[S]):
     since: tuple[int, ...] = ()
     flagged: frozenset[int] = frozenset()
     ended: Mapping[str, Any] | None = None  # the table's own GameEnded
+    # Turn-based (services.kernel.table.speed): a bank never holds more than bank_max_ms;
+    # presence marks no seat gone; take_over: a seat out of time is a bot's to the end.
+    turn_based: bool = False
+    bank_max_ms: int = 0
+    take_over: bool = False
 
     @property
     def left_seats(self) -> frozenset[int]:
@@ -58,6 +63,9 @@ def created(t: Table[Any], e: Event) -> Table[Any]:
         increment_ms=int(options.get("bank_increment") or 0) * 1000,
         banks=(bank,) * n if bank else (),
         since=(0,) * n if bank else (),
+        turn_based=options.get("speed") == "turn_based",
+        bank_max_ms=int(options.get("bank_max") or 0) * 1000,
+        take_over=options.get("on_time_out") == "take_over",
     )
 
 

@@ -62,6 +62,10 @@ class Steps(Generic[S]):
             return
         self.expired = set(st.to_act)
         bots_play(self, st.to_act, rng, "bank")
+        if t.take_over:  # turn-based, by the table's rule: a bot's seat to the end
+            for seat in sorted(self.expired - self.state.left_seats):
+                if t.kinds[seat] != "bot" and not self.of.g.status(self.state.game).over:
+                    self.emit(stored(SeatLeft(seat, "timed_out")))
 
     def run_clocks(self, mover: int) -> None:
         clocks = self.of._clocks(self.state, {mover} | self.expired, self.now_ms)
@@ -126,6 +130,8 @@ def _mark_gone(steps: Steps[Any], seat: int, command: MarkGone) -> None:
     if seat != ENGINE:
         raise RuleViolation("only the engine marks a seat gone", "not_allowed")
     target = command.seat
+    if t.turn_based:
+        raise RuleViolation("a turn-based seat's clock decides, not its presence", "turn_based")
     if target >= len(t.kinds) or t.kinds[target] == "bot" or target in t.stand_ins:
         raise RuleViolation("that seat is not a player's seat at the table", "not_a_player")
     if steps.of.g.status(t.game).over:

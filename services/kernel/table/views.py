@@ -50,7 +50,7 @@ class TableMove(Shape):
 class SeatAtTable(Shape):
     seat: int
     stand_in: bool  # a bot plays the seat now
-    left: str | None = None  # "conceded" | "left"
+    left: str | None = None  # "conceded" | "left" | "timed_out"
     gone: bool = False
 
 
@@ -60,6 +60,8 @@ class ClocksView(Shape):
     banks_ms: list[int]  # ms left, at running_since_ms for a running clock
     running_since_ms: list[int]  # 0: not running
     flagged: list[int]  # out of time in this phase: their default move comes
+    max_ms: int | None = None  # turn-based: the most a bank holds after a move's increment
+    take_over: bool | None = None  # turn-based: out of time, a bot takes the seat to the end
 
 
 class TableView(Shape):
@@ -69,6 +71,7 @@ class TableView(Shape):
     claim_from_ms: int = 0
     clocks: ClocksView | None = None
     ended: dict[str, Any] | None = None  # the table's own ending: reason, winners, losers
+    speed: Literal["realtime", "turn_based"] = "realtime"  # turn-based: played over days
     left: list[dict[str, Any]] = Field(default_factory=list)  # in the order they left
 
 
@@ -97,6 +100,10 @@ def table_json(t: Table[Any], over: bool = False) -> JSON:
             "running_since_ms": [0] * len(t.since) if over else list(t.since),
             "flagged": sorted(t.flagged),
         }
+        if t.turn_based:
+            out["clocks"] |= {"max_ms": t.bank_max_ms, "take_over": t.take_over}
+    if t.turn_based:
+        out["speed"] = "turn_based"
     if t.ended is not None:
         out["ended"] = {k: t.ended[k] for k in ("reason", "winners", "losers")}
     return out

@@ -16,6 +16,7 @@ from services.kernel.spec import GameSpec, unsealed
 from services.kernel.table.commands import TABLE_COMMANDS, StandIn
 from services.kernel.table.events import TABLE_EVENTS, ClocksSet, SeatReturned
 from services.kernel.table.options import TABLE_OPTIONS, TABLE_SCHEMA, delay_options
+from services.kernel.table.speed import SPEED_SCHEMA, turn_based_options
 from services.kernel.table.state import TABLE_FOLDS, Table, created
 from services.kernel.table.steps import TABLE_DECIDE, Steps, check_player
 from services.kernel.table.timeouts import is_deadline_command, turn_ran_out
@@ -79,11 +80,17 @@ class TableOf(Generic[S]):
     def options(self, raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> JSON:
         own = {k: v for k, v in raw.items() if k not in TABLE_OPTIONS}
         options = {**self.g.options(own, seats), **delay_options(raw, seats)}
+        speed = raw.get("speed", "realtime")
+        if speed not in ("realtime", "turn_based"):
+            raise InvalidArgument("option speed is realtime or turn_based", "bad_option")
+        timed = speed == "turn_based" or raw.get("bank_timer") is not None
+        if timed and self.g.expire is None:
+            raise InvalidArgument(f"{self.g.name} has no default move for time banks", "bad_option")
+        if speed == "turn_based":
+            return {**options, **turn_based_options(raw, options)}
         bank = seconds_option(raw, "bank_timer", 10, 7200)
         if bank is None:  # no bank: an increment means nothing (a form sends both)
             return options
-        if self.g.expire is None:
-            raise InvalidArgument(f"{self.g.name} has no default move for time banks", "bad_option")
         increment = raw.get("bank_increment") or 0
         if (
             isinstance(increment, bool)
@@ -100,10 +107,12 @@ class TableOf(Generic[S]):
     def options_schema(self) -> dict[str, Any]:
         schema = self.g.options_schema
         base = dict(schema() if callable(schema) else schema)
+        # Time banks, and so turn-based play, only where the game has a default move.
+        timed = self.g.expire is not None
         offered = {
             name: prop
-            for name, prop in TABLE_SCHEMA.items()
-            if self.g.expire is not None or not name.startswith("bank_")
+            for name, prop in {**(SPEED_SCHEMA if timed else {}), **TABLE_SCHEMA}.items()
+            if timed or not name.startswith("bank_")
         }
         return {**base, "properties": {**base.get("properties", {}), **offered}}
 
@@ -172,6 +181,8 @@ class TableOf(Generic[S]):
         for s in charged:
             spent = now_ms - since[s]
             banks[s] = max(0, banks[s] - spent) + after.increment_ms
+            if after.bank_max_ms:  # turn-based: a pace's bank never grows past its start
+                banks[s] = min(banks[s], after.bank_max_ms)
             since[s] = 0
         for s in waiting:
             if 0 <= s < len(since) and not since[s]:
