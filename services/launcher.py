@@ -33,7 +33,13 @@ from services.core.local_redis import (
 )
 from services.core.local_sentinel import SentinelGroup
 from services.games import GAMES
-from services.targets import BOTS_PORT, GATEWAY_PORT, PROJECTION_PORT, TOURNAMENT_PORT
+from services.targets import (
+    BOTS_PORT,
+    GATEWAY_PORT,
+    NOTIFIER_PORT,
+    PROJECTION_PORT,
+    TOURNAMENT_PORT,
+)
 
 
 @dataclass(frozen=True)
@@ -41,12 +47,13 @@ class Service:
     name: str
     module: str
     port: int
-    metrics_port: int = 0  # 0: port + 1000 (the bot runner serves only metrics, on port)
+    metrics_port: int = 0  # 0: port + 1000 (a worker serving only metrics: on port)
     engine: str = ""  # engines: the game (or "tournament") they serve, for RAFFE_ENGINES
+    metrics_only: bool = False  # a worker with no API: its port serves metrics and probes
 
     @property
     def metrics(self) -> int:
-        if self.module == "services.bots":
+        if self.metrics_only:
             return self.port
         return self.metrics_port or self.port + 1000
 
@@ -67,7 +74,8 @@ SERVICES = [
     ),
     Service("tournament engine", "services.tournament", TOURNAMENT_PORT, engine="tournament"),
     Service("projection", "services.projection", PROJECTION_PORT),
-    Service("bot runner", "services.bots", BOTS_PORT),
+    Service("bot runner", "services.bots", BOTS_PORT, metrics_only=True),
+    Service("notifier", "services.notifier", NOTIFIER_PORT, metrics_only=True),
     Service("gateway", "gateway", GATEWAY_PORT),
 ]
 
@@ -260,6 +268,9 @@ def wiring(services: list[Service]) -> dict[str, str]:
     projection = next((s for s in services if s.name.startswith("projection")), None)
     if projection:
         env["RAFFE_PROJECTION"] = f"127.0.0.1:{projection.port}"
+    gateway = next((s for s in services if s.module == "gateway"), None)
+    if gateway and "RAFFE_PUBLIC_URL" not in os.environ:  # the notifier's links to tables
+        env["RAFFE_PUBLIC_URL"] = f"http://127.0.0.1:{gateway.port}"
     return env
 
 

@@ -19,6 +19,7 @@ from services.games import GAMES
 TOURNAMENT_PORT = 50064
 PROJECTION_PORT = 50070
 BOTS_PORT = 50071  # the bot runner serves only its metrics and probes
+NOTIFIER_PORT = 50072  # the notifier too
 GATEWAY_PORT = 8000
 
 

@@ -37,6 +37,7 @@ from services.core.eventstore import EventStore
 from services.core.seating import player_games_key
 from services.kernel.errors import InvalidArgument, RuleViolation
 from services.kernel.names import clean_name, look_alike_key
+from services.notifier.channels import channels_key
 
 log = logging.getLogger(__name__)
 
@@ -318,6 +319,7 @@ class Accounts:
         pipe.delete(self._key_key(player_id))
         pipe.hdel(self.directory_key, player_id)
         pipe.delete(self.games_key(player_id))
+        pipe.delete(channels_key(self.store.settings.key_prefix, player_id))  # webhooks
         if name:
             pipe.delete(self._name_key(name))
         await pipe.execute()

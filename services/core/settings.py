@@ -102,6 +102,29 @@ class BotSettings(Env):
     sse_heartbeat_s: float = Field(15.0, gt=0)  # the gateways': a stream's presence mark
 
 
+class WebhookSettings(Env):
+    """Webhooks a player may set (the gateway checks) and the notifier calls: https only
+    and never into the server's own networks, unless these say otherwise (tests, a
+    receiver on the same host)."""
+
+    webhook_allow_http: bool = False
+    webhook_allow_private: bool = False
+
+
+class NotifierSettings(Env):
+    """The notifier's (docs/notifications.md): links to tables, and how deliveries are
+    tried: each waits ``webhook_timeout_s`` for an answer, is tried ``webhook_attempts``
+    times ``webhook_retry_s`` apart, doubling; a webhook whose deliveries failed
+    ``webhook_disable_after`` times in a row is switched off."""
+
+    public_url: str = "http://127.0.0.1:8000"
+    webhook_timeout_s: float = Field(5.0, gt=0, le=60)
+    webhook_attempts: int = Field(8, ge=1, le=20)
+    webhook_retry_s: float = Field(1.0, gt=0, le=3600)
+    webhook_disable_after: int = Field(5, ge=1, le=100)
+    webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
+
+
 def env_names(settings: type[BaseSettings]) -> set[str]:
     """The environment variables a settings class reads (nested settings included)."""
     names: set[str] = set()

@@ -216,9 +216,10 @@ class PartitionWorker(ABC):
         return min(self.block_ms, max(10, int(self.refresh_every_s() * 1000)))
 
 
-# Every group that follows the attended log: it is trimmed below all their checkpoints.
-BOT_GROUP, TOURNAMENT_GROUP = "bots", "tourn"
-ATTENDING_GROUPS = (BOT_GROUP, TOURNAMENT_GROUP)
+# Every group that follows the attended log: it is trimmed below all their checkpoints
+# (the notifier's, services.notifier, included: a turn-based game has a clock).
+BOT_GROUP, TOURNAMENT_GROUP, NOTIFY_GROUP = "bots", "tourn", "notify"
+ATTENDING_GROUPS = (BOT_GROUP, TOURNAMENT_GROUP, NOTIFY_GROUP)
 
 # KEYS: 1 checkpoint, 2 fence, 3 attended log, 4.. each attending group's checkpoint.
 # Entries every group has passed are read by no one again: trimmed (a group that never

@@ -1,0 +1,184 @@
+"""The notifier's sender: makes the deliveries its partitions' outboxes hold.
+
+For each partition whose lease the notifier holds, it reads the outbox (first what a
+stopped sender had read and not acknowledged, then what is new) and posts each delivery
+to its player's webhook, signed. A 2xx acknowledges and deletes it; anything else is tried
+again later, waiting ``retry_s`` doubled each time, up to ``attempts`` times; a delivery
+that never got through counts against the webhook, which is switched off, with a notice
+its player sees, after ``disable_after`` such deliveries in a row."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from dataclasses import dataclass, field
+
+import httpx
+from prometheus_client import Counter
+
+from services.kernel.errors import InvalidArgument
+from services.notifier.channels import Webhook, check_url, delivered, delivery_failed, webhook_of
+from services.notifier.outbox import Delivery, Outbox
+from services.notifier.webhook import DELIVERY, SIGNATURE, body_of, sign
+from services.notifier.worker import NotifyWorker
+
+log = logging.getLogger(__name__)
+PENDING_AGAIN_S = 30.0  # how often a sender reads again what its partitions left pending
+HOLD_MARGIN_MS = 5000  # a delivery's lock outlasts its request's timeout by this much
+SENT = Counter(
+    "raffe_notifications_total", "Deliveries, by channel and outcome", ["channel", "outcome"]
+)
+
+
+@dataclass(frozen=True)
+class SenderSettings:
+    public_url: str  # links to a table: <public_url>/#/games/<id>
+    timeout_s: float = 5.0
+    attempts: int = 8
+    retry_s: float = 1.0
+    disable_after: int = 5
+    allow_http: bool = False
+    allow_private: bool = False
+
+
+@dataclass
+class Waiting:
+    """A delivery not made yet: when to try again and how often it was tried."""
+
+    entry_id: str
+    delivery: Delivery
+    tries: int = 0
+    at: float = field(default_factory=time.monotonic)
+
+
+class Sender:
+    def __init__(self, worker: NotifyWorker, settings: SenderSettings) -> None:
+        self.worker, self.settings = worker, settings
+        self.outbox: Outbox = worker.outbox
+        self.store = worker.store
+        self.stopping = asyncio.Event()
+        self.waiting: dict[tuple[int, str], Waiting] = {}
+        self.fresh: set[int] = set()  # partitions whose pending deliveries were read
+        self.token = secrets.token_hex(8)  # this sender, in the locks it holds
+        self.pending_read = time.monotonic()
+        self.client = httpx.AsyncClient(timeout=settings.timeout_s, follow_redirects=False)
+
+    async def run(self) -> None:
+        try:
+            while not self.stopping.is_set():
+                try:
+                    busy = await self.step()
+                except Exception as error:
+                    log.warning("sending failed", extra={"error": str(error)})
+                    busy = False
+                if not busy:  # no partition yet (leases come with the worker's steps)
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(self.stopping.wait(), 0.2)
+        finally:
+            await self.client.aclose()
+
+    async def step(self) -> bool:
+        owned = set(self.worker.leases.owned)
+        for key in [k for k in self.waiting if k[0] not in owned]:
+            del self.waiting[key]  # another notifier owns it now: it reads it again
+        # Newly ours: what its last sender left; and now and then all of ours, for what a
+        # sender that held a delivery's lock and stopped left behind.
+        again = time.monotonic() - self.pending_read > PENDING_AGAIN_S
+        for p in sorted(owned if again else owned - self.fresh):
+            await self.outbox.ensure_group(p)
+            self._wait(await self.outbox.pending(p))
+        if again:
+            self.pending_read = time.monotonic()
+        self.fresh = owned
+        now = time.monotonic()
+        due = [(k, w) for k, w in self.waiting.items() if w.at <= now]
+        if due:
+            await asyncio.gather(*(self._send(k, w) for k, w in due))
+            return True
+        soonest = min((w.at for w in self.waiting.values()), default=now + 1.0)
+        block_ms = int(max(0.01, min(1.0, soonest - now)) * 1000)
+        self._wait(await self.outbox.fresh(sorted(owned), block_ms))
+        return bool(owned)
+
+    def _wait(self, found: list[tuple[int, str, Delivery]]) -> None:
+        for partition, entry_id, delivery in found:
+            self.waiting.setdefault((partition, entry_id), Waiting(entry_id, delivery))
+
+    async def _send(self, key: tuple[int, str], waiting: Waiting) -> None:
+        d = waiting.delivery
+        hold_ms = int(self.settings.timeout_s * 1000) + HOLD_MARGIN_MS
+        taken = await self.outbox.take(key[0], d, self.token, hold_ms)
+        if taken != 1:  # made already, or another sender is making it: not ours
+            if taken == -1:
+                await self.outbox.done(key[0], waiting.entry_id)
+            self.waiting.pop(key, None)
+            return
+        prefix = self.store.settings.key_prefix
+        webhook = await webhook_of(self.store.redis, prefix, d.player)
+        if webhook is None or not webhook.on:  # removed or switched off meanwhile
+            await self._finish(key, "dropped")
+            return
+        outcome = await self._post(webhook, d)
+        if outcome == "sent":
+            await self.outbox.made(key[0], d)
+            await delivered(self.store.redis, prefix, d.player)
+            await self._finish(key, "sent")
+            return
+        waiting.tries += 1
+        if waiting.tries < self.settings.attempts:
+            waiting.at = time.monotonic() + self.settings.retry_s * 2 ** (waiting.tries - 1)
+            SENT.labels(d.channel, "retried").inc()
+            return
+        notice = (
+            f"switched off after {self.settings.disable_after} deliveries in a row failed "
+            f"(the last: {outcome})"
+        )
+        limit = self.settings.disable_after
+        if await delivery_failed(self.store.redis, prefix, d.player, limit, notice):
+            log.info("webhook switched off", extra={"player": d.player})
+        await self._finish(key, "failed")
+
+    async def _finish(self, key: tuple[int, str], outcome: str) -> None:
+        waiting = self.waiting.pop(key)
+        await self.outbox.done(key[0], waiting.entry_id)
+        SENT.labels(waiting.delivery.channel, outcome).inc()
+
+    async def _post(self, webhook: Webhook, d: Delivery) -> str:
+        """ "sent", or what went wrong, in words for the notice."""
+        try:
+            await check_url(webhook.url, self.settings.allow_http, self.settings.allow_private)
+        except InvalidArgument as error:
+            return str(error)
+        body = body_of(webhook.format, self.message(d))
+        headers = {
+            "Content-Type": "application/json",
+            "User-Agent": "Raffe-Notifier",
+            SIGNATURE: sign(webhook.secret, int(time.time()), body),
+            DELIVERY: d.key,
+        }
+        try:
+            answer = await self.client.post(webhook.url, content=body, headers=headers)
+        except httpx.HTTPError as error:
+            return f"{type(error).__name__}"
+        return "sent" if 200 <= answer.status_code < 300 else f"HTTP {answer.status_code}"
+
+    def title(self, game: str) -> str:
+        spec = self.worker.games.get(game)
+        return getattr(spec, "title", "") or game
+
+    def message(self, d: Delivery) -> dict[str, object]:
+        url = f"{self.settings.public_url.rstrip('/')}/#/games/{d.game_id}"
+        return {
+            "type": "your_turn",
+            "text": f"Your turn in {self.title(d.game)}.",
+            "url": url,
+            "game_id": d.game_id,
+            "game": d.game,
+            "seat": d.seat,
+            "version": d.version,
+            "deadline_ms": d.deadline_ms or None,
+            "delivery": d.key,
+        }

@@ -1,0 +1,93 @@
+"""The notifier's partition worker: follows the attended logs (a turn-based game has a
+clock, so it is attended), finds the turns each append of a turn-based game starts, and
+enqueues a "your turn" for each channel the seat's player has on (services.notifier.outbox).
+
+A game is known to be turn-based from its GameCreated, recorded in the partition's
+``notify:turn-based`` hash until its GameEnded, so later batches ask Redis once per batch
+rather than keep anything of idle games in memory. A turn-based game whose events are in a
+batch is read from its stream and folded: moves in such games are days apart, and holding
+their states between moves would cost memory for every idle game."""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from typing import Any
+
+import orjson
+from prometheus_client import Counter
+
+from services.core.eventstore import EventStore, StoredEvent
+from services.core.seating import seated_players
+from services.core.worker import NOTIFY_GROUP, CheckpointedWorker
+from services.kernel.game import Game
+from services.notifier.channels import webhook_of
+from services.notifier.outbox import Delivery, Outbox
+from services.notifier.turns import Turn, appends, due_turns
+
+log = logging.getLogger(__name__)
+ENQUEUED = Counter("raffe_notifications_enqueued_total", "Turns told, by channel", ["channel"])
+
+
+class NotifyWorker(CheckpointedWorker):
+    def __init__(self, store: EventStore, games: dict[str, Game[Any]], lease_ms: int) -> None:
+        super().__init__(store, NOTIFY_GROUP, lease_ms)
+        self.games = games
+        self.outbox = Outbox(store)
+
+    def turn_based_key(self, partition: int) -> str:
+        return f"{self.store.keys.tag(partition)}:notify:turn-based"
+
+    async def work(self, partition: int, events: list[StoredEvent]) -> bool:
+        by_game: dict[str, list[StoredEvent]] = defaultdict(list)
+        for e in events:
+            if e.game_type in self.games:
+                by_game[e.game_id].append(e)
+        if not by_game:
+            return False
+        told = 0
+        for game_id in await self._turn_based(partition, by_game):
+            for turn in await self._turns(game_id, by_game[game_id]):
+                told += await self._tell(partition, turn)
+        return told > 0
+
+    async def _turn_based(self, partition: int, by_game: dict[str, list[StoredEvent]]) -> list[str]:
+        """The batch's games that are played turn-based, known from their GameCreated."""
+        key, redis = self.turn_based_key(partition), self.store.redis
+        ids = list(by_game)
+        for game_id, evs in by_game.items():
+            created = next((e for e in evs if e.type == "GameCreated"), None)
+            if created is not None and _speed(created) == "turn_based":
+                await redis.hset(key, game_id, "1")
+        known = await redis.hmget(key, ids)
+        found = [g for g, k in zip(ids, known, strict=True) if k]
+        ended = [g for g in found if any(e.type == "GameEnded" for e in by_game[g])]
+        if ended:
+            await redis.hdel(key, *ended)
+        return found
+
+    async def _turns(self, game_id: str, batch: list[StoredEvent]) -> list[Turn]:
+        game = self.games[batch[0].game_type]
+        history = await self.store.read_game_range(game_id, 0, batch[-1].version)
+        return due_turns(game, game_id, history, appends(batch))
+
+    async def _tell(self, partition: int, turn: Turn) -> int:
+        # Seated at creation (GameCreated says), else by a claim (the seats hash, written
+        # by the gateway just after the game was made: a creation's turn reads the event).
+        player = turn.player or (await seated_players(self.store, turn.game_id)).get(turn.seat)
+        if not player:
+            return 0  # a seat nobody's account holds (a token only): nobody to tell
+        prefix = self.store.settings.key_prefix
+        webhook = await webhook_of(self.store.redis, prefix, player)
+        told = 0
+        if webhook is not None and webhook.on:
+            delivery = Delivery.of("webhook", player, turn)
+            if await self.outbox.enqueue(partition, delivery):
+                ENQUEUED.labels("webhook").inc()
+                told += 1
+        return told
+
+
+def _speed(created: StoredEvent) -> str:
+    options = orjson.loads(created.payload).get("options") or {}
+    return str(options.get("speed", "realtime"))
