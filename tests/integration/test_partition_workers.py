@@ -6,7 +6,7 @@ import asyncio
 
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.partitions import PartitionLeases
-from services.core.worker import BOT_GROUP, TOURNAMENT_GROUP, CheckpointedWorker
+from services.core.worker import BOT_GROUP, NOTIFY_GROUP, TOURNAMENT_GROUP, CheckpointedWorker
 from services.projection.readmodels import GameModel, ReadModels, Save
 from tests.eventstore_helpers import append, append_played, ev
 
@@ -150,7 +150,7 @@ async def test_runners_read_attended_games_only_and_trim_what_all_groups_passed(
     store: EventStore,
 ) -> None:
     s = small(store, partitions=1)
-    bots, tourn = Noting(s, BOT_GROUP), Noting(s, TOURNAMENT_GROUP)
+    bots, tourn, notify = Noting(s, BOT_GROUP), Noting(s, TOURNAMENT_GROUP), Noting(s, NOTIFY_GROUP)
     for game, attended in (("followed", True), ("humans-only", False)):
         await append(s, game, 0, ev(), attended=attended)
         await append(s, game, 1, ev(), ev())  # later appends follow the creation's choice
@@ -160,10 +160,13 @@ async def test_runners_read_attended_games_only_and_trim_what_all_groups_passed(
     assert await s.redis.xlen(key) == 2  # two appends; the tournament group has not read them
     assert await tourn.step()
     assert tourn.read == bots.read
-    assert await s.redis.xlen(key) == 1  # both passed: all but the last entry trimmed
+    assert await s.redis.xlen(key) == 2  # the notifier's group has not read them either
+    assert await notify.step()
+    assert notify.read == bots.read
+    assert await s.redis.xlen(key) == 1  # all passed: all but the last entry trimmed
     await append(s, "followed", 3, ev())
-    assert await bots.step() and await tourn.step()
-    assert bots.read[-1] == tourn.read[-1] == ("followed", 4)
+    assert await bots.step() and await tourn.step() and await notify.step()
+    assert bots.read[-1] == tourn.read[-1] == notify.read[-1] == ("followed", 4)
     assert len(await s.read_partition(0, 0)) == 7  # the log itself keeps everything
 
 
