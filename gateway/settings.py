@@ -7,7 +7,13 @@ from typing import Annotated
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import NoDecode
 
-from services.core.settings import Env, RatingSettings, StoreSettings, WebhookSettings
+from services.core.settings import (
+    Env,
+    MailSettings,
+    RatingSettings,
+    StoreSettings,
+    WebhookSettings,
+)
 from services.targets import GATEWAY_PORT, engine_targets, projection_target
 
 # A comma-separated list in the environment, e.g. RAFFE_CORS_ORIGINS=https://a,https://b
@@ -48,6 +54,8 @@ class GatewaySettings(Env):
     # games are found among their most recent RAFFE_MY_GAMES_SCAN.
     turn_based_cap: int = Field(50, ge=1, le=1000)
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)  # players' webhooks
+    mail: MailSettings = Field(default_factory=MailSettings)  # addresses' confirmations
+    public_url: str = "http://127.0.0.1:8000"  # the site as players open it: mails' links
     my_games_scan: int = Field(1000, ge=10, le=10_000)
     gone_after_s: float = Field(120.0, ge=1, le=86_400)  # the presence sweeper's (bots)
     claim_after_s: int = Field(60, ge=0, le=3600)  # the sweeper's too: shown with presence

@@ -4,9 +4,11 @@ it is their turn at a turn-based table. Kept per player in Redis
 
 from __future__ import annotations
 
+import html
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Depends, Query, Response
+from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
 from gateway.accounts.tokens import Caller
@@ -16,7 +18,20 @@ from gateway.http.openapi import TOKEN_REQUIRED
 from gateway.http.problems import Problem
 from services.kernel.commands import Strict
 from services.kernel.errors import InvalidArgument
-from services.notifier.channels import check_url, remove_webhook, set_webhook, webhook_of
+from services.notifier.channels import (
+    check_address,
+    check_url,
+    confirm_email,
+    email_of,
+    forget_email,
+    known_token,
+    remove_webhook,
+    set_email,
+    set_webhook,
+    unsubscribe,
+    webhook_of,
+)
+from services.notifier.mail import confirmation_mail, send, smtp_of
 
 router = APIRouter(tags=["accounts"])
 PROBLEMS: dict[int | str, dict[str, Any]] = {
@@ -53,8 +68,19 @@ class WebhookMade(WebhookOut):
     )
 
 
+class EmailIn(Strict):
+    address: str = Field(description="where to mail your turns, once you confirm it")
+
+
+class EmailOut(BaseModel):
+    address: str
+    confirmed: bool = Field(description="false until the link mailed to it is opened")
+    on: bool = Field(description="false once its one-click unsubscribe was used")
+
+
 class Channels(BaseModel):
     webhook: WebhookOut | None
+    email: EmailOut | None
 
 
 def _shown(hook: Any) -> dict[str, Any]:
@@ -76,8 +102,11 @@ def _shown(hook: Any) -> dict[str, Any]:
 async def channels(c: ClientsDep, who: CallerDep) -> dict[str, Any]:
     """Your notification channels and their state (a webhook switched off says why)."""
     me = player(who, "account")
-    hook = await webhook_of(c.store.redis, c.settings.store.key_prefix, me.player_id)
-    return {"webhook": _shown(hook) if hook else None}
+    prefix = c.settings.store.key_prefix
+    hook = await webhook_of(c.store.redis, prefix, me.player_id)
+    email = await email_of(c.store.redis, prefix, me.player_id)
+    shown = email and {"address": email.address, "confirmed": email.confirmed, "on": email.on}
+    return {"webhook": _shown(hook) if hook else None, "email": shown or None}
 
 
 @router.put(
@@ -119,3 +148,93 @@ async def delete_webhook(c: ClientsDep, who: CallerDep) -> Response:
     me = player(who, "account")
     await remove_webhook(c.store.redis, c.settings.store.key_prefix, me.player_id)
     return Response(status_code=204)
+
+
+@router.put(
+    "/v1/accounts/me/notifications/email",
+    status_code=202,
+    response_model=EmailOut,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def put_email(body: EmailIn, c: ClientsDep, who: CallerDep) -> dict[str, Any]:
+    """Be told of each of your turns at turn-based tables by e-mail: a link to confirm
+    the address is mailed to it at once, and nothing else is until it is opened. Every
+    turn mail carries a one-click unsubscribe. Setting it again starts over."""
+    me = player(who, "account")
+    try:
+        address = check_address(body.address.strip())
+    except InvalidArgument as error:
+        raise Problem(422, error.code, str(error)) from None
+    smtp = smtp_of(c.settings.mail)
+    if not smtp.configured:
+        raise Problem(503, "mail_unavailable", "this server sends no e-mail")
+    token = await set_email(c.store.redis, c.settings.store.key_prefix, me.player_id, address)
+    link = f"{c.settings.public_url.rstrip('/')}/v1/notifications/email/confirm?token={token}"
+    outcome = await send(smtp, confirmation_mail(smtp, address, link))
+    if outcome != "sent":
+        raise Problem(503, "mail_unavailable", f"the confirmation could not be sent: {outcome}")
+    return {"address": address, "confirmed": False, "on": True}
+
+
+@router.delete(
+    "/v1/accounts/me/notifications/email",
+    status_code=204,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def delete_email(c: ClientsDep, who: CallerDep) -> Response:
+    """No more turn mails; the address is forgotten."""
+    me = player(who, "account")
+    await forget_email(c.store.redis, c.settings.store.key_prefix, me.player_id)
+    return Response(status_code=204)
+
+
+LINK_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    404: {
+        "description": "no_such_token: the link is unknown or used up",
+        "content": {"application/problem+json": {}},
+    }
+}
+Token = Annotated[str, Query(min_length=1, max_length=100)]
+
+
+def _page(text: str, form: str = "") -> HTMLResponse:
+    return HTMLResponse(
+        f"<!doctype html><html lang=en><meta charset=utf-8><title>Raffe</title>"
+        f"<main><p>{text}</p>{form}</main></html>"
+    )
+
+
+@router.get("/v1/notifications/email/confirm", response_class=HTMLResponse, responses=LINK_PROBLEMS)
+async def confirm(token: Token, c: ClientsDep) -> HTMLResponse:
+    """The link mailed to an address: opening it confirms it (a page says so)."""
+    if not await confirm_email(c.store.redis, c.settings.store.key_prefix, token):
+        raise Problem(404, "no_such_token", "this link is unknown, used or too old")
+    return _page("Your address is confirmed: Raffe will mail you when it is your turn.")
+
+
+@router.get(
+    "/v1/notifications/email/unsubscribe", response_class=HTMLResponse, responses=LINK_PROBLEMS
+)
+async def unsubscribe_page(token: Token, c: ClientsDep) -> HTMLResponse:
+    """The link in every turn mail, opened: a page with the button (opening it does
+    nothing by itself: mail scanners open links)."""
+    if not await known_token(c.store.redis, c.settings.store.key_prefix, "unsub", token):
+        raise Problem(404, "no_such_token", "this link is unknown")
+    form = (
+        f'<form method=post action="?token={html.escape(token)}">'
+        "<button>Stop the turn mails</button></form>"
+    )
+    return _page("Stop Raffe's turn mails to this address?", form)
+
+
+@router.post(
+    "/v1/notifications/email/unsubscribe", response_class=HTMLResponse, responses=LINK_PROBLEMS
+)
+async def one_click_unsubscribe(token: Token, c: ClientsDep) -> HTMLResponse:
+    """RFC 8058's one click (a mail client POSTs ``List-Unsubscribe=One-Click``), or the
+    page's button: no more turn mails to this address."""
+    if not await unsubscribe(c.store.redis, c.settings.store.key_prefix, token):
+        raise Problem(404, "no_such_token", "this link is unknown")
+    return _page("Done: no more turn mails come to this address.")

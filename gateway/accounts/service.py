@@ -37,7 +37,7 @@ from services.core.eventstore import EventStore
 from services.core.seating import player_games_key
 from services.kernel.errors import InvalidArgument, RuleViolation
 from services.kernel.names import clean_name, look_alike_key
-from services.notifier.channels import channels_key
+from services.notifier.channels import channels_key, forget_email
 
 log = logging.getLogger(__name__)
 
@@ -315,11 +315,13 @@ class Accounts:
         # sessions ended with it), before the list of their games goes.
         games = [g for g, _ in await self.games(player_id, MAX_GAMES_LISTED)]
         await self.tokens.revoke_digests(await self.tokens.seat_token_digests(player_id, games))
+        # Notification channels: the address's unsubscribe token, then the whole hash.
+        await forget_email(self.store.redis, self.store.settings.key_prefix, player_id)
         pipe = self.store.redis.pipeline(transaction=False)
         pipe.delete(self._key_key(player_id))
         pipe.hdel(self.directory_key, player_id)
         pipe.delete(self.games_key(player_id))
-        pipe.delete(channels_key(self.store.settings.key_prefix, player_id))  # webhooks
+        pipe.delete(channels_key(self.store.settings.key_prefix, player_id))
         if name:
             pipe.delete(self._name_key(name))
         await pipe.execute()

@@ -45,6 +45,12 @@ ROUTE_LABEL = "raffe.route"
 LATENCY = Histogram("raffe_gateway_request_seconds", "HTTP latency", ["method", "route"])
 
 
+# The one route a form may POST to: the one-click unsubscribe of turn mails, which mail
+# clients send as ``List-Unsubscribe=One-Click`` (RFC 8058); its body is not read.
+FORM_PATHS = frozenset({"/v1/notifications/email/unsubscribe"})
+FORMS = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
+
+
 class Guard:
     def __init__(self, app: ASGIApp, settings: GatewaySettings) -> None:
         self.app, self.settings = app, settings
@@ -138,7 +144,7 @@ class Guard:
             await self.app(scope, receive, send)
             return
         body = await self._body(headers, receive)
-        refused = self._body_refusal(headers, body)
+        refused = self._body_refusal(headers, body, scope["path"])
         if refused is not None:
             await refused(scope, receive, send)
             return
@@ -159,11 +165,13 @@ class Guard:
             return None
         return await read_body(receive, cap)
 
-    def _body_refusal(self, headers: Headers, body: bytes | None) -> JSONResponse | None:
+    def _body_refusal(self, headers: Headers, body: bytes | None, path: str) -> JSONResponse | None:
         cap = self.settings.max_body_bytes
         if body is None:
             return problem_response(413, "too_large", f"bodies are at most {cap} bytes")
         kind = headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind in FORMS and path in FORM_PATHS:  # a mail client's one click (RFC 8058)
+            return None
         if body and kind != "application/json":
             return problem_response(415, "unsupported_media_type", "send application/json")
         if body and not _strict_json(body):

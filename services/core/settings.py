@@ -5,6 +5,8 @@ lists them; a test checks every one has a value in the Kubernetes config."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -111,6 +113,18 @@ class WebhookSettings(Env):
     webhook_allow_private: bool = False
 
 
+class MailSettings(Env):
+    """How the server sends e-mail (SMTP): the gateway, an address's confirmation; the
+    notifier, turns. No host: no e-mail channel."""
+
+    smtp_host: str = ""
+    smtp_port: int = Field(25, ge=1, le=65535)
+    smtp_security: Literal["none", "starttls", "tls"] = "none"
+    smtp_user: str = ""
+    smtp_password: str = ""
+    mail_from: str = "raffe@localhost"
+
+
 class NotifierSettings(Env):
     """The notifier's (docs/notifications.md): links to tables, and how deliveries are
     tried: each waits ``webhook_timeout_s`` for an answer, is tried ``webhook_attempts``
@@ -123,6 +137,7 @@ class NotifierSettings(Env):
     webhook_retry_s: float = Field(1.0, gt=0, le=3600)
     webhook_disable_after: int = Field(5, ge=1, le=100)
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
+    mail: MailSettings = Field(default_factory=MailSettings)
 
 
 def env_names(settings: type[BaseSettings]) -> set[str]:

@@ -13,6 +13,7 @@ from services.core.metrics import start_metrics
 from services.core.readiness import Readiness
 from services.core.settings import NotifierSettings, ServiceSettings
 from services.games import GAMES
+from services.notifier.mail import smtp_of
 from services.notifier.sender import Sender, SenderSettings
 from services.notifier.worker import NotifyWorker
 from services.targets import NOTIFIER_PORT
@@ -37,6 +38,7 @@ async def main() -> None:
             disable_after=notifier.webhook_disable_after,
             allow_http=notifier.webhooks.webhook_allow_http,
             allow_private=notifier.webhooks.webhook_allow_private,
+            smtp=smtp_of(notifier.mail),
         ),
     )
     loop = asyncio.get_running_loop()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import secrets
 import socket
 from dataclasses import dataclass
@@ -20,10 +21,17 @@ from services.kernel.errors import InvalidArgument
 
 FORMATS = ("raffe", "discord", "slack")
 MAX_URL = 2000
+CONFIRM_S = 2 * 86_400  # a confirmation link works this long
+ADDRESS = re.compile(r"^[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+$")
 
 
 def channels_key(prefix: str, player: str) -> str:
     return f"{prefix}:notify:channels:{player}"
+
+
+def token_key(prefix: str, kind: str, token: str) -> str:
+    """An e-mail link's token -> its player (kind: "confirm" or "unsub")."""
+    return f"{prefix}:notify:{kind}:{token}"
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,93 @@ def webhook_in(raw: dict[bytes, bytes]) -> Webhook | None:
         int(got.get("webhook_failures", "0")),
         got.get("webhook_notice", ""),
     )
+
+
+@dataclass(frozen=True)
+class Email:
+    address: str
+    confirmed: bool
+    on: bool
+    unsubscribe: str  # the token of its one-click unsubscribe link
+
+
+def email_in(raw: dict[bytes, bytes]) -> Email | None:
+    got = {k.decode(): v.decode() for k, v in raw.items()}
+    if "email_address" not in got:
+        return None
+    return Email(
+        got["email_address"],
+        got.get("email_confirmed") == "1",
+        got.get("email_state", "on") == "on",
+        got.get("email_unsub", ""),
+    )
+
+
+async def email_of(redis: Any, prefix: str, player: str) -> Email | None:
+    raw = await redis.hgetall(channels_key(prefix, player))
+    return email_in(cast(dict[bytes, bytes], raw))
+
+
+def check_address(address: str) -> str:
+    if len(address) > 254 or not ADDRESS.match(address):
+        raise InvalidArgument("address: an e-mail address", "bad_address")
+    return address
+
+
+async def set_email(redis: Any, prefix: str, player: str, address: str) -> str:
+    """Store (or replace) the player's address, unconfirmed; returns the token of its
+    confirmation link. Its unsubscribe link's token is new too."""
+    await forget_email(redis, prefix, player)
+    confirm, unsub = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+    pipe = redis.pipeline(transaction=True)
+    pipe.hset(
+        channels_key(prefix, player),
+        mapping={
+            "email_address": address,
+            "email_confirmed": "0",
+            "email_state": "on",
+            "email_unsub": unsub,
+        },
+    )
+    pipe.set(token_key(prefix, "confirm", confirm), player, ex=CONFIRM_S)
+    pipe.set(token_key(prefix, "unsub", unsub), player)
+    await pipe.execute()
+    return confirm
+
+
+async def confirm_email(redis: Any, prefix: str, token: str) -> bool:
+    player = await redis.getdel(token_key(prefix, "confirm", token))
+    if player is None:
+        return False
+    key = channels_key(prefix, player.decode())
+    if not await redis.hexists(key, "email_address"):
+        return False
+    await redis.hset(key, "email_confirmed", "1")
+    return True
+
+
+async def unsubscribe(redis: Any, prefix: str, token: str) -> bool:
+    """The one-click unsubscribe: the address stays, switched off."""
+    player = await redis.get(token_key(prefix, "unsub", token))
+    if player is None:
+        return False
+    await redis.hset(channels_key(prefix, player.decode()), "email_state", "off")
+    return True
+
+
+async def known_token(redis: Any, prefix: str, kind: str, token: str) -> bool:
+    return bool(await redis.exists(token_key(prefix, kind, token)))
+
+
+async def forget_email(redis: Any, prefix: str, player: str) -> None:
+    """The address and its unsubscribe link's token (a removal, an erasure)."""
+    email = await email_of(redis, prefix, player)
+    pipe = redis.pipeline(transaction=False)
+    if email is not None and email.unsubscribe:
+        pipe.delete(token_key(prefix, "unsub", email.unsubscribe))
+    fields = ("address", "confirmed", "state", "unsub")
+    pipe.hdel(channels_key(prefix, player), *(f"email_{f}" for f in fields))
+    await pipe.execute()
 
 
 async def webhook_of(redis: Any, prefix: str, player: str) -> Webhook | None:

@@ -20,7 +20,15 @@ import httpx
 from prometheus_client import Counter
 
 from services.kernel.errors import InvalidArgument
-from services.notifier.channels import Webhook, check_url, delivered, delivery_failed, webhook_of
+from services.notifier.channels import (
+    Webhook,
+    check_url,
+    delivered,
+    delivery_failed,
+    email_of,
+    webhook_of,
+)
+from services.notifier.mail import NO_SMTP, Smtp, send, turn_mail
 from services.notifier.outbox import Delivery, Outbox
 from services.notifier.webhook import DELIVERY, SIGNATURE, body_of, sign
 from services.notifier.worker import NotifyWorker
@@ -36,6 +44,7 @@ SENT = Counter(
 @dataclass(frozen=True)
 class SenderSettings:
     public_url: str  # links to a table: <public_url>/#/games/<id>
+    smtp: Smtp = NO_SMTP
     timeout_s: float = 5.0
     attempts: int = 8
     retry_s: float = 1.0
@@ -117,14 +126,14 @@ class Sender:
             self.waiting.pop(key, None)
             return
         prefix = self.store.settings.key_prefix
-        webhook = await webhook_of(self.store.redis, prefix, d.player)
-        if webhook is None or not webhook.on:  # removed or switched off meanwhile
+        outcome = await (self._mail(d) if d.channel == "email" else self._hook(d))
+        if outcome == "dropped":  # removed or switched off meanwhile
             await self._finish(key, "dropped")
             return
-        outcome = await self._post(webhook, d)
         if outcome == "sent":
             await self.outbox.made(key[0], d)
-            await delivered(self.store.redis, prefix, d.player)
+            if d.channel == "webhook":
+                await delivered(self.store.redis, prefix, d.player)
             await self._finish(key, "sent")
             return
         waiting.tries += 1
@@ -132,14 +141,36 @@ class Sender:
             waiting.at = time.monotonic() + self.settings.retry_s * 2 ** (waiting.tries - 1)
             SENT.labels(d.channel, "retried").inc()
             return
-        notice = (
-            f"switched off after {self.settings.disable_after} deliveries in a row failed "
-            f"(the last: {outcome})"
-        )
-        limit = self.settings.disable_after
-        if await delivery_failed(self.store.redis, prefix, d.player, limit, notice):
-            log.info("webhook switched off", extra={"player": d.player})
+        if d.channel == "webhook":
+            notice = (
+                f"switched off after {self.settings.disable_after} deliveries in a row failed "
+                f"(the last: {outcome})"
+            )
+            limit = self.settings.disable_after
+            if await delivery_failed(self.store.redis, prefix, d.player, limit, notice):
+                log.info("webhook switched off", extra={"player": d.player})
+        else:
+            log.warning("mail not sent", extra={"player": d.player, "error": outcome})
         await self._finish(key, "failed")
+
+    async def _hook(self, d: Delivery) -> str:
+        prefix = self.store.settings.key_prefix
+        webhook = await webhook_of(self.store.redis, prefix, d.player)
+        if webhook is None or not webhook.on:
+            return "dropped"
+        return await self._post(webhook, d)
+
+    async def _mail(self, d: Delivery) -> str:
+        prefix = self.store.settings.key_prefix
+        email = await email_of(self.store.redis, prefix, d.player)
+        if email is None or not (email.on and email.confirmed) or not self.settings.smtp.configured:
+            return "dropped"
+        message = self.message(d)
+        base = self.settings.public_url.rstrip("/")
+        unsubscribe = f"{base}/v1/notifications/email/unsubscribe?token={email.unsubscribe}"
+        text, url = str(message["text"]), str(message["url"])
+        mail = turn_mail(self.settings.smtp, email.address, text, url, unsubscribe)
+        return await send(self.settings.smtp, mail)
 
     async def _finish(self, key: tuple[int, str], outcome: str) -> None:
         waiting = self.waiting.pop(key)

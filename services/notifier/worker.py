@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from prometheus_client import Counter
@@ -21,7 +21,7 @@ from services.core.eventstore import EventStore, StoredEvent
 from services.core.seating import seated_players
 from services.core.worker import NOTIFY_GROUP, CheckpointedWorker
 from services.kernel.game import Game
-from services.notifier.channels import webhook_of
+from services.notifier.channels import channels_key, email_in, webhook_in
 from services.notifier.outbox import Delivery, Outbox
 from services.notifier.turns import Turn, appends, due_turns
 
@@ -78,12 +78,16 @@ class NotifyWorker(CheckpointedWorker):
         if not player:
             return 0  # a seat nobody's account holds (a token only): nobody to tell
         prefix = self.store.settings.key_prefix
-        webhook = await webhook_of(self.store.redis, prefix, player)
+        raw = cast(dict[bytes, bytes], await self.store.redis.hgetall(channels_key(prefix, player)))
+        webhook, email = webhook_in(raw), email_in(raw)
+        on = {
+            "webhook": webhook is not None and webhook.on,
+            "email": email is not None and email.confirmed and email.on,
+        }
         told = 0
-        if webhook is not None and webhook.on:
-            delivery = Delivery.of("webhook", player, turn)
-            if await self.outbox.enqueue(partition, delivery):
-                ENQUEUED.labels("webhook").inc()
+        for channel in (c for c, wanted in on.items() if wanted):
+            if await self.outbox.enqueue(partition, Delivery.of(channel, player, turn)):
+                ENQUEUED.labels(channel).inc()
                 told += 1
         return told
 

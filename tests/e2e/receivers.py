@@ -13,6 +13,8 @@ from typing import Any
 
 import orjson
 
+from services.core.local_redis import free_port
+
 
 @dataclass
 class Received:
@@ -77,3 +79,52 @@ def webhook_receiver() -> Iterator[WebhookReceiver]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@dataclass
+class MailReceiver:
+    """An SMTP server on loopback (aiosmtpd) that keeps every mail it is sent."""
+
+    host: str
+    port: int
+    mails: list[Any] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def to(self, address: str) -> list[Any]:
+        with self.lock:
+            return [m for m in self.mails if m["To"] == address]
+
+    def wait(self, address: str, count: int, timeout: float = 30.0) -> list[Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            got = self.to(address)
+            if len(got) >= count:
+                return got
+            time.sleep(0.02)
+        raise AssertionError(f"{address}: {len(self.to(address))} mails, not {count}")
+
+
+@contextmanager
+def mail_receiver() -> Iterator[MailReceiver]:
+    from email import message_from_bytes, policy
+
+    from aiosmtpd.controller import Controller
+
+    box: dict[str, MailReceiver] = {}
+
+    class Handler:
+        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+            mail = message_from_bytes(envelope.content, policy=policy.default)
+            receiver = box["r"]
+            with receiver.lock:
+                receiver.mails.append(mail)
+            return "250 OK"
+
+    port = free_port()  # aiosmtpd's start checks the port it was given: not 0
+    controller = Controller(Handler(), hostname="127.0.0.1", port=port)
+    controller.start()
+    box["r"] = MailReceiver("127.0.0.1", port)
+    try:
+        yield box["r"]
+    finally:
+        controller.stop()

@@ -1,0 +1,118 @@
+"""Your turn, by e-mail (#52 item 5): an address gets nothing before its owner opened the
+confirmation link sent to it; then one mail per turn with the table's link and a
+one-click unsubscribe (RFC 8058) that stops them. Against a real SMTP server on loopback
+(aiosmtpd), with the whole system."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.e2e.players import auth
+from tests.e2e.receivers import MailReceiver, mail_receiver
+from tests.e2e.system import System, running_system
+from tests.e2e.test_accounts import register, unique
+from tests.e2e.test_notifications import move, turn_based
+
+
+@pytest.fixture(scope="module")
+def mails() -> Iterator[MailReceiver]:
+    with mail_receiver() as r:
+        yield r
+
+
+@pytest.fixture(scope="module")
+def system(tmp_path_factory: pytest.TempPathFactory, mails: MailReceiver) -> Iterator[System]:
+    env = {
+        "RAFFE_SMTP_HOST": mails.host,
+        "RAFFE_SMTP_PORT": str(mails.port),
+        "RAFFE_MAIL_FROM": "turns@raffe.test",
+    }
+    with running_system(tmp_path_factory.mktemp("mail"), **env) as s:
+        yield s
+
+
+@pytest.fixture
+def http(system: System) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=system.base_url, timeout=20) as client:
+        yield client
+
+
+def link(mail: Any, path: str) -> str:
+    found = re.search(r"(http://\S+" + re.escape(path) + r"\S*)", mail.get_content())
+    assert found, mail.get_content()
+    return found.group(1)
+
+
+def with_address(http: httpx.Client, mails: MailReceiver, confirm: bool = True) -> dict[str, Any]:
+    me = register(http, unique("mailer"), "a long password")
+    address = f"{me['player_id']}@players.test"
+    put = http.put(
+        "/v1/accounts/me/notifications/email", json={"address": address}, headers=auth(me["token"])
+    )
+    assert put.status_code == 202, put.text
+    assert put.json() == {"address": address, "confirmed": False, "on": True}
+    (asked,) = mails.wait(address, 1)
+    assert asked["Subject"] == "Confirm your address for Raffe"
+    if confirm:
+        opened = httpx.get(link(asked, "/v1/notifications/email/confirm"))
+        assert opened.status_code == 200 and "confirmed" in opened.text.lower()
+    return {**me, "address": address}
+
+
+def test_nothing_is_mailed_before_the_address_is_confirmed(
+    http: httpx.Client, mails: MailReceiver
+) -> None:
+    ann = with_address(http, mails, confirm=False)
+    bo = with_address(http, mails)
+    gid = turn_based(http, ann, bo)  # ann's turn: her address is not confirmed
+    move(http, gid, ann)
+    (told,) = mails.wait(bo["address"], 2)[1:]  # the confirmation, then the turn
+    assert told["Subject"] == "Your turn in Giraffe Raffe."
+    time.sleep(1.0)
+    assert len(mails.to(ann["address"])) == 1  # the confirmation only
+    state = http.get("/v1/accounts/me/notifications", headers=auth(ann["token"])).json()
+    assert state["email"] == {"address": ann["address"], "confirmed": False, "on": True}
+
+
+def test_one_mail_a_turn_with_the_link_and_a_one_click_unsubscribe(
+    http: httpx.Client, mails: MailReceiver
+) -> None:
+    cy, di = with_address(http, mails), with_address(http, mails)
+    gid = turn_based(http, cy, di)
+    turn = mails.wait(cy["address"], 2)[1]
+    assert f"/#/games/{gid}" in turn.get_content()
+    assert turn["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    unsubscribe = turn["List-Unsubscribe"].strip("<>")
+    assert httpx.get(unsubscribe).status_code == 200  # a page: a link scanner stops nothing
+    move(http, gid, cy)
+    move(http, gid, di)
+    mails.wait(cy["address"], 3)
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    one_click = httpx.post(unsubscribe, content=b"List-Unsubscribe=One-Click", headers=form)
+    assert one_click.status_code == 200, one_click.text
+    state = http.get("/v1/accounts/me/notifications", headers=auth(cy["token"])).json()
+    assert state["email"]["on"] is False
+    move(http, gid, cy)
+    move(http, gid, di)
+    time.sleep(1.0)
+    assert len(mails.to(cy["address"])) == 3  # unsubscribed: no more
+    assert len(mails.to(di["address"])) == 1 + 2  # di's turns still come
+
+
+def test_bad_addresses_and_tokens_are_refused(http: httpx.Client) -> None:
+    me = register(http, unique("nomail"), "a long password")
+    bad = http.put(
+        "/v1/accounts/me/notifications/email",
+        json={"address": "not an address"},
+        headers=auth(me["token"]),
+    )
+    assert bad.status_code == 422 and bad.json()["code"] == "bad_address"
+    for path in ("/v1/notifications/email/confirm", "/v1/notifications/email/unsubscribe"):
+        unknown = http.get(path, params={"token": "nope"})
+        assert unknown.status_code == 404 and unknown.json()["code"] == "no_such_token"
