@@ -10,6 +10,7 @@ from pydantic_settings import NoDecode
 from services.core.settings import (
     Env,
     MailSettings,
+    PushSettings,
     RatingSettings,
     StoreSettings,
     WebhookSettings,
@@ -55,6 +56,7 @@ class GatewaySettings(Env):
     turn_based_cap: int = Field(50, ge=1, le=1000)
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)  # players' webhooks
     mail: MailSettings = Field(default_factory=MailSettings)  # addresses' confirmations
+    push: PushSettings = Field(default_factory=PushSettings)  # its public key, for pages
     public_url: str = "http://127.0.0.1:8000"  # the site as players open it: mails' links
     my_games_scan: int = Field(1000, ge=10, le=10_000)
     gone_after_s: float = Field(120.0, ge=1, le=86_400)  # the presence sweeper's (bots)

@@ -33,6 +33,7 @@ from services.core.local_redis import (
 )
 from services.core.local_sentinel import SentinelGroup
 from services.games import GAMES
+from services.notifier.push import new_private_key
 from services.targets import (
     BOTS_PORT,
     GATEWAY_PORT,
@@ -257,6 +258,20 @@ def with_free_ports(services: list[Service]) -> list[Service]:
     return [s.on(fresh(), fresh()) for s in services]
 
 
+def vapid_env(state_dir: Path) -> dict[str, str]:
+    """The web push key (docs/notifications.md): the environment's, else one made on the
+    first start and kept in the state directory, so browsers' subscriptions outlive a
+    restart."""
+    if os.environ.get("RAFFE_VAPID_PRIVATE_KEY"):
+        return {}
+    path = state_dir / "vapid.key"
+    if not path.exists():
+        state_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(new_private_key())
+        path.chmod(0o600)
+    return {"RAFFE_VAPID_PRIVATE_KEY": path.read_text().strip()}
+
+
 def wiring(services: list[Service]) -> dict[str, str]:
     """Tell every process where the engines and the projection listen (replicas of an
     engine as one "a+b" target, balanced per call)."""
@@ -373,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_signal)
 
     redis, redis_env = start_store(args)
-    env = {**os.environ, **redis_env, **wiring(services)}
+    env = {**os.environ, **redis_env, **wiring(services), **vapid_env(Path(args.state_dir))}
     children: list[tuple[Service, subprocess.Popen[bytes]]] = []
     try:
         for service in services:

@@ -5,9 +5,9 @@ it is their turn at a turn-based table. Kept per player in Redis
 from __future__ import annotations
 
 import html
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Path, Query, Response
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
@@ -19,19 +19,24 @@ from gateway.http.problems import Problem
 from services.kernel.commands import Strict
 from services.kernel.errors import InvalidArgument
 from services.notifier.channels import (
+    add_subscription,
+    channels_key,
     check_address,
     check_url,
     confirm_email,
     email_of,
     forget_email,
     known_token,
+    remove_subscription,
     remove_webhook,
     set_email,
     set_webhook,
+    subscriptions_in,
     unsubscribe,
     webhook_of,
 )
 from services.notifier.mail import confirmation_mail, send, smtp_of
+from services.notifier.push import Subscription, public_key, unb64url, vapid_of
 
 router = APIRouter(tags=["accounts"])
 PROBLEMS: dict[int | str, dict[str, Any]] = {
@@ -81,6 +86,7 @@ class EmailOut(BaseModel):
 class Channels(BaseModel):
     webhook: WebhookOut | None
     email: EmailOut | None
+    push: list[str] = Field(description="the ids of the browsers told by web push")
 
 
 def _shown(hook: Any) -> dict[str, Any]:
@@ -105,8 +111,10 @@ async def channels(c: ClientsDep, who: CallerDep) -> dict[str, Any]:
     prefix = c.settings.store.key_prefix
     hook = await webhook_of(c.store.redis, prefix, me.player_id)
     email = await email_of(c.store.redis, prefix, me.player_id)
+    raw = cast(dict[bytes, bytes], await c.store.redis.hgetall(channels_key(prefix, me.player_id)))
+    pushed = sorted(Subscription.decoded(s).id for s in subscriptions_in(raw))
     shown = email and {"address": email.address, "confirmed": email.confirmed, "on": email.on}
-    return {"webhook": _shown(hook) if hook else None, "email": shown or None}
+    return {"webhook": _shown(hook) if hook else None, "email": shown or None, "push": pushed}
 
 
 @router.put(
@@ -238,3 +246,72 @@ async def one_click_unsubscribe(token: Token, c: ClientsDep) -> HTMLResponse:
     if not await unsubscribe(c.store.redis, c.settings.store.key_prefix, token):
         raise Problem(404, "no_such_token", "this link is unknown")
     return _page("Done: no more turn mails come to this address.")
+
+
+class PushKey(BaseModel):
+    public_key: str = Field(description="applicationServerKey for pushManager.subscribe")
+
+
+class PushKeys(Strict):
+    p256dh: str = Field(min_length=1, max_length=200)
+    auth: str = Field(min_length=1, max_length=100)
+
+
+class PushIn(Strict):
+    """A browser's PushSubscription, as its toJSON() gives it."""
+
+    endpoint: str = Field(max_length=2000)
+    keys: PushKeys
+    expirationTime: int | None = None
+
+
+class PushOut(BaseModel):
+    id: str = Field(description="this browser's subscription: DELETE .../push/{id}")
+    endpoint: str
+
+
+@router.get("/v1/notifications/push/key", response_model=PushKey, responses=LINK_PROBLEMS)
+async def push_key(c: ClientsDep) -> dict[str, str]:
+    """The server's VAPID public key, which a page subscribes with."""
+    key = c.settings.push.vapid_private_key
+    if not key:
+        raise Problem(503, "push_unavailable", "this server sends no web push")
+    return {"public_key": public_key(vapid_of(key))}
+
+
+@router.put(
+    "/v1/accounts/me/notifications/push",
+    response_model=PushOut,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def put_push(body: PushIn, c: ClientsDep, who: CallerDep) -> dict[str, str]:
+    """Be told of your turns in this browser: its push subscription, one per browser (the
+    same endpoint again replaces it). A push service that says it is gone ends it."""
+    me = player(who, "account")
+    hooks = c.settings.webhooks
+    try:
+        await check_url(body.endpoint, hooks.webhook_allow_http, hooks.webhook_allow_private)
+        for key in (body.keys.p256dh, body.keys.auth):
+            unb64url(key)
+    except (InvalidArgument, ValueError) as error:
+        raise Problem(422, "bad_subscription", f"endpoint and keys: {error}") from None
+    sub = Subscription(body.endpoint, body.keys.p256dh, body.keys.auth)
+    prefix = c.settings.store.key_prefix
+    await add_subscription(c.store.redis, prefix, me.player_id, sub.id, sub.encoded())
+    return {"id": sub.id, "endpoint": sub.endpoint}
+
+
+@router.delete(
+    "/v1/accounts/me/notifications/push/{sub_id}",
+    status_code=204,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def delete_push(
+    sub_id: Annotated[str, Path(pattern=r"^[0-9a-f]{16}$")], c: ClientsDep, who: CallerDep
+) -> Response:
+    """This browser is told nothing more."""
+    me = player(who, "account")
+    await remove_subscription(c.store.redis, c.settings.store.key_prefix, me.player_id, sub_id)
+    return Response(status_code=204)

@@ -25,6 +25,11 @@ def mount_web(app: FastAPI) -> None:
     async def index() -> FileResponse:
         return FileResponse(WEB / "index.html")
 
+    @app.get("/sw.js", include_in_schema=False)
+    async def service_worker() -> FileResponse:
+        # At the root, so its scope is the whole site (web push opens any table).
+        return FileResponse(WEB / "sw.js", media_type="text/javascript")
+
     @app.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
         return get_swagger_ui_html(

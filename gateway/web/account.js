@@ -3,6 +3,7 @@
 // docs/accounts.md describes the API.
 
 import { account, api, el, setAccount, toast } from "/static/api.js";
+import { notificationsBox } from "/static/notify.js";
 
 // The games' titles by name, from the app's cached GET /v1/game-types (kept across the
 // page's own redraws, which pass no new one).
@@ -36,6 +37,7 @@ export async function renderAccount(showAnywhere, types) {
     mine.guest ? claimForm(me, show) : null,
     el("h2", {}, "Your games"),
     gameList(games.games, titles),
+    mine.guest ? null : await notificationsBox(me).catch(() => null),
     el("h2", {}, "Signed in on"),
     sessionList(mine.sessions, me, show),
     el(

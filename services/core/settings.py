@@ -125,6 +125,14 @@ class MailSettings(Env):
     mail_from: str = "raffe@localhost"
 
 
+class PushSettings(Env):
+    """Web Push: the server's VAPID key (the raw P-256 scalar, base64url; `make run` makes
+    one on first start; none: no web push) and the contact it names to push services."""
+
+    vapid_private_key: str = ""
+    vapid_subject: str = "mailto:raffe@localhost"
+
+
 class NotifierSettings(Env):
     """The notifier's (docs/notifications.md): links to tables, and how deliveries are
     tried: each waits ``webhook_timeout_s`` for an answer, is tried ``webhook_attempts``
@@ -138,6 +146,7 @@ class NotifierSettings(Env):
     webhook_disable_after: int = Field(5, ge=1, le=100)
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
     mail: MailSettings = Field(default_factory=MailSettings)
+    push: PushSettings = Field(default_factory=PushSettings)
 
 
 def env_names(settings: type[BaseSettings]) -> set[str]:

@@ -39,6 +39,8 @@ async def main() -> None:
             allow_http=notifier.webhooks.webhook_allow_http,
             allow_private=notifier.webhooks.webhook_allow_private,
             smtp=smtp_of(notifier.mail),
+            vapid_private_key=notifier.push.vapid_private_key,
+            vapid_subject=notifier.push.vapid_subject,
         ),
     )
     loop = asyncio.get_running_loop()

@@ -146,6 +146,19 @@ async def forget_email(redis: Any, prefix: str, player: str) -> None:
     await pipe.execute()
 
 
+def subscriptions_in(raw: dict[bytes, bytes]) -> list[str]:
+    """The Web Push subscriptions (JSON, services.notifier.push) of a channels hash."""
+    return [v.decode() for k, v in raw.items() if k.startswith(b"push:")]
+
+
+async def add_subscription(redis: Any, prefix: str, player: str, sub_id: str, sub: str) -> None:
+    await redis.hset(channels_key(prefix, player), f"push:{sub_id}", sub)
+
+
+async def remove_subscription(redis: Any, prefix: str, player: str, sub_id: str) -> bool:
+    return bool(await redis.hdel(channels_key(prefix, player), f"push:{sub_id}"))
+
+
 async def webhook_of(redis: Any, prefix: str, player: str) -> Webhook | None:
     raw = await redis.hgetall(channels_key(prefix, player))
     return webhook_in(cast(dict[bytes, bytes], raw))

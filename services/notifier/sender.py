@@ -15,21 +15,27 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass, field
+from typing import cast
 
 import httpx
+import orjson
 from prometheus_client import Counter
 
 from services.kernel.errors import InvalidArgument
 from services.notifier.channels import (
     Webhook,
+    channels_key,
     check_url,
     delivered,
     delivery_failed,
     email_of,
+    remove_subscription,
+    subscriptions_in,
     webhook_of,
 )
 from services.notifier.mail import NO_SMTP, Smtp, send, turn_mail
 from services.notifier.outbox import Delivery, Outbox
+from services.notifier.push import Subscription, push, vapid_of
 from services.notifier.webhook import DELIVERY, SIGNATURE, body_of, sign
 from services.notifier.worker import NotifyWorker
 
@@ -45,6 +51,8 @@ SENT = Counter(
 class SenderSettings:
     public_url: str  # links to a table: <public_url>/#/games/<id>
     smtp: Smtp = NO_SMTP
+    vapid_private_key: str = ""  # none: no web push
+    vapid_subject: str = "mailto:raffe@localhost"
     timeout_s: float = 5.0
     attempts: int = 8
     retry_s: float = 1.0
@@ -74,6 +82,8 @@ class Sender:
         self.token = secrets.token_hex(8)  # this sender, in the locks it holds
         self.pending_read = time.monotonic()
         self.client = httpx.AsyncClient(timeout=settings.timeout_s, follow_redirects=False)
+        key = settings.vapid_private_key
+        self.vapid = vapid_of(key) if key else None
 
     async def run(self) -> None:
         try:
@@ -126,7 +136,8 @@ class Sender:
             self.waiting.pop(key, None)
             return
         prefix = self.store.settings.key_prefix
-        outcome = await (self._mail(d) if d.channel == "email" else self._hook(d))
+        channels = {"email": self._mail, "push": self._push, "webhook": self._hook}
+        outcome = await channels[d.channel](d)
         if outcome == "dropped":  # removed or switched off meanwhile
             await self._finish(key, "dropped")
             return
@@ -159,6 +170,28 @@ class Sender:
         if webhook is None or not webhook.on:
             return "dropped"
         return await self._post(webhook, d)
+
+    async def _push(self, d: Delivery) -> str:
+        """To each of the player's browsers; sent once any took it. A subscription its
+        push service says is gone (404, 410) is forgotten."""
+        prefix, redis = self.store.settings.key_prefix, self.store.redis
+        raw = cast(dict[bytes, bytes], await redis.hgetall(channels_key(prefix, d.player)))
+        subs = [Subscription.decoded(s) for s in subscriptions_in(raw)]
+        if not subs or self.vapid is None:
+            return "dropped"
+        message = self.message(d)
+        body = orjson.dumps({"title": message["text"], "url": message["url"], "tag": d.game_id})
+        statuses = await asyncio.gather(
+            *(push(self.client, self.vapid, self.settings.vapid_subject, s, body) for s in subs)
+        )
+        for sub, status in zip(subs, statuses, strict=True):
+            if status in (404, 410):
+                await remove_subscription(redis, prefix, d.player, sub.id)
+        if any(200 <= s < 300 for s in statuses):
+            return "sent"
+        if all(s in (404, 410) for s in statuses):
+            return "dropped"
+        return f"push service: {max(statuses)}"
 
     async def _mail(self, d: Delivery) -> str:
         prefix = self.store.settings.key_prefix

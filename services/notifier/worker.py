@@ -21,7 +21,7 @@ from services.core.eventstore import EventStore, StoredEvent
 from services.core.seating import seated_players
 from services.core.worker import NOTIFY_GROUP, CheckpointedWorker
 from services.kernel.game import Game
-from services.notifier.channels import channels_key, email_in, webhook_in
+from services.notifier.channels import channels_key, email_in, subscriptions_in, webhook_in
 from services.notifier.outbox import Delivery, Outbox
 from services.notifier.turns import Turn, appends, due_turns
 
@@ -83,6 +83,7 @@ class NotifyWorker(CheckpointedWorker):
         on = {
             "webhook": webhook is not None and webhook.on,
             "email": email is not None and email.confirmed and email.on,
+            "push": bool(subscriptions_in(raw)),
         }
         told = 0
         for channel in (c for c, wanted in on.items() if wanted):

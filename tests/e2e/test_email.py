@@ -13,10 +13,20 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.e2e.browser import (
+    accessibility_problems,
+    browser,
+    click,
+    find,
+    needs_chromium,
+    shown_text,
+    wait_for,
+)
 from tests.e2e.players import auth
 from tests.e2e.receivers import MailReceiver, mail_receiver
 from tests.e2e.system import System, running_system
 from tests.e2e.test_accounts import register, unique
+from tests.e2e.test_browser_accounts import sign_up
 from tests.e2e.test_notifications import move, turn_based
 
 
@@ -116,3 +126,27 @@ def test_bad_addresses_and_tokens_are_refused(http: httpx.Client) -> None:
     for path in ("/v1/notifications/email/confirm", "/v1/notifications/email/unsubscribe"):
         unknown = http.get(path, params={"token": "nope"})
         assert unknown.status_code == 404 and unknown.json()["code"] == "no_such_token"
+
+
+@needs_chromium
+def test_a_person_sets_their_address_on_the_account_page_and_confirms_it(
+    system: System, mails: MailReceiver
+) -> None:
+    """The account page's "Tell me when it is my turn": an address typed, the link mailed
+    to it opened in the browser, the page then says it is confirmed; axe clean."""
+    page = browser()
+    try:
+        me = sign_up(page, system.base_url, unique("Ida"), "ida's password")
+        address = f"{me['player_id']}@players.test"
+        field = find(page, "#notify-email")
+        field.send_keys(address)
+        click(page, "#notify-email-save")
+        wait_for(lambda: "on its way" in shown_text(page, "#notify-status"))
+        (asked,) = mails.wait(address, 1)
+        page.get(link(asked, "/v1/notifications/email/confirm"))
+        assert "confirmed" in page.page_source.lower()
+        page.get(system.base_url + "/#/account")
+        wait_for(lambda: "(confirmed)" in shown_text(page, "#notify-title + p + div + div"))
+        assert not accessibility_problems(page)
+    finally:
+        page.quit()

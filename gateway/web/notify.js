@@ -1,0 +1,120 @@
+// "Tell me when it is my turn" on the account page (docs/notifications.md): this
+// browser by web push, an e-mail address (confirmed by a link mailed to it), a webhook.
+
+import { api, el, toast } from "/static/api.js";
+
+const base64url = (text) => {
+  const padded =
+    text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4);
+  return Uint8Array.from(atob(padded), (c) => c.charCodeAt(0));
+};
+
+async function subscribeHere(me) {
+  if (!("serviceWorker" in navigator) || !("PushManager" in window)) {
+    throw new Error("this browser has no web push");
+  }
+  if ((await Notification.requestPermission()) !== "granted") {
+    throw new Error("notifications are blocked for this site");
+  }
+  const { public_key: key } = await api("GET", "/v1/notifications/push/key");
+  const registration = await navigator.serviceWorker.register("/sw.js");
+  const subscription = await registration.pushManager.subscribe({
+    userVisibleOnly: true,
+    applicationServerKey: base64url(key),
+  });
+  await api("PUT", "/v1/accounts/me/notifications/push", subscription.toJSON(), me.token);
+}
+
+function action(id, text, run) {
+  return el(
+    "button",
+    {
+      type: "button",
+      id,
+      onclick: async () => {
+        try {
+          await run();
+        } catch (e) {
+          toast(e.message);
+        }
+      },
+    },
+    text,
+  );
+}
+
+export async function notificationsBox(me) {
+  const state = await api("GET", "/v1/accounts/me/notifications", undefined, me.token);
+  const status = el("p", { class: "muted", id: "notify-status", "aria-live": "polite" });
+  const say = (text) => (status.textContent = text);
+  const address = el("input", {
+    id: "notify-email",
+    type: "email",
+    autocomplete: "email",
+    value: state.email ? state.email.address : "",
+  });
+  const hook = el("input", {
+    id: "notify-webhook",
+    type: "url",
+    placeholder: "https://…",
+    value: state.webhook ? state.webhook.url : "",
+  });
+  const format = el(
+    "select",
+    { id: "notify-webhook-format", "aria-label": "webhook format" },
+    ["raffe", "discord", "slack"].map((f) =>
+      el("option", { value: f, selected: state.webhook && state.webhook.format === f }, f),
+    ),
+  );
+  const emailNote = !state.email
+    ? ""
+    : !state.email.confirmed
+      ? " (waiting for you to open the link mailed to it)"
+      : state.email.on
+        ? " (confirmed)"
+        : " (unsubscribed)";
+  const hookNote = state.webhook && !state.webhook.on ? ` (off: ${state.webhook.notice})` : "";
+  return el(
+    "section",
+    { "aria-labelledby": "notify-title" },
+    el("h2", { id: "notify-title" }, "Tell me when it is my turn"),
+    el("p", { class: "muted" }, "At turn-based tables, once per turn, on each channel you choose."),
+    el(
+      "div",
+      { class: "row" },
+      action("notify-push", "In this browser", async () => {
+        await subscribeHere(me);
+        say("This browser will show your turns.");
+      }),
+      el("span", { class: "muted" }, `${state.push.length} browser(s) now`),
+    ),
+    el(
+      "div",
+      { class: "row" },
+      el("label", { for: "notify-email" }, `E-mail${emailNote}`),
+      address,
+      action("notify-email-save", "Mail me my turns", async () => {
+        await api(
+          "PUT",
+          "/v1/accounts/me/notifications/email",
+          { address: address.value },
+          me.token,
+        );
+        say(`A link is on its way to ${address.value}: open it to confirm.`);
+      }),
+    ),
+    el(
+      "div",
+      { class: "row" },
+      el("label", { for: "notify-webhook" }, `Webhook${hookNote}`),
+      hook,
+      format,
+      action("notify-webhook-save", "Call it on my turns", async () => {
+        const body = { url: hook.value, format: format.value };
+        const made = await api("PUT", "/v1/accounts/me/notifications/webhook", body, me.token);
+        say(`Saved. Its signing secret, shown once: ${made.secret}`);
+      }),
+    ),
+    status,
+  );
+}
