@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
+from pydantic import Field
 
 from gateway.accounts.awaiting import check_turn_based_cap, turn_based
 from gateway.accounts.models import Seats
@@ -32,12 +33,15 @@ from gateway.live.stream import event_stream
 from services.core.codec import dumps, to_domain
 from services.core.eventstore.keys import GAME_ID
 from services.games import GAMES
+from services.kernel.commands import Strict
 from services.kernel.game import SPECTATOR, SeatSpec
+from services.notifier.channels import watching_key
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 GameId = Annotated[str, Path(pattern=GAME_ID.pattern, description="the game's id")]
 ClientsDep = Annotated[Clients, Depends(clients)]
 CallerDep = Annotated[Caller, Depends(caller)]
+WATCHING_S = 90  # a page says it is in view every minute: this long after, it is not
 RotatingDep = Annotated[Caller, Depends(rotating_caller)]  # 409 for a token rotated already
 PROBLEMS: dict[int | str, dict[str, Any]] = {
     code: {"description": text, "content": {"application/problem+json": {}}}
@@ -442,6 +446,26 @@ async def stream_ticket(game_id: GameId, c: ClientsDep, who: CallerDep) -> dict[
     ``expires_in`` seconds (reconnecting with it is fine until then)."""
     acting_seat(game_id, who)
     return {"ticket": await c.tokens.ticket(who), "expires_in": TICKET_S}
+
+
+class Watching(Strict):
+    visible: bool = Field(description="the table is on a page its player can see now")
+
+
+@router.put(
+    "/{game_id}/watching", status_code=204, responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED
+)
+async def watching(game_id: GameId, body: Watching, c: ClientsDep, who: CallerDep) -> Response:
+    """Say whether your seat's table is in view (a client calls it when its page shows or
+    hides, and every minute while shown): while it is, you are told nothing of your turns
+    there (docs/notifications.md); it lapses WATCHING_S after the last call."""
+    seat = acting_seat(game_id, who)
+    key = watching_key(c.settings.store.key_prefix, game_id, seat)
+    if body.visible:
+        await c.store.redis.set(key, "1", ex=WATCHING_S)
+    else:
+        await c.store.redis.delete(key)
+    return Response(status_code=204)
 
 
 @router.get("/{game_id}/events/stream", responses=PROBLEMS, openapi_extra=TOKEN_OPTIONAL)

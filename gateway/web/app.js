@@ -28,6 +28,7 @@ import { quickPlayBox } from "/static/quickplay.js";
 import { renderLeaderboard, renderPlayer, renderRatingsHelp } from "/static/ratings.js";
 import { renderRules, rulesLink } from "/static/rules.js";
 import { awaitingBox } from "/static/awaiting.js";
+import { watchTable } from "/static/watching.js";
 import { renderTournament, renderTournaments } from "/static/tournaments.js";
 
 const app = document.getElementById("app");
@@ -668,7 +669,9 @@ async function tablePage(gameId) {
       drawBar();
     },
   );
+  const unwatch = watchTable(gameId, token);
   setLeave(() => {
+    unwatch();
     clearInterval(clocks);
     if (again) again.stop();
     stop();

@@ -29,6 +29,12 @@ def channels_key(prefix: str, player: str) -> str:
     return f"{prefix}:notify:channels:{player}"
 
 
+def watching_key(prefix: str, game_id: str, seat: int) -> str:
+    """Present while a seat's player has the table on a visible page (the web client says
+    so, refreshing it): the notifier tells them nothing then."""
+    return f"{prefix}:notify:watching:{game_id}:{seat}"
+
+
 def token_key(prefix: str, kind: str, token: str) -> str:
     """An e-mail link's token -> its player (kind: "confirm" or "unsub")."""
     return f"{prefix}:notify:{kind}:{token}"

@@ -61,14 +61,16 @@ class Delivery:
     seat: int
     version: int
     deadline_ms: int
+    kind: str = "turn"  # or a reminder: "half" (half the bank gone), "tenth" (a tenth left)
 
     @classmethod
-    def of(cls, channel: str, player: str, t: Turn) -> Delivery:
-        return cls(channel, player, t.game_id, t.game, t.seat, t.version, t.deadline_ms)
+    def of(cls, channel: str, player: str, t: Turn, kind: str = "turn") -> Delivery:
+        return cls(channel, player, t.game_id, t.game, t.seat, t.version, t.deadline_ms, kind)
 
     @property
     def key(self) -> str:
-        return f"{self.game_id}:{self.seat}:{self.version}:{self.channel}"
+        told = "" if self.kind == "turn" else f":{self.kind}"
+        return f"{self.game_id}:{self.seat}:{self.version}{told}:{self.channel}"
 
     def encoded(self) -> bytes:
         return orjson.dumps(asdict(self))

@@ -235,9 +235,15 @@ class Sender:
 
     def message(self, d: Delivery) -> dict[str, object]:
         url = f"{self.settings.public_url.rstrip('/')}/#/games/{d.game_id}"
+        title = self.title(d.game)
+        text = {
+            "turn": f"Your turn in {title}.",
+            "half": f"Half your time for this move in {title} is gone.",
+            "tenth": f"A tenth of your time for this move in {title} is left.",
+        }[d.kind]
         return {
-            "type": "your_turn",
-            "text": f"Your turn in {self.title(d.game)}.",
+            "type": "your_turn" if d.kind == "turn" else "reminder",
+            "text": text,
             "url": url,
             "game_id": d.game_id,
             "game": d.game,
@@ -245,4 +251,5 @@ class Sender:
             "version": d.version,
             "deadline_ms": d.deadline_ms or None,
             "delivery": d.key,
+            "reminder": None if d.kind == "turn" else d.kind,
         }

@@ -26,6 +26,7 @@ class Turn:
     version: int  # the version whose append made the seat due
     deadline_ms: int  # when the seat's time runs out (0: no clock)
     player: str = ""  # the seat's player when the game was made with one (GameCreated)
+    since_ms: int = 0  # when the seat's clock started for this turn (0: no clock)
 
 
 def appends(events: Sequence[StoredEvent]) -> list[tuple[int, int]]:
@@ -50,30 +51,44 @@ def due_turns(
     ``history`` (every event from version 1 to the last append's end)."""
     wanted = {first - 1 for first, _ in made} | {last for _, last in made}
     to_act: dict[int, frozenset[int]] = {0: frozenset()}
-    deadlines: dict[int, dict[int, int]] = {}
+    deadlines: dict[int, dict[int, tuple[int, int]]] = {}
     state = game.initial()
     for e in history:
         state = game.evolve(state, to_domain(e))
         if e.version in wanted:
             status = game.status(state)
             to_act[e.version] = frozenset(() if status.over else status.to_act)
-            deadlines[e.version] = seat_deadlines(game.view(state, -1), status.to_act)
+            deadlines[e.version] = seat_clocks(game.view(state, -1), status.to_act)
     created = orjson.loads(history[0].payload) if history and history[0].version == 1 else {}
     players = [str(s.get("player") or "") for s in created.get("seats", [])]
     turns = []
     for first, last in made:
         before, after = to_act.get(first - 1, frozenset()), to_act.get(last, frozenset())
         for seat in sorted(after - before):
-            deadline = deadlines.get(last, {}).get(seat, 0)
+            since, deadline = deadlines.get(last, {}).get(seat, (0, 0))
             player = players[seat] if 0 <= seat < len(players) else ""
-            turns.append(Turn(game_id, game.name, seat, last, deadline, player))
+            turns.append(Turn(game_id, game.name, seat, last, deadline, player, since))
     return turns
 
 
-def seat_deadlines(public_view: dict[str, Any], seats: Sequence[int]) -> dict[int, int]:
-    """Each waited-on seat's bank end from the table's clocks (the public view's)."""
+def seat_clocks(public_view: dict[str, Any], seats: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """Each waited-on seat's running clock from the table's (the public view's): when it
+    started and when the bank runs out."""
     clocks = (public_view.get("table") or {}).get("clocks")
     if not clocks:
         return {}
     since, banks = clocks["running_since_ms"], clocks["banks_ms"]
-    return {s: since[s] + banks[s] for s in seats if 0 <= s < len(since) and since[s]}
+    return {s: (since[s], since[s] + banks[s]) for s in seats if 0 <= s < len(since) and since[s]}
+
+
+def still_due(game: Game[Any], history: Sequence[StoredEvent], turn: Turn) -> bool:
+    """Whether ``turn`` is still the seat's turn: the game waits on the seat and its clock
+    still runs from when the turn began (a reminder of a turn played since says nothing)."""
+    state = game.initial()
+    for e in history:
+        state = game.evolve(state, to_domain(e))
+    status = game.status(state)
+    if status.over or turn.seat not in status.to_act:
+        return False
+    clock = seat_clocks(game.view(state, -1), [turn.seat]).get(turn.seat)
+    return clock is not None and clock[0] == turn.since_ms

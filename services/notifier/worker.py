@@ -11,7 +11,9 @@ their states between moves would cost memory for every idle game."""
 from __future__ import annotations
 
 import logging
+import time
 from collections import defaultdict
+from dataclasses import asdict
 from typing import Any, cast
 
 import orjson
@@ -21,12 +23,19 @@ from services.core.eventstore import EventStore, StoredEvent
 from services.core.seating import seated_players
 from services.core.worker import NOTIFY_GROUP, CheckpointedWorker
 from services.kernel.game import Game
-from services.notifier.channels import channels_key, email_in, subscriptions_in, webhook_in
+from services.notifier.channels import (
+    channels_key,
+    email_in,
+    subscriptions_in,
+    watching_key,
+    webhook_in,
+)
 from services.notifier.outbox import Delivery, Outbox
-from services.notifier.turns import Turn, appends, due_turns
+from services.notifier.turns import Turn, appends, due_turns, still_due
 
 log = logging.getLogger(__name__)
 ENQUEUED = Counter("raffe_notifications_enqueued_total", "Turns told, by channel", ["channel"])
+QUIET = Counter("raffe_notifications_quiet_total", "Turns not told: the table was in view")
 
 
 class NotifyWorker(CheckpointedWorker):
@@ -34,6 +43,7 @@ class NotifyWorker(CheckpointedWorker):
         super().__init__(store, NOTIFY_GROUP, lease_ms)
         self.games = games
         self.outbox = Outbox(store)
+        self._reminded = 0.0
 
     def turn_based_key(self, partition: int) -> str:
         return f"{self.store.keys.tag(partition)}:notify:turn-based"
@@ -71,7 +81,47 @@ class NotifyWorker(CheckpointedWorker):
         history = await self.store.read_game_range(game_id, 0, batch[-1].version)
         return due_turns(game, game_id, history, appends(batch))
 
-    async def _tell(self, partition: int, turn: Turn) -> int:
+    def reminders_key(self, partition: int) -> str:
+        return f"{self.store.keys.tag(partition)}:notify:reminders"
+
+    def watching_key(self, turn: Turn) -> str:
+        """Set by the gateway while the seat's player has the table on a visible page."""
+        return watching_key(self.store.settings.key_prefix, turn.game_id, turn.seat)
+
+    async def _schedule(self, partition: int, turn: Turn) -> None:
+        """Reminders when half the turn's bank is gone and when a tenth is left."""
+        if not (turn.deadline_ms and turn.since_ms):
+            return
+        span = turn.deadline_ms - turn.since_ms
+        at = {"half": turn.since_ms + span // 2, "tenth": turn.since_ms + span * 9 // 10}
+        member = {orjson.dumps({**asdict(turn), "kind": k}): when for k, when in at.items()}
+        await self.store.redis.zadd(self.reminders_key(partition), member, nx=True)
+
+    async def tick(self) -> None:
+        """Once a second: the reminders come due in the partitions this notifier owns, each
+        sent only if its turn is still the seat's."""
+        now = time.monotonic()
+        if now - self._reminded < 1.0:
+            return
+        self._reminded = now
+        now_ms = int(time.time() * 1000)
+        for partition in sorted(self.leases.owned):
+            key = self.reminders_key(partition)
+            found = await self.store.redis.zrangebyscore(key, "-inf", now_ms, start=0, num=100)
+            due = cast(list[bytes], found)
+            for raw in due:
+                fields = orjson.loads(raw)
+                kind = fields.pop("kind")
+                turn = Turn(**fields)
+                if await self._due_still(turn):
+                    await self._tell(partition, turn, kind)
+                await self.store.redis.zrem(key, raw)
+
+    async def _due_still(self, turn: Turn) -> bool:
+        history = await self.store.read_game(turn.game_id)
+        return bool(history) and still_due(self.games[turn.game], history, turn)
+
+    async def _tell(self, partition: int, turn: Turn, kind: str = "turn") -> int:
         # Seated at creation (GameCreated says), else by a claim (the seats hash, written
         # by the gateway just after the game was made: a creation's turn reads the event).
         player = turn.player or (await seated_players(self.store, turn.game_id)).get(turn.seat)
@@ -85,9 +135,14 @@ class NotifyWorker(CheckpointedWorker):
             "email": email is not None and email.confirmed and email.on,
             "push": bool(subscriptions_in(raw)),
         }
+        if kind == "turn":
+            await self._schedule(partition, turn)
+        if await self.store.redis.exists(self.watching_key(turn)):
+            QUIET.inc()  # the player has the table in front of them: nothing to tell
+            return 0
         told = 0
         for channel in (c for c, wanted in on.items() if wanted):
-            if await self.outbox.enqueue(partition, Delivery.of(channel, player, turn)):
+            if await self.outbox.enqueue(partition, Delivery.of(channel, player, turn, kind)):
                 ENQUEUED.labels(channel).inc()
                 told += 1
         return told

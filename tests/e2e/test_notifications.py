@@ -200,3 +200,30 @@ def test_webhook_urls_are_checked_and_the_channel_goes_with_the_account(
         )
         assert gone.status_code in (200, 204), gone.text
         assert not r.exists(key)  # the URL and secret went with the account
+
+
+def test_nothing_is_told_while_the_table_is_in_view(
+    http: httpx.Client, receiver: WebhookReceiver
+) -> None:
+    """#52 item 5: the client says its table is in view (PUT .../watching); a turn that
+    comes meanwhile is not told; once the page is hidden, the next one is."""
+    hal, ivy = player_with_hook(http, receiver, "/hal"), player_with_hook(http, receiver, "/ivy")
+    gid = turn_based(http, hal, ivy)
+    receiver.wait("/hal", 1)
+    shown = http.put(
+        f"/v1/games/{gid}/watching", json={"visible": True}, headers=auth(ivy["token"])
+    )
+    assert shown.status_code == 204, shown.text
+    move(http, gid, hal)  # ivy's turn, with the table in front of her
+    time.sleep(1.5)
+    assert receiver.at("/ivy") == []
+    hidden = http.put(
+        f"/v1/games/{gid}/watching", json={"visible": False}, headers=auth(ivy["token"])
+    )
+    assert hidden.status_code == 204
+    move(http, gid, ivy)
+    move(http, gid, hal)  # ivy's next turn, the page hidden: told
+    (told,) = receiver.wait("/ivy", 1)
+    assert told.json()["game_id"] == gid
+    stranger = http.put(f"/v1/games/{gid}/watching", json={"visible": True})
+    assert stranger.status_code == 401

@@ -68,3 +68,48 @@ async def test_each_turn_is_enqueued_once_for_the_seats_player_by_any_notifier(
         await drain(second)
         assert await outbox(first) == told
         await store.redis.aclose()
+
+
+async def test_reminders_come_at_half_and_a_tenth_of_the_bank_only_while_the_turn_lasts(
+    redis_url: str, store_settings: StoreSettings
+) -> None:
+    """#52 item 5: a turn schedules two reminders; each is told when due if the turn is
+    still the seat's, and not once the seat has moved; a seat whose table is in view is
+    told nothing."""
+    settings = store_settings.model_copy(update={"redis_url": redis_url, "partitions": 2})
+    game = GAMES["giraffe-raffe"]
+    async with running_engine(game, settings) as (engine, _):
+        store = await open_store(settings)
+        await set_webhook(store.redis, settings.key_prefix, PA, "https://example.org/h", "raffe")
+        seats = [SeatSpec("human", player=PA), SeatSpec("human", player=PB)]
+        made = await engine.create(seats, {"speed": "turn_based", "dealer": 0}, seed="remind")
+        worker = NotifyWorker(store, dict(GAMES), 500)
+        await drain(worker)
+        partition = store.partition_of(made.game_id)
+        key = worker.reminders_key(partition)
+        scheduled = await store.redis.zrange(key, 0, -1, withscores=True)
+        kinds = {orjson.loads(m)["kind"]: score for m, score in scheduled}
+        (turn,) = await outbox(worker)
+        span = turn["deadline_ms"] - kinds["half"]
+        assert kinds["half"] < kinds["tenth"] < turn["deadline_ms"]
+        assert abs(span - 12 * 3_600_000) < 1000  # half of a day's bank is left then
+        # The half reminder falls due (moved to now): told, while the turn lasts.
+        half = next(m for m, _ in scheduled if orjson.loads(m)["kind"] == "half")
+        await store.redis.zadd(key, {half: 0})
+        worker._reminded = 0.0
+        await worker.tick()
+        told = await outbox(worker)
+        assert [d["kind"] for d in told] == ["turn", "half"]
+        # The seat moves: the tenth reminder, due now too, says nothing.
+        look = await engine.first_to_act(made.game_id, [0], -1)
+        chosen = game.bot("random")(look.view, look.commands, SeededRng("remind", "move"))
+        await engine.execute(made.game_id, 0, chosen, cid())
+        tenth = next(m for m, _ in scheduled if orjson.loads(m)["kind"] == "tenth")
+        await store.redis.zadd(key, {tenth: 0})
+        worker._reminded = 0.0
+        await worker.tick()
+        assert [d["kind"] for d in await outbox(worker)] == ["turn", "half"]
+        assert await store.redis.zcard(key) == 0 or all(
+            orjson.loads(m)["seat"] == 1 for m in await store.redis.zrange(key, 0, -1)
+        )
+        await store.redis.aclose()
