@@ -4,7 +4,7 @@ however many notifiers read it; realtime games enqueue nothing."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -87,7 +87,8 @@ async def test_reminders_come_at_half_and_a_tenth_of_the_bank_only_while_the_tur
         await drain(worker)
         partition = store.partition_of(made.game_id)
         key = worker.reminders_key(partition)
-        scheduled = await store.redis.zrange(key, 0, -1, withscores=True)
+        found = await store.redis.zrange(key, 0, -1, withscores=True)
+        scheduled = cast(list[tuple[bytes, float]], found)
         kinds = {orjson.loads(m)["kind"]: score for m, score in scheduled}
         (turn,) = await outbox(worker)
         span = turn["deadline_ms"] - kinds["half"]
