@@ -97,6 +97,10 @@ def named(objects: list[Obj], kind: str, name: str) -> Obj:
     return next(o for o in objects if o["kind"] == kind and o["metadata"]["name"] == name)
 
 
+def maybe_named(objects: list[Obj], kind: str, name: str) -> Obj | None:
+    return next((o for o in objects if o["kind"] == kind and o["metadata"]["name"] == name), None)
+
+
 def secret_data(secret: Obj) -> dict[str, str]:
     data = {k: base64.b64decode(v).decode() for k, v in (secret.get("data") or {}).items()}
     return {**data, **(secret.get("stringData") or {})}
@@ -146,7 +150,12 @@ def environment(container: Obj, objects: list[Obj]) -> dict[str, str]:
             env[item["name"]] = expand(str(item["value"]), env)
         elif "secretKeyRef" in item.get("valueFrom", {}):
             ref = item["valueFrom"]["secretKeyRef"]
-            env[item["name"]] = secret_data(named(objects, "Secret", ref["name"]))[ref["key"]]
+            secret = maybe_named(objects, "Secret", ref["name"])
+            if secret is None or ref["key"] not in secret_data(secret):
+                if ref.get("optional"):
+                    continue  # as Kubernetes does: the variable is left as envFrom set it
+                raise SystemExit(f"{ref['name']}: no such Secret (or no key {ref['key']})")
+            env[item["name"]] = secret_data(secret)[ref["key"]]
         elif "configMapKeyRef" in item.get("valueFrom", {}):
             ref = item["valueFrom"]["configMapKeyRef"]
             env[item["name"]] = named(objects, "ConfigMap", ref["name"])["data"][ref["key"]]

@@ -135,6 +135,8 @@ class NotifyWorker(CheckpointedWorker):
             "email": email is not None and email.confirmed and email.on,
             "push": bool(subscriptions_in(raw)),
         }
+        if not any(on.values()):
+            return 0  # nowhere to tell: no reminders either (they would cost memory)
         if kind == "turn":
             await self._schedule(partition, turn)
         if await self.store.redis.exists(self.watching_key(turn)):

@@ -1,0 +1,230 @@
+"""Turn-based games at scale (#52 item 6): what idle games cost, and a burst of turns.
+
+1. Populates ``--games`` turn-based games in progress straight into the event store (two
+   players each, from a pool of ``--players``), lets the notifier read them all, and
+   reports Redis's memory per idle game and every process's resident memory.
+2. Gives every player a webhook (a receiver in this process, on loopback) and plays one
+   move in each of ``--burst`` games over ``--seconds`` through the engine (the seat's
+   bot's choice), which makes the other seat due; the notifier is SIGKILLed halfway (the
+   launcher brings it back). Reports "your turn" delivered after the move's answer (p50,
+   p99), duplicates and missed turns.
+
+    python -m bench.turn_based                       # 100,000 games, a burst of 10,000 in a minute
+    python -m bench.turn_based --games 5000 --burst 1000 --seconds 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+import tempfile
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from threading import Lock, Thread
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from bench.common import Figure, print_table, rss_mib, stop_all, write_json
+from bench.fullstack import start_system
+from services.core.codec import to_new
+from services.core.eventstore import open_store
+from services.core.settings import StoreSettings
+from services.core.transport import EngineClient
+from services.games import GAMES
+from services.kernel.game import SeatSpec
+from services.kernel.playthrough import Playthrough
+from services.kernel.rng import SeededRng
+from services.notifier.channels import set_webhook
+
+GAME = GAMES["giraffe-raffe"]  # through its face: bench knows no game's internals
+OPTIONS = {"speed": "turn_based", "dealer": 0}
+
+
+def player(n: int) -> str:
+    return f"pl{n:024x}"
+
+
+class Receiver:
+    """Webhook deliveries by Raffe-Delivery, with when each arrived (monotonic)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, list[float]] = {}
+        self.lock = Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                with receiver.lock:
+                    receiver.seen.setdefault(self.headers["Raffe-Delivery"], []).append(
+                        time.monotonic()
+                    )
+                self.send_response(200)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+async def populate(settings: StoreSettings, games: int, players: int) -> None:
+    store = await open_store(settings)
+    now = int(time.time() * 1000)
+
+    async def one(n: int) -> None:
+        seats = [SeatSpec("human", player=player(2 * n % players))]
+        seats.append(SeatSpec("human", player=player((2 * n + 1) % players)))
+        p = Playthrough.start(GAME, OPTIONS, seats, f"tb-{n}", now)
+        events = [to_new(e) for e in p.events]
+        await store.append(
+            f"tb{n}",
+            GAME.name,
+            0,
+            uuid.uuid4().hex,
+            events,
+            time_ms=now,
+            engine_version=GAME.engine_version,
+            attended=True,
+        )
+
+    for start in range(0, games, 200):
+        await asyncio.gather(*(one(n) for n in range(start, min(games, start + 200))))
+        print(f"\r  populate: {min(games, start + 200)}/{games} games", end="", file=sys.stderr)
+    print(file=sys.stderr)
+    await store.redis.aclose()
+
+
+async def caught_up(settings: StoreSettings, timeout_s: float = 600.0) -> float:
+    """Seconds until the notifier's checkpoint reached every attended log's end."""
+    store = await open_store(settings)
+    started = time.monotonic()
+    while time.monotonic() - started < timeout_s:
+        behind = 0
+        for p in range(settings.partitions):
+            last: Any = await store.redis.xrevrange(store.keys.attended(p), count=1)
+            cp = await store.redis.get(f"{store.keys.tag(p)}:notify:cp")
+            if last and int(bytes(last[0][0]).split(b"-")[0]) > int(cp or 0):
+                behind += 1
+        print(f"\r  notifier: {behind} partitions behind   ", end="", file=sys.stderr)
+        if not behind:
+            break
+        await asyncio.sleep(0.5)
+    print(file=sys.stderr)
+    await store.redis.aclose()
+    return time.monotonic() - started
+
+
+async def burst(engine: EngineClient, games: int, seconds: float, on_half: Any) -> dict[str, float]:
+    """One move in each of ``games`` games, spread over ``seconds``: the delivery each
+    should make -> when its move was answered."""
+    answered: dict[str, float] = {}
+    rng = SeededRng("burst", "moves")
+    started = time.monotonic()
+    killed = False
+
+    async def move(n: int) -> None:
+        await asyncio.sleep(max(0.0, started + seconds * n / games - time.monotonic()))
+        look = await engine.first_to_act(f"tb{n}", [0, 1], -1)
+        chosen = GAME.bot("random")(look.view, look.commands, rng)
+        done = await engine.execute(f"tb{n}", look.seat, chosen, uuid.uuid4().hex)
+        answered[f"tb{n}:{1 - look.seat}:{done.version}:webhook"] = time.monotonic()
+
+    tasks = [asyncio.create_task(move(n)) for n in range(games)]
+    while any(not t.done() for t in tasks):
+        await asyncio.sleep(0.5)
+        if not killed and time.monotonic() - started > seconds / 2:
+            killed = True
+            on_half()
+        print(f"\r  burst: {len(answered)}/{games} moves", end="", file=sys.stderr)
+    print(file=sys.stderr)
+    for t in tasks:
+        t.result()
+    return answered
+
+
+async def all_told(receiver: Receiver, answered: dict[str, float], timeout_s: float = 60) -> None:
+    """Until every move's turn was told, or ``timeout_s`` (what is missing then is missed)."""
+    deadline = time.monotonic() + timeout_s
+    for _ in range(int(timeout_s * 5)):
+        if time.monotonic() > deadline or set(answered) <= set(receiver.seen):
+            return
+        await asyncio.sleep(0.2)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+async def run(args: argparse.Namespace) -> list[Figure]:
+    receiver = Receiver()
+    os.environ.update(
+        RAFFE_WEBHOOK_ALLOW_HTTP="true", RAFFE_WEBHOOK_ALLOW_PRIVATE="true", RAFFE_PARTITIONS="16"
+    )
+    with tempfile.TemporaryDirectory() as state:
+        proc, where, pids = start_system(state)
+        try:
+            settings = StoreSettings(redis_url=where["redis"], partitions=16)
+            r = aioredis.Redis.from_url(where["redis"])
+            before = int((await r.info("memory"))["used_memory"])
+            await populate(settings, args.games, args.players)
+            took = await caught_up(settings)
+            used = int((await r.info("memory"))["used_memory"])
+            figures = [
+                Figure("idle turn-based games", args.games, "games", ""),
+                Figure("Redis memory per idle game", (used - before) / args.games, "bytes", ""),
+                Figure("the notifier reading them", took, "s", ""),
+                *(Figure(f"RSS {name}", rss_mib(pid), "MiB", "") for name, pid in pids.items()),
+            ]
+            for n in range(args.players):
+                await set_webhook(r, "raffe", player(n), receiver.url, "raffe")
+            engine = EngineClient.connect(where["engine:giraffe-raffe"])
+
+            def kill_notifier() -> None:
+                os.kill(pids["notifier"], signal.SIGKILL)  # the launcher starts it again
+                print("\n  notifier killed", file=sys.stderr)
+
+            answered = await burst(engine, args.burst, args.seconds, kill_notifier)
+            await all_told(receiver, answered)
+            await asyncio.sleep(2.0)  # a duplicate, if any, would come by now
+            told = {k: v for k, v in receiver.seen.items() if k in answered}
+            waits = [v[0] - answered[k] for k, v in told.items()]
+            figures += [
+                Figure("burst: moves", len(answered), "turns due", ""),
+                Figure("burst: told p50", percentile(waits, 0.5), "s", ""),
+                Figure("burst: told p99", percentile(waits, 0.99), "s", ""),
+                Figure(
+                    "burst: duplicates", sum(len(v) - 1 for v in receiver.seen.values()), "", ""
+                ),
+                Figure("burst: missed", len(answered) - len(told), "", ""),
+            ]
+            await engine.close()
+            await r.aclose()
+            return figures
+        finally:
+            stop_all([proc])
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--players", type=int, default=4_000)
+    parser.add_argument("--burst", type=int, default=10_000)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    args = parser.parse_args(argv)
+    figures = asyncio.run(run(args))
+    print_table("turn-based games at scale", figures)
+    write_json("turn_based", figures)
+
+
+if __name__ == "__main__":
+    main()
