@@ -283,6 +283,25 @@ class CheckpointedWorker(PartitionWorker):
         stored = await self.save_checkpoints({p: self._unsaved.pop(p) for p in due})
         return {p: stored.get(p, True) for p in batches}
 
+    async def step(self) -> bool:
+        worked = await super().step()
+        await self._flush_idle()
+        return worked
+
+    async def _flush_idle(self) -> None:
+        """Idle batches wait for the next checkpoint round; when no batch comes to make
+        one (the log fell quiet), it is made here, so the checkpoint does not stay behind
+        what was read (and the attended log is trimmed) until the next event."""
+        if not self._unsaved or time.monotonic() - self._checkpointed < self.checkpoint_every_s:
+            return
+        self._checkpointed = time.monotonic()
+        due = [p for p in self._unsaved if p in self.leases.owned]
+        stored = await self.save_checkpoints({p: self._unsaved.pop(p) for p in due})
+        for p, ok in stored.items():
+            if not ok:  # fenced: another worker owns it now
+                await self.leases.release(p)
+                self.checkpoints.pop(p, None)
+
     def held(self, partition: int, position: int) -> int:
         """The checkpoint a partition may save once its events up to ``position`` are
         handled: all of them, unless a subclass still works on some in the background."""

@@ -228,3 +228,24 @@ async def test_a_lease_lost_and_taken_again_reads_from_the_stored_checkpoint(
     await worker._owned()
     assert worker.leases.owned[0] > fence  # taken again, under a new fence
     assert worker.checkpoints[0] == 5
+
+
+async def test_an_idle_batchs_checkpoint_is_saved_when_the_log_falls_quiet(
+    store: EventStore,
+) -> None:
+    """Idle batches are checkpointed together at most every second; when no later batch
+    came to make that round, the checkpoint stayed behind what was read until the next
+    event (the notifier's benchmark found its checkpoints unsaved, the attended log
+    untrimmed). Now a quiet step makes the round."""
+    s = small(store, partitions=1)
+    worker = Idle(s, BOT_GROUP, 6000)
+    await append(s, "quiet", 0, ev(), attended=True)
+    assert await worker.step()  # the first round: saved at once
+    await append(s, "quiet", 1, ev(), attended=True)
+    assert await worker.step()  # within the second: kept for the next round
+    key = worker.checkpoint_key(0)
+    assert int(await s.redis.get(key) or 0) < worker.checkpoints[0]
+    worker.checkpoint_every_s = 0.05
+    await asyncio.sleep(0.1)
+    assert not await worker.step()  # nothing new; the round is made anyway
+    assert int(await s.redis.get(key) or 0) == worker.checkpoints[0]
