@@ -5,8 +5,9 @@
    reports Redis's memory per idle game and every process's resident memory.
 2. Gives every player a webhook (a receiver in this process, on loopback) and plays one
    move in each of ``--burst`` games over ``--seconds`` through the engine (the seat's
-   bot's choice), which makes the other seat due; the notifier is SIGKILLed halfway (the
-   launcher brings it back). Reports "your turn" delivered after the move's answer (p50,
+   bot's choice), which makes the other seat due; the notifier is restarted halfway
+   (``--restart``: SIGTERM as a rollout does, SIGKILL, or none; the launcher brings it
+   back). Reports "your turn" delivered after the move's answer (p50,
    p99), duplicates and missed turns.
 
     python -m bench.turn_based                       # 100,000 games, a burst of 10,000 in a minute
@@ -189,15 +190,29 @@ async def run(args: argparse.Namespace) -> list[Figure]:
                 await set_webhook(r, "raffe", player(n), receiver.url, "raffe")
             engine = EngineClient.connect(where["engine:giraffe-raffe"])
 
-            def kill_notifier() -> None:
-                os.kill(pids["notifier"], signal.SIGKILL)  # the launcher starts it again
-                print("\n  notifier killed", file=sys.stderr)
+            def restart_notifier() -> None:
+                # A restart as a rollout makes it (SIGTERM: it gives its leases back), or a
+                # crash (--kill: its leases lapse first); the launcher starts it again.
+                if args.restart != "none":
+                    sig = signal.SIGKILL if args.restart == "kill" else signal.SIGTERM
+                    os.kill(pids["notifier"], sig)
+                print("\n  notifier stopped", file=sys.stderr)
 
-            answered = await burst(engine, args.burst, args.seconds, kill_notifier)
+            answered = await burst(engine, args.burst, args.seconds, restart_notifier)
             await all_told(receiver, answered)
             await asyncio.sleep(2.0)  # a duplicate, if any, would come by now
             told = {k: v for k, v in receiver.seen.items() if k in answered}
             waits = [v[0] - answered[k] for k, v in told.items()]
+            late = sorted(
+                answered[k] - min(answered.values())
+                for k, v in told.items()
+                if v[0] - answered[k] > 5
+            )
+            if late:
+                print(
+                    f"  told after 5 s: {len(late)}, moved {late[0]:.1f}-{late[-1]:.1f} s in",
+                    file=sys.stderr,
+                )
             figures += [
                 Figure("burst: moves", len(answered), "turns due", ""),
                 Figure("burst: told p50", percentile(waits, 0.5), "s", ""),
@@ -220,6 +235,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=4_000)
     parser.add_argument("--burst", type=int, default=10_000)
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument(
+        "--restart",
+        choices=["term", "kill", "none"],
+        default="term",
+        help="halfway: SIGTERM the notifier (a rollout), SIGKILL it (a crash), or neither",
+    )
     args = parser.parse_args(argv)
     figures = asyncio.run(run(args))
     print_table("turn-based games at scale", figures)

@@ -10,6 +10,7 @@ their states between moves would cost memory for every idle game."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections import defaultdict
@@ -55,11 +56,17 @@ class NotifyWorker(CheckpointedWorker):
                 by_game[e.game_id].append(e)
         if not by_game:
             return False
+        games = await self._turn_based(partition, by_game)
+        told = await asyncio.gather(*(self._game(partition, g, by_game[g]) for g in games))
+        return sum(told) > 0
+
+    async def _game(self, partition: int, game_id: str, batch: list[StoredEvent]) -> int:
+        """One game's turns in this batch, told in order (games go concurrently: each is
+        a few Redis round trips, which they share the waiting for)."""
         told = 0
-        for game_id in await self._turn_based(partition, by_game):
-            for turn in await self._turns(game_id, by_game[game_id]):
-                told += await self._tell(partition, turn)
-        return told > 0
+        for turn in await self._turns(game_id, batch):
+            told += await self._tell(partition, turn)
+        return told
 
     async def _turn_based(self, partition: int, by_game: dict[str, list[StoredEvent]]) -> list[str]:
         """The batch's games that are played turn-based, known from their GameCreated."""
