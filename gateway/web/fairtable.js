@@ -96,6 +96,8 @@ export function seatsBar(view, seat, who, presence, count) {
     if (p) bits.push(p);
     const leftAs = { conceded: "conceded", timed_out: "out of time" };
     if (s.left) bits.push(leftAs[s.left] || "left");
+    if (s.vacation_until_ms > Date.now())
+      bits.push(`on vacation until ${new Date(s.vacation_until_ms).toLocaleString()}`);
     if (s.left && !over) bits.push("a bot plays");
     else if (s.gone && !over) bits.push("a bot plays until they are back");
     const item = el(
@@ -129,8 +131,10 @@ export function tickClocks(root) {
   for (const clock of root.querySelectorAll(".bank")) {
     const bank = Number(clock.dataset.bank);
     const since = Number(clock.dataset.since);
-    const left = since ? bank - (Date.now() - since) : bank;
-    clock.textContent = `clock ${clockText(left)}`;
+    const left = since ? bank - Math.max(0, Date.now() - since) : bank;
+    // A clock that starts later (its player is on vacation) waits, full.
+    clock.textContent =
+      since > Date.now() ? `clock ${clockText(bank)}, waiting` : `clock ${clockText(left)}`;
     clock.setAttribute("aria-label", `${clockText(left)} left on the clock`);
     clock.classList.toggle("running", Boolean(since));
     // A warning in the last tenth of a bank (10 s of a real-time one at least).

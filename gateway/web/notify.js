@@ -115,6 +115,35 @@ export async function notificationsBox(me) {
         say(`Saved. Its signing secret, shown once: ${made.secret}`);
       }),
     ),
+    await vacationRow(me, say),
     status,
+  );
+}
+
+// Vacation: days off a year that stop the clocks of all your turn-based games.
+async function vacationRow(me, say) {
+  const v = await api("GET", "/v1/accounts/me/vacation", undefined, me.token);
+  const days = el("input", { id: "vacation-days", type: "number", min: 1, max: 365, value: 3 });
+  const away = v.until_ms ? ` (on vacation until ${new Date(v.until_ms).toLocaleString()})` : "";
+  return el(
+    "div",
+    { class: "row" },
+    el("label", { for: "vacation-days" }, `Vacation days${away}`),
+    days,
+    action("vacation-take", "Stop my clocks", async () => {
+      const took = await api(
+        "POST",
+        "/v1/accounts/me/vacation",
+        { days: Number(days.value) },
+        me.token,
+      );
+      const until = new Date(took.until_ms).toLocaleString();
+      say(`Your clocks wait until ${until} in ${took.games} game(s).`);
+    }),
+    action("vacation-end", "I am back", async () => {
+      await api("DELETE", "/v1/accounts/me/vacation", undefined, me.token);
+      say("Your clocks run again.");
+    }),
+    el("span", { class: "muted" }, `${v.used_this_year} of ${v.days_per_year} days used this year`),
   );
 }

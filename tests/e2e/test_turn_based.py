@@ -133,3 +133,34 @@ def test_a_player_with_a_hundred_games_in_play_gets_the_list_sorted(http: httpx.
     games = awaiting(http, ann, 100)["games"]
     assert [g["game_id"] for g in games[:50]] == timed[::-1]  # the shortest timer first
     assert all(g["deadline_ms"] is None for g in games[50:])
+
+
+def test_a_vacation_stops_every_turn_based_clock_of_the_player_and_counts_its_days(
+    http: httpx.Client,
+) -> None:
+    """#52 item 2: vacation days per year; taking some stops the clocks of all the
+    player's turn-based games (the other player sees until when); too many is a 422;
+    back early gives the unused days back."""
+    ann, bo = pair(http)
+    games = [table(http, ann, bo, speed="turn_based").json()["game_id"] for _ in range(2)]
+    live = table(http, ann, bo).json()["game_id"]  # realtime: no vacation there
+    taken = http.post("/v1/accounts/me/vacation", json={"days": 7}, headers=auth(ann["token"]))
+    assert taken.status_code == 200, taken.text
+    body = taken.json()
+    assert (body["used_this_year"], body["games"]) == (7, 2)
+    assert body["until_ms"] > time.time() * 1000 + 6 * DAY_MS
+    for gid in games:
+        view = http.get(f"/v1/games/{gid}", headers=auth(bo["token"])).json()["view"]
+        assert view["table"]["seats"][0]["vacation_until_ms"] == body["until_ms"]
+        assert view["table"]["clocks"]["running_since_ms"][0] == body["until_ms"]
+    assert "table" not in http.get(f"/v1/games/{live}").json()["view"] or all(
+        "vacation_until_ms" not in s
+        for s in http.get(f"/v1/games/{live}").json()["view"]["table"]["seats"]
+    )
+    too_many = http.post("/v1/accounts/me/vacation", json={"days": 24}, headers=auth(ann["token"]))
+    assert too_many.status_code == 422 and too_many.json()["code"] == "no_vacation_left"
+    back = http.delete("/v1/accounts/me/vacation", headers=auth(ann["token"]))
+    assert back.status_code == 200 and back.json()["until_ms"] == 0
+    assert back.json()["used_this_year"] == 1  # six whole days come back
+    view = http.get(f"/v1/games/{games[0]}", headers=auth(bo["token"])).json()["view"]
+    assert view["table"]["clocks"]["running_since_ms"][0] <= time.time() * 1000

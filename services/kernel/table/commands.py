@@ -53,7 +53,17 @@ class MarkGone(Strict):
     claim_after_s: int = Field(default=CLAIM_AFTER_S, ge=0, le=3600)
 
 
-TABLE_COMMANDS = (Concede, Leave, Return, ClaimWin, Flag, MarkGone)
+class Vacation(Strict):
+    """The engine's only (seat -1, for the gateway): ``seat``'s player is on vacation until
+    ``until_ms`` (a past time ends it): at a turn-based table its clock does not run
+    meanwhile, and a turn that comes starts its clock when the vacation ends."""
+
+    type: Literal["vacation"]
+    seat: int = Field(ge=0)
+    until_ms: int = Field(ge=0)
+
+
+TABLE_COMMANDS = (Concede, Leave, Return, ClaimWin, Flag, MarkGone, Vacation)
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,16 @@ class TimeRanOut:
     clock: str  # "turn" | "bank"
 
 
-TABLE_EVENTS = EventTypes(SeatLeft, SeatGone, SeatReturned, ClocksSet, TimeRanOut)
+@event
+class VacationSet:
+    """A turn-based seat's player is on vacation until ``until_ms`` (a time already past
+    ends it): their clock does not run meanwhile (the ClocksSet that follows says where
+    it starts again)."""
+
+    seat: int
+    until_ms: int
+
+
+TABLE_EVENTS = EventTypes(SeatLeft, SeatGone, SeatReturned, ClocksSet, TimeRanOut, VacationSet)
 # After one of these a bot plays a seat: the game is followed by the runners from then on.
 STAND_IN_EVENTS = frozenset({"SeatLeft", "SeatGone"})

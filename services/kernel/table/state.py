@@ -35,6 +35,7 @@ class Table(Replaceable, Generic[S]):
     turn_based: bool = False
     bank_max_ms: int = 0
     take_over: bool = False
+    vacations: tuple[int, ...] = ()  # per seat: on vacation until (ms); () none yet
 
     @property
     def left_seats(self) -> frozenset[int]:
@@ -44,6 +45,11 @@ class Table(Replaceable, Generic[S]):
     def stand_ins(self) -> tuple[int, ...]:
         """Seats a bot plays now for a player who left or is gone."""
         return tuple(sorted(self.left_seats | set(self.gone)))
+
+    def back_at(self, seat: int, now_ms: int) -> int:
+        """When ``seat``'s clock may run: now, or the end of its player's vacation."""
+        until = self.vacations[seat] if 0 <= seat < len(self.vacations) else 0
+        return max(now_ms, until)
 
     @property
     def quiet(self) -> bool:
@@ -83,4 +89,10 @@ TABLE_FOLDS: dict[str, Callable[[Table[Any], Any], Table[Any]]] = {
         banks=tuple(e.banks), since=tuple(e.since), flagged=frozenset(e.flagged)
     ),
     "TimeRanOut": lambda t, e: t,  # said for the log; the bot's move follows
+    "VacationSet": lambda t, e: t.but(
+        vacations=tuple(
+            e.until_ms if s == e.seat else u
+            for s, u in enumerate(t.vacations or (0,) * len(t.kinds))
+        )
+    ),
 }

@@ -10,8 +10,22 @@ from services.kernel.errors import RuleViolation
 from services.kernel.events import stored
 from services.kernel.game import ENGINE, Event
 from services.kernel.rng import SeededRng
-from services.kernel.table.commands import ClaimWin, Concede, Flag, Leave, MarkGone, Return
-from services.kernel.table.events import ClocksSet, SeatGone, SeatLeft, SeatReturned
+from services.kernel.table.commands import (
+    ClaimWin,
+    Concede,
+    Flag,
+    Leave,
+    MarkGone,
+    Return,
+    Vacation,
+)
+from services.kernel.table.events import (
+    ClocksSet,
+    SeatGone,
+    SeatLeft,
+    SeatReturned,
+    VacationSet,
+)
 from services.kernel.table.state import Table
 from services.kernel.table.timeouts import bots_play
 
@@ -140,6 +154,28 @@ def _mark_gone(steps: Steps[Any], seat: int, command: MarkGone) -> None:
     steps.emit(stored(SeatGone(target, claim)))
 
 
+def _vacation(steps: Steps[Any], seat: int, command: Vacation) -> None:
+    """A turn-based seat's clock stops until the vacation ends: time spent so far is
+    charged, and the clock starts again at ``until_ms`` (docs/turn-based.md)."""
+    t = steps.state
+    if seat != ENGINE:
+        raise RuleViolation("vacations are set through your account", "not_allowed")
+    if not t.turn_based:
+        raise RuleViolation("only turn-based tables pause for a vacation", "not_turn_based")
+    target = command.seat
+    if target >= len(t.kinds) or t.kinds[target] == "bot":
+        raise RuleViolation("that seat is not a player's seat at the table", "not_a_player")
+    if steps.of.g.status(t.game).over:
+        raise RuleViolation("the game is over", "game_over")
+    steps.emit(stored(VacationSet(target, command.until_ms)))
+    banks, since = list(steps.state.banks), list(steps.state.since)
+    if since[target]:
+        started = min(since[target], steps.now_ms)  # a clock already paused: nothing spent
+        banks[target] = max(0, banks[target] - max(0, steps.now_ms - started))
+        since[target] = steps.state.back_at(target, steps.now_ms)
+        steps.emit(stored(ClocksSet(banks, since, sorted(steps.state.flagged))))
+
+
 TABLE_DECIDE: dict[type, Callable[[Steps[Any], int, Any], None]] = {
     Concede: _concede,
     Leave: _concede,
@@ -147,6 +183,7 @@ TABLE_DECIDE: dict[type, Callable[[Steps[Any], int, Any], None]] = {
     ClaimWin: _claim,
     Flag: _flag,
     MarkGone: _mark_gone,
+    Vacation: _vacation,
 }
 
 

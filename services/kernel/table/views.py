@@ -52,6 +52,7 @@ class SeatAtTable(Shape):
     stand_in: bool  # a bot plays the seat now
     left: str | None = None  # "conceded" | "left" | "timed_out"
     gone: bool = False
+    vacation_until_ms: int | None = None  # turn-based: its clock waits until then (Unix ms)
 
 
 class ClocksView(Shape):
@@ -75,6 +76,10 @@ class TableView(Shape):
     left: list[dict[str, Any]] = Field(default_factory=list)  # in the order they left
 
 
+def _on_vacation(t: Table[Any], seat: int) -> bool:
+    return seat < len(t.vacations) and t.vacations[seat] > 0
+
+
 def table_json(t: Table[Any], over: bool = False) -> JSON:
     """The table's part of a view; ``over``: the game has ended, so no clock runs (the
     last ClocksSet may still show one started: GameEnded stays the last event)."""
@@ -86,6 +91,7 @@ def table_json(t: Table[Any], over: bool = False) -> JSON:
                 "stand_in": s in reasons or s in t.gone,
                 "left": reasons.get(s),
                 "gone": s in t.gone,
+                **({"vacation_until_ms": t.vacations[s]} if _on_vacation(t, s) else {}),
             }
             for s in range(len(t.kinds))
         ],

@@ -179,14 +179,14 @@ class TableOf(Generic[S]):
         running = {s for s, started in enumerate(since) if started}
         charged = (running - waiting) | (moved & running)
         for s in charged:
-            spent = now_ms - since[s]
+            spent = max(0, now_ms - since[s])  # a clock paused for a vacation: none
             banks[s] = max(0, banks[s] - spent) + after.increment_ms
             if after.bank_max_ms:  # turn-based: a pace's bank never grows past its start
                 banks[s] = min(banks[s], after.bank_max_ms)
             since[s] = 0
         for s in waiting:
             if 0 <= s < len(since) and not since[s]:
-                since[s] = now_ms
+                since[s] = after.back_at(s, now_ms)  # after a vacation, if one runs
         flagged = sorted((after.flagged - moved) & waiting)
         if (
             banks == list(after.banks)

@@ -154,3 +154,39 @@ def test_turn_based_games_end_with_banks_held_to_their_pace(
     for e in p.events:
         replayed = game.evolve(replayed, e)
     assert replayed == p.state
+
+
+def test_a_vacation_stops_a_running_clock_and_starts_it_again_when_it_ends() -> None:
+    """#52 item 2: a seat's player on vacation: the time spent is charged, the clock
+    waits until the vacation ends (no flag before), the others see until when; a turn
+    that comes during it starts its clock when it ends."""
+    game = GAMES["giraffe-raffe"]
+    p = start("giraffe-raffe", {"dealer": 0, "pace": "3_days"})
+    now, until = 1_000 + DAY, 1_000 + 5 * DAY
+    p.execute(ENGINE, {"type": "vacation", "seat": 0, "until_ms": until}, now)
+    assert p.state.banks[0] == 2 * DAY and p.state.since[0] == until  # a day spent
+    assert game.status(p.state).detail["deadline_ms"] == until + 2 * DAY
+    with pytest.raises(RuleViolation) as early:
+        p.execute(ENGINE, {"type": "flag"}, until + DAY)
+    assert early.value.code == "clock_running"
+    view = game.view(p.state, 1)
+    assert view["table"]["seats"][0]["vacation_until_ms"] == until
+    p.execute(ENGINE, {"type": "vacation", "seat": 1, "until_ms": until}, now)
+    moves_of(p, SeededRng("tb", "bots"), now + 3_600_000)  # seat 0 plays on anyway
+    assert p.state.since[1] == until  # seat 1's turn waits for its vacation's end
+    assert p.state.banks[0] == 3 * DAY  # nothing spent on vacation; refilled to the pace
+
+
+@pytest.mark.parametrize(
+    ("seat", "options", "code"),
+    [(0, {"speed": "turn_based"}, "not_allowed"), (-1, {}, "not_turn_based")],
+)
+def test_only_the_engine_sets_a_vacation_and_only_at_turn_based_tables(
+    seat: int, options: dict[str, Any], code: str
+) -> None:
+    p = Playthrough.start(
+        GAMES["giraffe-raffe"], {"dealer": 0, **options}, [SeatSpec("human")] * 2, "v", 1_000
+    )
+    with pytest.raises(RuleViolation) as refused:
+        p.execute(seat, {"type": "vacation", "seat": 0, "until_ms": 5_000}, 2_000)
+    assert refused.value.code == code
