@@ -70,6 +70,11 @@ HANDMADE: list[tuple[str, Event]] = [
         ),
     ),
     ("giraffe-raffe", Event("RottenAppleTaken", {"seat": 1})),
+    # A vacation, at turn-based tables only (docs/turn-based.md): every game's table.
+    *(
+        (game, Event("VacationSet", {"seat": 0, "until_ms": 605_000_000}))
+        for game in ("giraffe-raffe", "giraffometer", "riff-raff")
+    ),
     (
         "giraffometer",
         Event(
