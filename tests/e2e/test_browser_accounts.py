@@ -256,9 +256,15 @@ def test_a_turn_based_table_from_the_form_and_the_games_awaiting_you(system: Sys
             )
             assert "turn-based · 2 d 23 h left" in shown_text(person, "#awaiting")
         click(friend, f'#awaiting [data-game="{game_id}"] a')
+        before = wait_for(lambda: version_shown(friend))
         click_giraffometer(friend, {"lowest": 1, "highest": 2})
-        friend.get(system.base_url + "/#/")
-        wait_for(lambda: "No game awaits your move" in shown_text(friend, "#awaiting-note"))
+        wait_for(lambda: version_shown(friend) > before, message="the vote is not taken")
+
+        def nothing_awaits() -> bool:  # the list is read once a page: look again
+            friend.get(system.base_url + "/#/")
+            return "No game awaits your move" in shown_text(friend, "#awaiting-note")
+
+        wait_for(nothing_awaits, message="the vote's game is still listed")
         host.refresh()
         wait_for(lambda: host.find_elements(By.CSS_SELECTOR, f'#awaiting [data-game="{game_id}"]'))
         assert not accessibility_problems(host)
