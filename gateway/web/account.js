@@ -2,7 +2,7 @@
 // signed in, your games, your sessions and API tokens, claiming a name, signing out.
 // docs/accounts.md describes the API.
 
-import { account, api, el, setAccount, toast } from "/static/api.js";
+import { account, actionButton as button, api, el, setAccount, toast } from "/static/api.js";
 import { notificationsBox } from "/static/notify.js";
 
 // The games' titles by name, from the app's cached GET /v1/game-types (kept across the
@@ -61,24 +61,6 @@ export async function renderAccount(showAnywhere, types) {
       el("a", { href: "/docs" }, "the API"),
       ").",
     ),
-  );
-}
-
-function button(text, id, action) {
-  return el(
-    "button",
-    {
-      type: "button",
-      id,
-      onclick: async () => {
-        try {
-          await action();
-        } catch (e) {
-          toast(e.message);
-        }
-      },
-    },
-    text,
   );
 }
 

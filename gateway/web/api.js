@@ -192,6 +192,25 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// A button that runs ``action`` and toasts what went wrong, if anything.
+export function actionButton(text, id, action) {
+  return el(
+    "button",
+    {
+      type: "button",
+      id,
+      onclick: async () => {
+        try {
+          await action();
+        } catch (e) {
+          toast(e.message);
+        }
+      },
+    },
+    text,
+  );
+}
+
 export function toast(message) {
   const box = document.getElementById("toast");
   box.textContent = message;

@@ -1,7 +1,7 @@
 // "Tell me when it is my turn" on the account page (docs/notifications.md): this
 // browser by web push, an e-mail address (confirmed by a link mailed to it), a webhook.
 
-import { api, el, toast } from "/static/api.js";
+import { actionButton as button, api, el } from "/static/api.js";
 
 const base64url = (text) => {
   const padded =
@@ -23,24 +23,6 @@ async function subscribeHere(me) {
     applicationServerKey: base64url(key),
   });
   await api("PUT", "/v1/accounts/me/notifications/push", subscription.toJSON(), me.token);
-}
-
-function action(id, text, run) {
-  return el(
-    "button",
-    {
-      type: "button",
-      id,
-      onclick: async () => {
-        try {
-          await run();
-        } catch (e) {
-          toast(e.message);
-        }
-      },
-    },
-    text,
-  );
 }
 
 export async function notificationsBox(me) {
@@ -82,7 +64,7 @@ export async function notificationsBox(me) {
     el(
       "div",
       { class: "row" },
-      action("notify-push", "In this browser", async () => {
+      button("In this browser", "notify-push", async () => {
         await subscribeHere(me);
         say("This browser will show your turns.");
       }),
@@ -93,7 +75,7 @@ export async function notificationsBox(me) {
       { class: "row" },
       el("label", { for: "notify-email" }, `E-mail${emailNote}`),
       address,
-      action("notify-email-save", "Mail me my turns", async () => {
+      button("Mail me my turns", "notify-email-save", async () => {
         await api(
           "PUT",
           "/v1/accounts/me/notifications/email",
@@ -109,7 +91,7 @@ export async function notificationsBox(me) {
       el("label", { for: "notify-webhook" }, `Webhook${hookNote}`),
       hook,
       format,
-      action("notify-webhook-save", "Call it on my turns", async () => {
+      button("Call it on my turns", "notify-webhook-save", async () => {
         const body = { url: hook.value, format: format.value };
         const made = await api("PUT", "/v1/accounts/me/notifications/webhook", body, me.token);
         say(`Saved. Its signing secret, shown once: ${made.secret}`);
@@ -130,7 +112,7 @@ async function vacationRow(me, say) {
     { class: "row" },
     el("label", { for: "vacation-days" }, `Vacation days${away}`),
     days,
-    action("vacation-take", "Stop my clocks", async () => {
+    button("Stop my clocks", "vacation-take", async () => {
       const took = await api(
         "POST",
         "/v1/accounts/me/vacation",
@@ -140,7 +122,7 @@ async function vacationRow(me, say) {
       const until = new Date(took.until_ms).toLocaleString();
       say(`Your clocks wait until ${until} in ${took.games} game(s).`);
     }),
-    action("vacation-end", "I am back", async () => {
+    button("I am back", "vacation-end", async () => {
       await api("DELETE", "/v1/accounts/me/vacation", undefined, me.token);
       say("Your clocks run again.");
     }),
