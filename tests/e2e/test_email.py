@@ -26,6 +26,7 @@ from tests.e2e.players import auth
 from tests.e2e.receivers import MailReceiver, mail_receiver
 from tests.e2e.system import System, running_system
 from tests.e2e.test_accounts import register, unique
+from tests.e2e.test_browser import overflows
 from tests.e2e.test_browser_accounts import sign_up
 from tests.e2e.test_notifications import move, turn_based
 
@@ -147,6 +148,11 @@ def test_a_person_sets_their_address_on_the_account_page_and_confirms_it(
         assert "confirmed" in page.page_source.lower()
         page.get(system.base_url + "/#/account")
         wait_for(lambda: "(confirmed)" in shown_text(page, "#notify-title + p + div + div"))
+        assert not accessibility_problems(page)
+        page.set_window_size(390, 844)  # on a phone: the section fits
+        page.refresh()
+        find(page, "#notify-email")
+        assert not overflows(page), "the account page scrolls sideways on a phone"
         assert not accessibility_problems(page)
     finally:
         page.quit()
