@@ -51,6 +51,7 @@ class GatewaySettings(Env):
     max_streams: int = Field(10_000, ge=1)  # live streams at once on this gateway
     session_ttl_s: int = Field(30 * 24 * 3600, ge=60)  # a sign-in lasts this long
     quickplay_bots_after_s: float = Field(30.0, ge=0, le=3600)  # the matchmaker's (bots)
+    turn_based_bots_after_s: float = Field(86_400.0, ge=0, le=14 * 86_400)  # (bots) too
     # Turn-based games a player may hold in play at once (docs/turn-based.md); a player's
     # games are found among their most recent RAFFE_MY_GAMES_SCAN.
     turn_based_cap: int = Field(50, ge=1, le=1000)

@@ -7,12 +7,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import BaseModel, Field
 from starlette.responses import StreamingResponse
 
+from gateway.accounts.awaiting import check_turn_based_cap
 from gateway.accounts.tokens import TICKET_S, Caller
 from gateway.clients import Clients
 from gateway.games.models import StreamTicket
@@ -36,21 +37,32 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
         (403, "the token lacks the 'play' scope"),
         (404, "you are not queued"),
         (409, "you are queued (or seated) already"),
-        (422, "no such game kind, or a table size it does not take"),
-        (429, "too many joins (Retry-After)"),
+        (422, "no such game kind, or a table size or speed it does not take"),
+        (429, "too many joins (Retry-After), or as many turn-based games as allowed"),
     ]
 }
+Speed = Literal["realtime", "turn_based"]
+SpeedQuery = Annotated[
+    Speed, Query(description="which of your tickets: a real-time table's or a turn-based one's")
+]
 
 
 class JoinQueue(Strict):
     game: str = Field(description="the game kind, e.g. giraffe-raffe")
     seats: int = Field(ge=1, le=30, description="the table size")
+    speed: Speed = Field(
+        "realtime",
+        description="realtime: everyone plays now (bots after seconds); turn_based: a game "
+        "over days (1 day per move) whose seats fill over hours, bots after "
+        "RAFFE_TURN_BASED_BOTS_AFTER_S. One ticket of each speed at a time.",
+    )
 
 
 class QueueTicket(BaseModel):
     state: str = Field(description="waiting, matched (a table is being set), seated, cancelled")
     game: str
     seats: int
+    speed: Speed = "realtime"
     joined_ms: int
     position: int = Field(description="your place in the queue by waiting time (0: not waiting)")
     waiting: int = Field(description="players waiting in this queue")
@@ -59,18 +71,27 @@ class QueueTicket(BaseModel):
     seat: int | None = None
 
 
-async def ticket_of(c: Clients, player_id: str) -> dict[str, Any] | None:
-    found = await c.queue.ticket(player_id)
+def bots_after_s(c: Clients, speed: str) -> float:
+    """How long a ticket of that speed waits at most before bots fill its table."""
+    if speed == "realtime":
+        return c.settings.quickplay_bots_after_s
+    return c.settings.turn_based_bots_after_s
+
+
+async def ticket_of(c: Clients, player_id: str, speed: str = "realtime") -> dict[str, Any] | None:
+    found = await c.queue.ticket(player_id, speed)
     if found is None:
         return None
-    position, waiting = await c.queue.position(player_id, found["game"], found["size"])
+    game, size = found["game"], found["size"]
+    position, waiting = await c.queue.position(player_id, game, size, speed)
     waited = int(time.time() * 1000) - found["joined_ms"]
-    bots_after = int(c.settings.quickplay_bots_after_s * 1000)
+    bots_after = int(bots_after_s(c, speed) * 1000)
     waits = found["state"] == "waiting"
     return {
         "state": found["state"],
-        "game": found["game"],
-        "seats": found["size"],
+        "game": game,
+        "seats": size,
+        "speed": speed,
         "joined_ms": found["joined_ms"],
         "position": position,
         "waiting": waiting,
@@ -89,8 +110,9 @@ async def ticket_of(c: Clients, player_id: str) -> dict[str, Any] | None:
 )
 async def join(body: JoinQueue, c: ClientsDep, who: CallerDep, request: Request) -> dict[str, Any]:
     """Queue for a table of ``seats`` of ``game``: players near your rating are seated
-    with you as soon as there are enough; after RAFFE_QUICKPLAY_BOTS_AFTER_S, bots take
-    the seats nobody took. Follow it on ``/v1/quickplay/stream`` (or GET it)."""
+    with you as soon as there are enough; after RAFFE_QUICKPLAY_BOTS_AFTER_S (a
+    turn-based table: RAFFE_TURN_BASED_BOTS_AFTER_S), bots take the seats nobody took.
+    Follow it on ``/v1/quickplay/stream`` (or GET it)."""
     me = player(who, "play")
     spec = GAMES.get(body.game)
     if spec is None:
@@ -100,34 +122,42 @@ async def join(body: JoinQueue, c: ClientsDep, who: CallerDep, request: Request)
         raise Problem(
             422, "bad_table_size", f"{body.game} tables take {max(2, rule['min'])}-{rule['max']}"
         )
+    if body.speed == "turn_based":
+        schema = spec.options_schema() if callable(spec.options_schema) else spec.options_schema
+        if "speed" not in schema.get("properties", {}):
+            raise Problem(422, "bad_speed", f"{body.game} is not played turn-based")
+        await check_turn_based_cap(c, [me.player_id])
     await c.accounts.limits.take("queue_join", "", me.player_id)
     await c.accounts.limits.take("queue_join_address", request.state.client_address, "")
     rating = (await c.boards.ratings_of([body.game], me.player_id)).get(body.game, {})
-    now = int(time.time() * 1000)
-    if not await c.queue.join(me.player_id, body.game, body.seats, now, rating.get("score", 0.0)):
+    now, score = int(time.time() * 1000), rating.get("score", 0.0)
+    wait_s = bots_after_s(c, body.speed)
+    joined = await c.queue.join(me.player_id, body.game, body.seats, now, score, body.speed, wait_s)
+    if not joined:
         raise Problem(409, "already_queued", "you are queued already: cancel first")
-    found = await ticket_of(c, me.player_id)
+    found = await ticket_of(c, me.player_id, body.speed)
     assert found is not None
     return found
 
 
 @router.get("", response_model=QueueTicket, responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED)
-async def status(c: ClientsDep, who: CallerDep) -> dict[str, Any]:
-    """Your quick-play ticket: your place, the wait, your table once seated."""
-    found = await ticket_of(c, player(who, "read").player_id)
+async def status(c: ClientsDep, who: CallerDep, speed: SpeedQuery = "realtime") -> dict[str, Any]:
+    """Your quick-play ticket of that speed: your place, the wait, your table once
+    seated."""
+    found = await ticket_of(c, player(who, "read").player_id, speed)
     if found is None:
         raise Problem(404, "not_queued", "you have not queued")
     return found
 
 
 @router.delete("", status_code=204, responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED)
-async def cancel(c: ClientsDep, who: CallerDep) -> Response:
-    """Leave the queue (too late once a table was set for you: 409)."""
+async def cancel(c: ClientsDep, who: CallerDep, speed: SpeedQuery = "realtime") -> Response:
+    """Leave the queue of that speed (too late once a table was set for you: 409)."""
     me = player(who, "play")
-    found = await c.queue.ticket(me.player_id)
+    found = await c.queue.ticket(me.player_id, speed)
     if found is None:
         raise Problem(404, "not_queued", "you have not queued")
-    if not await c.queue.cancel(me.player_id, found["game"], found["size"]):
+    if not await c.queue.cancel(me.player_id, found["game"], found["size"], speed):
         raise Problem(409, "too_late", f"your ticket is {found['state']}")
     return Response(status_code=204)
 
@@ -149,6 +179,7 @@ async def stream(
     c: ClientsDep,
     who: CallerDep,
     ticket: Annotated[str | None, Query(max_length=64, description="a stream ticket")] = None,
+    speed: SpeedQuery = "realtime",
 ) -> StreamingResponse:
     """Your ticket live (Server-Sent Events, ``event: queue``) at once and at every
     change (place, wait, seated); ends once seated or cancelled."""
@@ -167,7 +198,7 @@ async def stream(
             if c.live.draining:  # stopping: the client reconnects to another replica
                 yield drained()
                 return
-            now = await ticket_of(c, player_id)
+            now = await ticket_of(c, player_id, speed)
             shown = None if now is None else {**now, "estimated_wait_s": 0}
             if now is not None and (shown != last or now["state"] == "waiting"):
                 yield b"event: queue\ndata: " + dumps(now) + b"\n\n"

@@ -32,7 +32,8 @@ async def main() -> None:
     runner = BotRunner(store, engines, settings.lease_ms, bots.bot_pace_ms, bots.bot_stuck_s)
     # The quick-play matchmaker runs beside it (one at a time across replicas: a lease).
     boards = boards_of(store, settings.ratings)  # bot levels are rated: bots to match
-    matchmaker = Matchmaker(store, engines, bots.quickplay_bots_after_s, boards, settings.lease_ms)
+    after, turn_based_after = bots.quickplay_bots_after_s, bots.turn_based_bots_after_s
+    matchmaker = Matchmaker(store, engines, after, boards, settings.lease_ms, turn_based_after)
     # Presence: a seat whose player is gone gets a bot (services.bots.sweeper).
     prefix, heartbeat = settings.store.key_prefix, bots.sse_heartbeat_s
     presence = Presence(store.redis, prefix, heartbeat, bots.gone_after_s, bots.claim_after_s)

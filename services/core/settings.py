@@ -96,6 +96,8 @@ class BotSettings(Env):
     # Quick play (docs/quickplay.md): a player waits at most this long before bots fill
     # the seats nobody near their rating took (read by the gateway too, for its estimate).
     quickplay_bots_after_s: float = Field(30.0, ge=0, le=3600)
+    # A turn-based quick-play table fills over hours; bots take its empty seats after this.
+    turn_based_bots_after_s: float = Field(86_400.0, ge=0, le=14 * 86_400)
     # A seat's player away this long (no live stream open on any gateway) is gone: a bot
     # stands in; at a table of two the other may claim the win after claim_after_s more
     # (docs/fair-table.md). gone_after_s is read by the gateway too, for what it shows.

@@ -48,15 +48,21 @@ class Matchmaker:
         bots_after_s: float,
         boards: Boards,
         lease_ms: int = 5000,
+        turn_based_bots_after_s: float = 86_400,
     ) -> None:
         self.store, self.engines, self.boards = store, engines, boards
         self.queue = Queue(store)
         self.bots_after_ms = int(bots_after_s * 1000)
+        # A turn-based table fills over hours: people join and play when they can.
+        self.bots_after = {"realtime": self.bots_after_ms}
+        self.bots_after["turn_based"] = int(turn_based_bots_after_s * 1000)
         self.lease_ms = lease_ms
         self.owner = uuid.uuid4().hex
         self._lease = store.redis.register_script(LEASE_LUA)
         self.stopping = asyncio.Event()
-        self.left_waiting = 0  # players the last step left in the queues
+        # Players the last step left in the real-time queues (a turn-based wait is hours
+        # long: the steps at each lease renewal serve it).
+        self.left_waiting = 0
         # With nobody waiting, the lease's holder sleeps until a join wakes it, or its
         # lease is due for renewal; the others try for the lease as often. (It polled
         # every queue four times a second, most of an idle bot runner's CPU.)
@@ -73,7 +79,7 @@ class Matchmaker:
                 failures = 0
             except Exception as error:  # Redis or an engine away: try again soon
                 failures += 1
-                log.warning("matchmaker step failed", extra={"error": str(error)})
+                log.warning("matchmaker step failed: %s", error, extra={"error": str(error)})
             if failures:
                 await self._pause(self.interval_s * min(2**failures, 8))
             elif not held:
@@ -112,17 +118,19 @@ class Matchmaker:
             await self.seat(table)
             done += 1
         now = int(time.time() * 1000)
-        for game, size in await self.queue.queues():
-            waiting = [Waiting(*w) for w in await self.queue.waiting(game, size)]
+        for game, size, speed in await self.queue.queues():
+            waiting = [Waiting(*w) for w in await self.queue.waiting(game, size, speed)]
             scores = {w.player: w.score for w in waiting}
-            left += len(waiting)
-            for seats in tables(waiting, size, now, self.bots_after_ms):
+            formed = tables(waiting, size, now, self.bots_after[speed])
+            left += len(waiting) if speed == "realtime" else 0
+            for seats in formed:
                 level = await self.level_for(game, [scores[p] for p in seats if p])
-                table = Table(self.engines[game].new_game_id(), game, _shuffled(seats), level)
+                game_id = self.engines[game].new_game_id()
+                table = Table(game_id, game, _shuffled(seats), level, speed)
                 if await self.queue.claim(table, size):
                     await self.seat(table)
                     done += 1
-                    left -= sum(1 for p in seats if p)
+                    left -= sum(1 for p in seats if p) if speed == "realtime" else 0
         self.left_waiting = left
         return done
 
@@ -139,8 +147,9 @@ class Matchmaker:
         seats = [
             SeatSpec("human", "", "", p) if p else SeatSpec("bot", "", level) for p in table.seats
         ]
+        options = {} if table.speed == "realtime" else {"speed": table.speed}
         await self.engines[table.game].create(
-            seats, {}, game_id=table.game_id, command_id=f"create:{table.game_id}"
+            seats, options, game_id=table.game_id, command_id=f"create:{table.game_id}"
         )
         players = {i: p for i, p in enumerate(table.seats) if p is not None}
         pipe = self.store.redis.pipeline(transaction=False)
@@ -155,7 +164,10 @@ class Matchmaker:
         await self.queue.seated(table)
         bots = str(len(table.seats) - len(players))
         TABLES.labels(table.game, bots).inc()
-        log.info("table seated", extra={"game_id": table.game_id, "game": table.game})
+        log.info(
+            "table seated",
+            extra={"game_id": table.game_id, "game": table.game, "speed": table.speed},
+        )
 
 
 def _shuffled(seats: list[str | None]) -> list[str | None]:

@@ -27,6 +27,7 @@ def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
         RAFFE_SIGN_INS_PER_WINDOW="1000",
         RAFFE_PROVISIONAL_GAMES="1",
         RAFFE_QUICKPLAY_BOTS_AFTER_S="3",
+        RAFFE_TURN_BASED_BOTS_AFTER_S="6",
     ) as s:
         yield s
 

@@ -124,6 +124,42 @@ def sign_up(driver: WebDriver, base_url: str, name: str, password: str) -> dict[
     return dict(json.loads(driver.execute_script("return localStorage.getItem('raffe.account')")))
 
 
+def test_a_turn_based_quick_play_search_is_shown_again_on_return_and_opens_the_table(
+    system: System, http: httpx.Client
+) -> None:
+    """Quick play by speed in the lobby: a person asks for a turn-based table, leaves the
+    page, comes back to find the search still under way (with its wait in hours in a
+    deployment, 6 s here) and is taken to the turn-based table once bots fill it."""
+    driver = browser()
+    try:
+        me = sign_up(driver, system.base_url, f"Tess {secrets.token_hex(3)}", "a long password")
+        driver.get(system.base_url + "/#/")
+        Select(find(driver, "#qp-game")).select_by_value("giraffometer")
+        Select(find(driver, "#qp-seats")).select_by_value("3")
+        Select(find(driver, "#qp-speed")).select_by_value("turn_based")
+        click(driver, "#quick-play")
+        line = find(driver, "#qp-status")
+        wait_for(lambda: "turn-based table" in line.text)
+        assert "close this page" in line.text
+        driver.get("about:blank")  # the page closed, then opened again
+        driver.get(system.base_url + "/#/")
+        shown = wait_for(
+            lambda: (
+                "turn-based table" in shown_text(driver, "#qp-status")
+                or "#/games/" in driver.current_url
+            )
+        )
+        assert shown
+        if "#/games/" not in driver.current_url:
+            assert find(driver, "#qp-cancel").is_displayed()
+            assert not accessibility_problems(driver), "the lobby with a turn-based search"
+        game_id = game_id_of(driver)  # bots filled the table: the page opened it
+        view = http.get(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {me['token']}"})
+        assert view.json()["view"]["table"]["speed"] == "turn_based"
+    finally:
+        driver.quit()
+
+
 def test_two_people_quick_play_to_the_end_and_see_ratings_boards_and_history(
     system: System, http: httpx.Client
 ) -> None:

@@ -89,3 +89,49 @@ def test_leaving_the_queue_and_what_is_refused(http: httpx.Client) -> None:
     assert bad.status_code == 422 and bad.json()["code"] == "bad_table_size"
     anonymous = http.post("/v1/quickplay", json=join)
     assert anonymous.status_code == 401
+
+
+def test_a_turn_based_ticket_waits_beside_a_live_one_and_fills_with_bots_later(
+    http: httpx.Client,
+) -> None:
+    """Quick play by speed: a turn-based ticket is a second ticket (a live one may wait
+    beside it), waits its own time (RAFFE_TURN_BASED_BOTS_AFTER_S=6 here, 3 for a live
+    table) and seats the player at a turn-based game, with bots where nobody came."""
+    eve = register(http, unique("Eve"), "eve's password")
+    slow = {"game": "riff-raff", "seats": 3, "speed": "turn_based"}
+    queued = http.post("/v1/quickplay", json=slow, headers=auth(eve["token"]))
+    assert queued.status_code == 202, queued.text
+    assert queued.json()["speed"] == "turn_based" and 3 < queued.json()["estimated_wait_s"] <= 6
+    live = {"game": "riff-raff", "seats": 3}
+    assert http.post("/v1/quickplay", json=live, headers=auth(eve["token"])).status_code == 202
+    twice = http.post("/v1/quickplay", json=slow, headers=auth(eve["token"]))
+    assert twice.status_code == 409 and twice.json()["code"] == "already_queued"
+    quick = seated(http, eve["token"])  # the live one, after its 3 s
+    turn_based = {"speed": "turn_based"}
+    mine = http.get("/v1/quickplay", params=turn_based, headers=auth(eve["token"])).json()
+    assert mine["state"] in ("waiting", "seated")  # may just have been seated
+    deadline = time.monotonic() + 30
+    while mine["state"] != "seated" and time.monotonic() < deadline:
+        time.sleep(0.2)
+        mine = http.get("/v1/quickplay", params=turn_based, headers=auth(eve["token"])).json()
+    assert mine["state"] == "seated" and mine["game_id"] != quick["game_id"]
+    assert mine["joined_ms"] + 5_000 <= int(time.time() * 1000)  # it waited its own time
+    view = http.get(f"/v1/games/{mine['game_id']}", headers=auth(eve["token"])).json()
+    assert view["view"]["table"]["speed"] == "turn_based" and view["seat"] == mine["seat"]
+    seats = seats_of(http, mine["game_id"])
+    assert [s["kind"] for s in seats].count("bot") == 2
+
+
+def test_a_turn_based_ticket_is_left_on_its_own(http: httpx.Client) -> None:
+    fay = register(http, unique("Fay"), "fay's password")
+    slow = {"game": "giraffometer", "seats": 4, "speed": "turn_based"}
+    assert http.post("/v1/quickplay", json=slow, headers=auth(fay["token"])).status_code == 202
+    assert http.get("/v1/quickplay", headers=auth(fay["token"])).status_code == 404  # no live one
+    assert http.delete("/v1/quickplay", headers=auth(fay["token"])).status_code == 404
+    params = {"speed": "turn_based"}
+    left = http.delete("/v1/quickplay", params=params, headers=auth(fay["token"]))
+    assert left.status_code == 204
+    ticket = http.get("/v1/quickplay", params=params, headers=auth(fay["token"])).json()
+    assert ticket["state"] == "cancelled"
+    bad = http.get("/v1/quickplay", params={"speed": "slow"}, headers=auth(fay["token"]))
+    assert bad.status_code == 422

@@ -105,6 +105,13 @@ def test_the_turn_based_cap_is_a_clear_429_and_leaves_realtime_play_alone(
     assert over.headers["content-type"].startswith("application/problem+json")
     assert over.json()["code"] == "turn_based_cap" and str(CAP) in over.json()["detail"]
     assert table(http, ann, bo).status_code == 201  # a realtime game: no cap
+    # Quick play for a turn-based table is refused as well; a live one is not.
+    slow = {"game": "giraffometer", "seats": 3, "speed": "turn_based"}
+    queued = http.post("/v1/quickplay", json=slow, headers=auth(ann["token"]))
+    assert queued.status_code == 429 and queued.json()["code"] == "turn_based_cap"
+    live = {"game": "giraffometer", "seats": 3}
+    assert http.post("/v1/quickplay", json=live, headers=auth(ann["token"])).status_code == 202
+    assert http.delete("/v1/quickplay", headers=auth(ann["token"])).status_code == 204
     # Joining an open turn-based seat counts the same.
     cy = register(http, unique("cy"), "tr0ub4dor&3")
     opened = create(
