@@ -123,7 +123,8 @@ function said(ticket) {
   if (!turnBased) return `Waiting: ${place}; ${bots}.`;
   return (
     `Looking for players for a turn-based table: ${place}; ${bots}. ` +
-    "You may close this page: the game will be in your games, and you are told when it is your turn."
+    "You may close this page: the game will be in your games, " +
+    "and you are told when it is your turn."
   );
 }
 
