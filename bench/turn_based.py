@@ -59,6 +59,8 @@ class Receiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keeps connections open, as webhook hosts do
+
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("content-length", 0)))
                 with receiver.lock:
@@ -124,7 +126,28 @@ async def caught_up(settings: StoreSettings, timeout_s: float = 600.0) -> float:
     return time.monotonic() - started
 
 
-async def burst(engine: EngineClient, games: int, seconds: float, on_half: Any) -> dict[str, float]:
+async def backlog(settings: StoreSettings, r: aioredis.Redis) -> str:
+    """Where the notifier is: deliveries in its outboxes and how far (ms) its checkpoint
+    is behind the newest attended entry, at worst."""
+    pipe = r.pipeline(transaction=False)
+    tags = [f"raffe:{{p:{p:02d}}}" for p in range(settings.partitions)]
+    for tag in tags:
+        pipe.xlen(f"{tag}:notify:outbox")
+        pipe.xrevrange(f"{tag}:log:attended", count=1)
+        pipe.get(f"{tag}:notify:cp")
+    found = await pipe.execute()
+    queued, behind = 0, 0
+    for i in range(0, len(found), 3):
+        queued += int(found[i])
+        if found[i + 1]:
+            newest = int(bytes(found[i + 1][0][0]).split(b"-")[0])
+            behind = max(behind, newest - int(found[i + 2] or 0))
+    return f"outbox {queued}, log {behind / 1000:.1f} s behind"
+
+
+async def burst(
+    engine: EngineClient, games: int, seconds: float, on_half: Any, watch: Any
+) -> dict[str, float]:
     """One move in each of ``games`` games, spread over ``seconds``: the delivery each
     should make -> when its move was answered."""
     answered: dict[str, float] = {}
@@ -145,7 +168,8 @@ async def burst(engine: EngineClient, games: int, seconds: float, on_half: Any) 
         if not killed and time.monotonic() - started > seconds / 2:
             killed = True
             on_half()
-        print(f"\r  burst: {len(answered)}/{games} moves", end="", file=sys.stderr)
+        where = await watch()
+        print(f"\r  burst: {len(answered)}/{games} moves; {where}   ", end="", file=sys.stderr)
     print(file=sys.stderr)
     for t in tasks:
         t.result()
@@ -198,7 +222,9 @@ async def run(args: argparse.Namespace) -> list[Figure]:
                     os.kill(pids["notifier"], sig)
                 print("\n  notifier stopped", file=sys.stderr)
 
-            answered = await burst(engine, args.burst, args.seconds, restart_notifier)
+            answered = await burst(
+                engine, args.burst, args.seconds, restart_notifier, lambda: backlog(settings, r)
+            )
             await all_told(receiver, answered)
             await asyncio.sleep(2.0)  # a duplicate, if any, would come by now
             told = {k: v for k, v in receiver.seen.items() if k in answered}

@@ -190,8 +190,9 @@ async def remove_webhook(redis: Any, prefix: str, player: str) -> None:
     await redis.hdel(channels_key(prefix, player), *(f"webhook_{f}" for f in fields))
 
 
-async def delivered(redis: Any, prefix: str, player: str) -> None:
-    await redis.hset(channels_key(prefix, player), "webhook_failures", "0")
+def delivered(pipe: Any, prefix: str, player: str) -> None:
+    """In ``pipe``: a delivery went through: the webhook's failures in a row start again."""
+    pipe.hset(channels_key(prefix, player), "webhook_failures", "0")
 
 
 async def delivery_failed(

@@ -95,16 +95,21 @@ class Outbox:
     def lock_key(self, partition: int, delivery: Delivery) -> str:
         return f"{self.store.keys.tag(partition)}:notify:sending:{delivery.key}"
 
-    async def take(self, partition: int, delivery: Delivery, token: str, hold_ms: int) -> int:
-        """Hold a delivery while sending it, so that two senders never make it both (a
-        partition changing hands, a pending delivery read by the next owner): 1 held,
+    async def take(
+        self, pipe: Any, partition: int, delivery: Delivery, token: str, hold_ms: int
+    ) -> None:
+        """In ``pipe`` (a delivery's round trip carries its player's channels too): hold a
+        delivery while sending it, so that two senders never make it both (a partition
+        changing hands, a pending delivery read by the next owner). Its answer: 1 held,
         0 another sender holds it, -1 it was made already."""
         keys = [self.lock_key(partition, delivery)]
-        return int(await self._take(keys=keys, args=[token, hold_ms]))
+        await self._take(keys=keys, args=[token, hold_ms], client=pipe)  # queued, not sent
 
-    async def made(self, partition: int, delivery: Delivery) -> None:
-        """The delivery went through: nobody makes it again (kept as the dedup keys are)."""
-        await self.store.redis.set(self.lock_key(partition, delivery), "done", ex=SENT_TTL_S)
+    def made(self, pipe: Any, partition: int, delivery: Delivery, entry_id: str) -> None:
+        """In ``pipe``: the delivery went through: nobody makes it again (kept as the dedup
+        keys are), and it leaves the outbox."""
+        pipe.set(self.lock_key(partition, delivery), "done", ex=SENT_TTL_S)
+        self.done_in(pipe, partition, entry_id)
 
     async def enqueue(self, partition: int, delivery: Delivery) -> bool:
         """Whether it was new (False: this turn was told on this channel already)."""
@@ -158,6 +163,9 @@ class Outbox:
 
     async def done(self, partition: int, entry_id: str) -> None:
         pipe = self.store.redis.pipeline(transaction=False)
+        self.done_in(pipe, partition, entry_id)
+        await pipe.execute()
+
+    def done_in(self, pipe: Any, partition: int, entry_id: str) -> None:
         pipe.xack(self.stream(partition), GROUP, entry_id)
         pipe.xdel(self.stream(partition), entry_id)
-        await pipe.execute()

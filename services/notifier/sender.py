@@ -15,7 +15,6 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import cast
 
 import httpx
 import orjson
@@ -28,10 +27,10 @@ from services.notifier.channels import (
     check_url,
     delivered,
     delivery_failed,
-    email_of,
+    email_in,
     remove_subscription,
     subscriptions_in,
-    webhook_of,
+    webhook_in,
 )
 from services.notifier.mail import NO_SMTP, Smtp, send, turn_mail
 from services.notifier.outbox import Delivery, Outbox
@@ -127,25 +126,33 @@ class Sender:
             self.waiting.setdefault((partition, entry_id), Waiting(entry_id, delivery))
 
     async def _send(self, key: tuple[int, str], waiting: Waiting) -> None:
-        d = waiting.delivery
+        # Two round trips a delivery besides the request: its lock with its player's
+        # channels, then done (made, acknowledged, deleted) in one.
+        d, redis = waiting.delivery, self.store.redis
         hold_ms = int(self.settings.timeout_s * 1000) + HOLD_MARGIN_MS
-        taken = await self.outbox.take(key[0], d, self.token, hold_ms)
+        prefix = self.store.settings.key_prefix
+        pipe = redis.pipeline(transaction=False)
+        await self.outbox.take(pipe, key[0], d, self.token, hold_ms)
+        pipe.hgetall(channels_key(prefix, d.player))
+        taken, raw = await pipe.execute()
         if taken != 1:  # made already, or another sender is making it: not ours
             if taken == -1:
                 await self.outbox.done(key[0], waiting.entry_id)
             self.waiting.pop(key, None)
             return
-        prefix = self.store.settings.key_prefix
         channels = {"email": self._mail, "push": self._push, "webhook": self._hook}
-        outcome = await channels[d.channel](d)
+        outcome = await channels[d.channel](d, raw)
         if outcome == "dropped":  # removed or switched off meanwhile
             await self._finish(key, "dropped")
             return
         if outcome == "sent":
-            await self.outbox.made(key[0], d)
-            if d.channel == "webhook":
-                await delivered(self.store.redis, prefix, d.player)
-            await self._finish(key, "sent")
+            pipe = redis.pipeline(transaction=False)
+            self.outbox.made(pipe, key[0], d, waiting.entry_id)
+            if d.channel == "webhook" and raw.get(b"webhook_failures", b"0") != b"0":
+                delivered(pipe, prefix, d.player)
+            await pipe.execute()
+            self.waiting.pop(key, None)
+            SENT.labels(d.channel, "sent").inc()
             return
         waiting.tries += 1
         if waiting.tries < self.settings.attempts:
@@ -164,18 +171,16 @@ class Sender:
             log.warning("mail not sent", extra={"player": d.player, "error": outcome})
         await self._finish(key, "failed")
 
-    async def _hook(self, d: Delivery) -> str:
-        prefix = self.store.settings.key_prefix
-        webhook = await webhook_of(self.store.redis, prefix, d.player)
+    async def _hook(self, d: Delivery, raw: dict[bytes, bytes]) -> str:
+        webhook = webhook_in(raw)
         if webhook is None or not webhook.on:
             return "dropped"
         return await self._post(webhook, d)
 
-    async def _push(self, d: Delivery) -> str:
+    async def _push(self, d: Delivery, raw: dict[bytes, bytes]) -> str:
         """To each of the player's browsers; sent once any took it. A subscription its
         push service says is gone (404, 410) is forgotten."""
         prefix, redis = self.store.settings.key_prefix, self.store.redis
-        raw = cast(dict[bytes, bytes], await redis.hgetall(channels_key(prefix, d.player)))
         subs = [Subscription.decoded(s) for s in subscriptions_in(raw)]
         if not subs or self.vapid is None:
             return "dropped"
@@ -193,9 +198,8 @@ class Sender:
             return "dropped"
         return f"push service: {max(statuses)}"
 
-    async def _mail(self, d: Delivery) -> str:
-        prefix = self.store.settings.key_prefix
-        email = await email_of(self.store.redis, prefix, d.player)
+    async def _mail(self, d: Delivery, raw: dict[bytes, bytes]) -> str:
+        email = email_in(raw)
         if email is None or not (email.on and email.confirmed) or not self.settings.smtp.configured:
             return "dropped"
         message = self.message(d)
