@@ -30,6 +30,7 @@ from services.notifier.channels import (
     remove_subscription,
     remove_webhook,
     set_email,
+    set_email_schedule,
     set_webhook,
     subscriptions_in,
     unsubscribe,
@@ -44,6 +45,7 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
     for code, text in [
         (401, "no, a wrong or a revoked token"),
         (403, "the token lacks the account scope (a sign-in has it, an API token not)"),
+        (404, "no_address: a schedule needs an address first"),
         (422, "invalid request: bad_url (not https, no host, or a private address)"),
     ]
 }
@@ -81,6 +83,18 @@ class EmailOut(BaseModel):
     address: str
     confirmed: bool = Field(description="false until the link mailed to it is opened")
     on: bool = Field(description="false once its one-click unsubscribe was used")
+    when: Literal["each_turn", "daily"] = Field(
+        "each_turn", description="a mail per turn, or one a day listing the games awaiting you"
+    )
+    hour_utc: int = Field(8, description="the daily digest's hour, UTC")
+
+
+class EmailSchedule(Strict):
+    when: Literal["each_turn", "daily"] = Field(
+        description="each_turn: a mail per turn; daily: one mail a day, at hour_utc, listing "
+        "the games whose move is still yours (none: no mail)"
+    )
+    hour_utc: int = Field(8, ge=0, le=23, description="the daily digest's hour, UTC")
 
 
 class Channels(BaseModel):
@@ -113,8 +127,18 @@ async def channels(c: ClientsDep, who: CallerDep) -> dict[str, Any]:
     email = await email_of(c.store.redis, prefix, me.player_id)
     raw = cast(dict[bytes, bytes], await c.store.redis.hgetall(channels_key(prefix, me.player_id)))
     pushed = sorted(Subscription.decoded(s).id for s in subscriptions_in(raw))
-    shown = email and {"address": email.address, "confirmed": email.confirmed, "on": email.on}
+    shown = email and _email_shown(email)
     return {"webhook": _shown(hook) if hook else None, "email": shown or None, "push": pushed}
+
+
+def _email_shown(email: Any) -> dict[str, Any]:
+    return {
+        "address": email.address,
+        "confirmed": email.confirmed,
+        "on": email.on,
+        "when": email.when,
+        "hour_utc": email.hour_utc,
+    }
 
 
 @router.put(
@@ -183,6 +207,25 @@ async def put_email(body: EmailIn, c: ClientsDep, who: CallerDep) -> dict[str, A
     if outcome != "sent":
         raise Problem(503, "mail_unavailable", f"the confirmation could not be sent: {outcome}")
     return {"address": address, "confirmed": False, "on": True}
+
+
+@router.put(
+    "/v1/accounts/me/notifications/email/schedule",
+    response_model=EmailOut,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def put_email_schedule(body: EmailSchedule, c: ClientsDep, who: CallerDep) -> dict[str, Any]:
+    """A mail per turn (the default), or a daily digest at ``hour_utc``: one mail a day
+    listing the games whose move is still yours when it goes (none: no mail). The
+    address stays as it is, confirmed or not."""
+    me = player(who, "account")
+    prefix = c.settings.store.key_prefix
+    if not await set_email_schedule(c.store.redis, prefix, me.player_id, body.when, body.hour_utc):
+        raise Problem(404, "no_address", "set an address first")
+    email = await email_of(c.store.redis, prefix, me.player_id)
+    assert email is not None
+    return _email_shown(email)
 
 
 @router.delete(

@@ -85,6 +85,7 @@ export async function notificationsBox(me) {
         say(`A link is on its way to ${address.value}: open it to confirm.`);
       }),
     ),
+    state.email ? scheduleRow(me, state.email, say) : "",
     el(
       "div",
       { class: "row" },
@@ -99,6 +100,43 @@ export async function notificationsBox(me) {
     ),
     await vacationRow(me, say),
     status,
+  );
+}
+
+// A mail per turn, or one a day at an hour of the player's day (sent as UTC).
+function scheduleRow(me, email, say) {
+  const shift = new Date().getTimezoneOffset(); // minutes: UTC minus local
+  const toLocal = (h) => ((((h * 60 - shift) / 60) % 24) + 24) % 24;
+  const toUtc = (h) => Math.floor(((((h * 60 + shift) / 60) % 24) + 24) % 24);
+  const when = el(
+    "select",
+    { id: "notify-email-when", "aria-label": "how often to mail" },
+    el("option", { value: "each_turn", selected: email.when === "each_turn" }, "at each turn"),
+    el("option", { value: "daily", selected: email.when === "daily" }, "once a day, at"),
+  );
+  const local = Math.floor(toLocal(email.hour_utc));
+  const hour = el(
+    "select",
+    { id: "notify-email-hour", "aria-label": "the daily mail's hour" },
+    Array.from({ length: 24 }, (_, h) =>
+      el("option", { value: h, selected: h === local }, `${String(h).padStart(2, "0")}:00`),
+    ),
+  );
+  return el(
+    "div",
+    { class: "row" },
+    el("span", {}, "Mail me"),
+    when,
+    hour,
+    button("Save", "notify-email-schedule", async () => {
+      const body = { when: when.value, hour_utc: toUtc(Number(hour.value)) };
+      await api("PUT", "/v1/accounts/me/notifications/email/schedule", body, me.token);
+      say(
+        when.value === "daily"
+          ? `One mail a day at ${hour.selectedOptions[0].textContent}: the games awaiting you.`
+          : "A mail at each of your turns.",
+      );
+    }),
   );
 }
 

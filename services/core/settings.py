@@ -146,6 +146,8 @@ class NotifierSettings(Env):
     webhook_attempts: int = Field(8, ge=1, le=20)
     webhook_retry_s: float = Field(1.0, gt=0, le=3600)
     webhook_disable_after: int = Field(5, ge=1, le=100)
+    # A daily digest comes at its hour each such span (a day; tests shorten it).
+    digest_every_s: float = Field(86_400.0, ge=1, le=7 * 86_400)
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
     mail: MailSettings = Field(default_factory=MailSettings)
     push: PushSettings = Field(default_factory=PushSettings)

@@ -27,7 +27,7 @@ async def main() -> None:
     checking = readiness.start()
     start_metrics(readiness)
     notifier = NotifierSettings()
-    worker = NotifyWorker(store, dict(GAMES), settings.lease_ms)
+    worker = NotifyWorker(store, dict(GAMES), settings.lease_ms, notifier.digest_every_s)
     sender = Sender(
         worker,
         SenderSettings(

@@ -65,16 +65,21 @@ def webhook_in(raw: dict[bytes, bytes]) -> Webhook | None:
     )
 
 
+EMAIL_WHEN = ("each_turn", "daily")  # a mail per turn, or one digest a day
+
+
 @dataclass(frozen=True)
 class Email:
     address: str
     confirmed: bool
     on: bool
     unsubscribe: str  # the token of its one-click unsubscribe link
+    when: str = "each_turn"
+    hour_utc: int = 8  # a daily digest's hour (UTC; the client converts the player's)
 
 
 def email_in(raw: dict[bytes, bytes]) -> Email | None:
-    got = {k.decode(): v.decode() for k, v in raw.items()}
+    got = {k.decode(): v.decode() for k, v in raw.items() if not k.startswith(b"push:")}
     if "email_address" not in got:
         return None
     return Email(
@@ -82,7 +87,18 @@ def email_in(raw: dict[bytes, bytes]) -> Email | None:
         got.get("email_confirmed") == "1",
         got.get("email_state", "on") == "on",
         got.get("email_unsub", ""),
+        got.get("email_when", "each_turn"),
+        int(got.get("email_hour", "8")),
     )
+
+
+async def set_email_schedule(redis: Any, prefix: str, player: str, when: str, hour: int) -> bool:
+    """A mail per turn or a daily digest at ``hour`` (UTC); False with no address."""
+    key = channels_key(prefix, player)
+    if not await redis.hexists(key, "email_address"):
+        return False
+    await redis.hset(key, mapping={"email_when": when, "email_hour": str(hour)})
+    return True
 
 
 async def email_of(redis: Any, prefix: str, player: str) -> Email | None:
@@ -147,7 +163,7 @@ async def forget_email(redis: Any, prefix: str, player: str) -> None:
     pipe = redis.pipeline(transaction=False)
     if email is not None and email.unsubscribe:
         pipe.delete(token_key(prefix, "unsub", email.unsubscribe))
-    fields = ("address", "confirmed", "state", "unsub")
+    fields = ("address", "confirmed", "state", "unsub", "when", "hour")
     pipe.hdel(channels_key(prefix, player), *(f"email_{f}" for f in fields))
     await pipe.execute()
 

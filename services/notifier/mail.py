@@ -52,6 +52,21 @@ def turn_mail(smtp: Smtp, to: str, text: str, url: str, unsubscribe: str) -> Ema
     return mail
 
 
+def digest_mail(smtp: Smtp, to: str, lines: list[str], unsubscribe: str) -> EmailMessage:
+    """The daily digest: every game whose move is the player's, one line each."""
+    games = "1 game awaits" if len(lines) == 1 else f"{len(lines)} games await"
+    mail = _mail(smtp, to, f"Your move: {games} you at Raffe")
+    mail["List-Unsubscribe"] = f"<{unsubscribe}>"
+    mail["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    listed = "\n".join(f"- {line}" for line in lines)
+    mail.set_content(
+        f"Your move in these turn-based games:\n\n{listed}\n\n"
+        "You get one such mail a day, when a game awaits you, because you asked for a "
+        f"daily digest of your turns at Raffe. Stop these mails: {unsubscribe}\n"
+    )
+    return mail
+
+
 def confirmation_mail(smtp: Smtp, to: str, confirm: str) -> EmailMessage:
     mail = _mail(smtp, to, "Confirm your address for Raffe")
     mail.set_content(

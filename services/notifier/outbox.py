@@ -11,7 +11,7 @@ enqueued is sent, once the receiver answers."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import orjson
@@ -61,14 +61,24 @@ class Delivery:
     seat: int
     version: int
     deadline_ms: int
-    kind: str = "turn"  # or a reminder: "half" (half the bank gone), "tenth" (a tenth left)
+    # or a reminder: "half" (half the bank gone), "tenth" (a tenth left); or "digest" (a
+    # day's turns in one mail: ``turns``, its time in ``version``; services.notifier.digest)
+    kind: str = "turn"
+    turns: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def of(cls, channel: str, player: str, t: Turn, kind: str = "turn") -> Delivery:
         return cls(channel, player, t.game_id, t.game, t.seat, t.version, t.deadline_ms, kind)
 
+    @classmethod
+    def digest(cls, player: str, due_ms: int, turns: list[Turn]) -> Delivery:
+        listed = [asdict(t) for t in turns]
+        return cls("email", player, "", "", -1, due_ms, 0, "digest", listed)
+
     @property
     def key(self) -> str:
+        if self.kind == "digest":
+            return f"digest:{self.player}:{self.version}:{self.channel}"
         told = "" if self.kind == "turn" else f":{self.kind}"
         return f"{self.game_id}:{self.seat}:{self.version}{told}:{self.channel}"
 

@@ -15,6 +15,7 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 import orjson
@@ -32,7 +33,7 @@ from services.notifier.channels import (
     subscriptions_in,
     webhook_in,
 )
-from services.notifier.mail import NO_SMTP, Smtp, send, turn_mail
+from services.notifier.mail import NO_SMTP, Smtp, digest_mail, send, turn_mail
 from services.notifier.outbox import Delivery, Outbox
 from services.notifier.push import Subscription, push, vapid_of
 from services.notifier.webhook import DELIVERY, SIGNATURE, body_of, sign
@@ -202,12 +203,27 @@ class Sender:
         email = email_in(raw)
         if email is None or not (email.on and email.confirmed) or not self.settings.smtp.configured:
             return "dropped"
-        message = self.message(d)
         base = self.settings.public_url.rstrip("/")
         unsubscribe = f"{base}/v1/notifications/email/unsubscribe?token={email.unsubscribe}"
+        if d.kind == "digest":
+            lines = [self.digest_line(t) for t in d.turns]
+            mail = digest_mail(self.settings.smtp, email.address, lines, unsubscribe)
+            return await send(self.settings.smtp, mail)
+        message = self.message(d)
         text, url = str(message["text"]), str(message["url"])
         mail = turn_mail(self.settings.smtp, email.address, text, url, unsubscribe)
         return await send(self.settings.smtp, mail)
+
+    def digest_line(self, turn: dict[str, Any]) -> str:
+        """One game of a digest: its title, the time left and its link."""
+        url = f"{self.settings.public_url.rstrip('/')}/#/games/{turn['game_id']}"
+        left = ""
+        if turn.get("deadline_ms"):
+            hours = max(0, int(turn["deadline_ms"] / 1000 - time.time())) // 3600
+            left = (
+                f" ({hours // 24} d {hours % 24} h left)" if hours >= 24 else f" ({hours} h left)"
+            )
+        return f"{self.title(turn['game'])}{left}: {url}"
 
     async def _finish(self, key: tuple[int, str], outcome: str) -> None:
         waiting = self.waiting.pop(key)

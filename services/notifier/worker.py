@@ -31,6 +31,7 @@ from services.notifier.channels import (
     watching_key,
     webhook_in,
 )
+from services.notifier.digest import Digests, next_digest_ms, turn_of
 from services.notifier.outbox import Delivery, Outbox
 from services.notifier.turns import Turn, appends, due_turns, still_due
 
@@ -40,10 +41,17 @@ QUIET = Counter("raffe_notifications_quiet_total", "Turns not told: the table wa
 
 
 class NotifyWorker(CheckpointedWorker):
-    def __init__(self, store: EventStore, games: dict[str, Game[Any]], lease_ms: int) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        games: dict[str, Game[Any]],
+        lease_ms: int,
+        digest_every_s: float = 86_400,
+    ) -> None:
         super().__init__(store, NOTIFY_GROUP, lease_ms)
         self.games = games
         self.outbox = Outbox(store)
+        self.digests = Digests(store, self.outbox, digest_every_s)
         self._reminded = 0.0
 
     def turn_based_key(self, partition: int) -> str:
@@ -113,6 +121,7 @@ class NotifyWorker(CheckpointedWorker):
         self._reminded = now
         now_ms = int(time.time() * 1000)
         for partition in sorted(self.leases.owned):
+            await self._digests(partition, now_ms)
             key = self.reminders_key(partition)
             found = await self.store.redis.zrangebyscore(key, "-inf", now_ms, start=0, num=100)
             due = cast(list[bytes], found)
@@ -123,6 +132,23 @@ class NotifyWorker(CheckpointedWorker):
                 if await self._due_still(turn):
                     await self._tell(partition, turn, kind)
                 await self.store.redis.zrem(key, raw)
+
+    async def _digests(self, partition: int, now_ms: int) -> None:
+        """The daily digests due in a partition: one mail each with the turns gathered
+        that are still the player's (none left: no mail)."""
+        prefix = self.store.settings.key_prefix
+        for player, at in await self.digests.due(partition, now_ms):
+            read = await self.digests.turns(partition, player)
+            turns = [t for t in map(turn_of, read.values()) if await self._due_still(t)]
+            raw = await self.store.redis.hgetall(channels_key(prefix, player))
+            email = email_in(cast(dict[bytes, bytes], raw))
+            hour = email.hour_utc if email else 8
+            next_ms = next_digest_ms(now_ms, hour, self.digests.every_s)
+            wanted = email is not None and email.when == "daily" and bool(turns)
+            turns.sort(key=lambda t: (t.deadline_ms or 2**62, t.game_id))
+            digest = Delivery.digest(player, at, turns) if wanted else None
+            if await self.digests.take(partition, player, read, digest, next_ms):
+                ENQUEUED.labels("email").inc()
 
     async def _due_still(self, turn: Turn) -> bool:
         history = await self.store.read_game(turn.game_id)
@@ -150,6 +176,11 @@ class NotifyWorker(CheckpointedWorker):
             QUIET.inc()  # the player has the table in front of them: nothing to tell
             return 0
         told = 0
+        if on["email"] and email is not None and email.when == "daily":
+            on["email"] = False  # gathered for the day's digest instead (reminders too)
+            if kind == "turn":
+                now_ms = int(time.time() * 1000)
+                await self.digests.add(player, turn, email.hour_utc, now_ms)
         for channel in (c for c, wanted in on.items() if wanted):
             if await self.outbox.enqueue(partition, Delivery.of(channel, player, turn, kind)):
                 ENQUEUED.labels(channel).inc()

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from selenium.webdriver.support.ui import Select
 
 from tests.e2e.browser import (
     accessibility_problems,
@@ -30,6 +31,8 @@ from tests.e2e.test_browser import overflows
 from tests.e2e.test_browser_accounts import sign_up
 from tests.e2e.test_notifications import move, turn_based
 
+DIGEST_EVERY_S = 6  # a "daily" digest every 6 s here
+
 
 @pytest.fixture(scope="module")
 def mails() -> Iterator[MailReceiver]:
@@ -43,6 +46,7 @@ def system(tmp_path_factory: pytest.TempPathFactory, mails: MailReceiver) -> Ite
         "RAFFE_SMTP_HOST": mails.host,
         "RAFFE_SMTP_PORT": str(mails.port),
         "RAFFE_MAIL_FROM": "turns@raffe.test",
+        "RAFFE_DIGEST_EVERY_S": str(DIGEST_EVERY_S),
     }
     with running_system(tmp_path_factory.mktemp("mail"), **env) as s:
         yield s
@@ -67,7 +71,8 @@ def with_address(http: httpx.Client, mails: MailReceiver, confirm: bool = True) 
         "/v1/accounts/me/notifications/email", json={"address": address}, headers=auth(me["token"])
     )
     assert put.status_code == 202, put.text
-    assert put.json() == {"address": address, "confirmed": False, "on": True}
+    shown = {"address": address, "confirmed": False, "on": True}
+    assert put.json() == {**shown, "when": "each_turn", "hour_utc": 8}
     (asked,) = mails.wait(address, 1)
     assert asked["Subject"] == "Confirm your address for Raffe"
     if confirm:
@@ -88,7 +93,8 @@ def test_nothing_is_mailed_before_the_address_is_confirmed(
     time.sleep(1.0)
     assert len(mails.to(ann["address"])) == 1  # the confirmation only
     state = http.get("/v1/accounts/me/notifications", headers=auth(ann["token"])).json()
-    assert state["email"] == {"address": ann["address"], "confirmed": False, "on": True}
+    shown = {"address": ann["address"], "confirmed": False, "on": True}
+    assert state["email"] == {**shown, "when": "each_turn", "hour_utc": 8}
 
 
 def test_one_mail_a_turn_with_the_link_and_a_one_click_unsubscribe(
@@ -114,6 +120,43 @@ def test_one_mail_a_turn_with_the_link_and_a_one_click_unsubscribe(
     time.sleep(1.0)
     assert len(mails.to(cy["address"])) == 3  # unsubscribed: no more
     assert len(mails.to(di["address"])) == 1 + 2  # di's turns still come
+
+
+def test_a_daily_digest_lists_the_games_still_awaiting_the_player_in_one_mail(
+    http: httpx.Client, mails: MailReceiver
+) -> None:
+    """A player who asked for a daily digest gets no mail per turn: at the digest's hour
+    (every 6 s here) one mail lists the games whose move is still theirs, and a game they
+    moved in meanwhile is not in it; with nothing new, no more mails come."""
+    ev, fa = with_address(http, mails), with_address(http, mails)
+    schedule = {"when": "daily", "hour_utc": 8}
+    daily = http.put(
+        "/v1/accounts/me/notifications/email/schedule", json=schedule, headers=auth(ev["token"])
+    )
+    assert daily.status_code == 200, daily.text
+    assert daily.json()["when"] == "daily" and daily.json()["confirmed"] is True
+    while time.time() % DIGEST_EVERY_S > 0.5:  # just after a digest time: all in the next
+        time.sleep(0.05)
+    waiting = [turn_based(http, ev, fa) for _ in range(2)]  # ev's turn in each
+    moved = turn_based(http, ev, fa)
+    move(http, moved, ev)  # ev's turn came and went: not in the digest
+    (digest,) = mails.wait(ev["address"], 2, timeout=DIGEST_EVERY_S * 3)[1:]
+    assert digest["Subject"] == "Your move: 2 games await you at Raffe"
+    text = digest.get_content()
+    assert all(f"/#/games/{g}" in text for g in waiting) and f"/#/games/{moved}" not in text
+    assert digest["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    time.sleep(DIGEST_EVERY_S + 1)
+    assert len(mails.to(ev["address"])) == 2  # the confirmation and one digest
+    assert len(mails.to(fa["address"])) == 2  # fa is mailed each turn: the moved game's
+
+
+def test_a_schedule_needs_an_address(http: httpx.Client) -> None:
+    me = register(http, unique("nodigest"), "a long password")
+    path = "/v1/accounts/me/notifications/email/schedule"
+    none = http.put(path, json={"when": "daily"}, headers=auth(me["token"]))
+    assert none.status_code == 404 and none.json()["code"] == "no_address"
+    late = http.put(path, json={"when": "daily", "hour_utc": 24}, headers=auth(me["token"]))
+    assert late.status_code == 422
 
 
 def test_bad_addresses_and_tokens_are_refused(http: httpx.Client) -> None:
@@ -149,6 +192,22 @@ def test_a_person_sets_their_address_on_the_account_page_and_confirms_it(
         page.get(system.base_url + "/#/account")
         wait_for(lambda: "(confirmed)" in shown_text(page, "#notify-title + p + div + div"))
         assert not accessibility_problems(page)
+        # A daily digest instead of a mail per turn, at 07:00 of the browser's day.
+        Select(find(page, "#notify-email-when")).select_by_value("daily")
+        Select(find(page, "#notify-email-hour")).select_by_value("7")
+        click(page, "#notify-email-schedule")
+        wait_for(
+            lambda: (
+                "once a day" in shown_text(page, "#notify-status").lower()
+                or "one mail a day" in shown_text(page, "#notify-status").lower()
+            )
+        )
+        state = httpx.get(
+            system.base_url + "/v1/accounts/me/notifications", headers=auth(me["token"])
+        ).json()
+        offset_min = page.execute_script("return new Date().getTimezoneOffset()")
+        assert state["email"]["when"] == "daily"
+        assert state["email"]["hour_utc"] == (7 * 60 + offset_min) // 60 % 24
         page.set_window_size(390, 844)  # on a phone: the section fits
         page.refresh()
         find(page, "#notify-email")
