@@ -16,9 +16,8 @@ from gateway.clients import Clients
 from gateway.http.auth import caller, clients, player
 from gateway.http.openapi import TOKEN_REQUIRED
 from gateway.http.problems import Problem
+from services.accounts.vacations import vacation_at, vacation_key
 from services.kernel.commands import Strict
-from services.kernel.errors import RaffeError
-from services.kernel.game import ENGINE
 
 router = APIRouter(tags=["accounts"])
 ClientsDep = Annotated[Clients, Depends(clients)]
@@ -46,7 +45,7 @@ class VacationOut(BaseModel):
 
 
 def _key(c: Clients, player_id: str) -> str:
-    return f"{c.settings.store.key_prefix}:vacation:{player_id}"
+    return vacation_key(c.settings.store.key_prefix, player_id)
 
 
 def _year() -> str:
@@ -71,12 +70,7 @@ async def _tell_tables(c: Clients, player_id: str, until_ms: int) -> int:
         if not g.turn_based or g.over:
             continue
         engine = await c.engine_for(g.game_id)
-        command = {"type": "vacation", "seat": g.seat, "until_ms": until_ms}
-        try:
-            await engine.execute(g.game_id, ENGINE, command, f"vacation:{player_id}:{until_ms}")
-            told += 1
-        except RaffeError:
-            continue  # ended meanwhile: nothing to stop
+        told += await vacation_at(engine, g.game_id, g.seat, player_id, until_ms)
     return told
 
 

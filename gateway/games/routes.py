@@ -30,6 +30,7 @@ from gateway.http.openapi import TOKEN_OPTIONAL, TOKEN_REQUIRED
 from gateway.http.problems import Problem
 from gateway.live.delay import Delay
 from gateway.live.stream import event_stream
+from services.accounts.vacations import seated_on_vacation
 from services.core.codec import dumps, to_domain
 from services.core.eventstore.keys import GAME_ID
 from services.games import GAMES
@@ -104,6 +105,9 @@ async def create_game(
         await c.tokens.bind_players(created.game_id, players)
         for index, player_id in players.items():
             await c.accounts.take_seat(player_id, created.game_id, index)
+        if (body.options or {}).get("speed") == "turn_based":
+            prefix = c.settings.store.key_prefix
+            await seated_on_vacation(c.store.redis, prefix, engine, created.game_id, players)
     response.headers["Location"] = f"/v1/games/{created.game_id}"
     return Created(
         game_id=created.game_id,
@@ -200,11 +204,12 @@ async def claim_seat(
     (a player's token with ``play``), the seat is yours: your token acts at it too,
     from any device, and the game is in your games."""
     await c.game_type(game_id)
+    slow = False
     if who.player_id:
         player(who, "play")
         if who.game_id == game_id:
             raise Problem(409, "already_seated", f"you hold seat {who.seat} of this game")
-        if await turn_based(c, game_id):
+        if slow := await turn_based(c, game_id):
             await check_turn_based_cap(c, [who.player_id])
     token = await c.tokens.claim(game_id, seat)
     if token is None:
@@ -212,6 +217,9 @@ async def claim_seat(
     if who.player_id:
         await c.tokens.bind_players(game_id, {seat: who.player_id})
         await c.accounts.take_seat(who.player_id, game_id, seat)
+    if slow:  # a turn-based seat taken by a player on vacation: its clock waits too
+        engine, prefix = await c.engine_for(game_id), c.settings.store.key_prefix
+        await seated_on_vacation(c.store.redis, prefix, engine, game_id, {seat: who.player_id})
     return Claimed(game_id=game_id, seat=seat, token=token)
 
 

@@ -49,7 +49,8 @@ def due_turns(
 ) -> list[Turn]:
     """The turns the appends ``made`` (first, last version) started, from the game's whole
     ``history`` (every event from version 1 to the last append's end)."""
-    wanted = {first - 1 for first, _ in made} | {last for _, last in made}
+    ends = {last: first for first, last in made}
+    wanted = {first - 1 for first, _ in made} | set(ends)
     to_act: dict[int, frozenset[int]] = {0: frozenset()}
     deadlines: dict[int, dict[int, tuple[int, int]]] = {}
     state = game.initial()
@@ -58,7 +59,11 @@ def due_turns(
         if e.version in wanted:
             status = game.status(state)
             to_act[e.version] = frozenset(() if status.over else status.to_act)
-            deadlines[e.version] = seat_clocks(game.view(state, -1), status.to_act)
+            first = ends.get(e.version)
+            if first is not None and to_act[e.version] - to_act.get(first - 1, frozenset()):
+                # Someone's turn began: their clock, from the public view (only then: a
+                # view is most of a fold's cost).
+                deadlines[e.version] = seat_clocks(game.view(state, -1), status.to_act)
     created = orjson.loads(history[0].payload) if history and history[0].version == 1 else {}
     players = [str(s.get("player") or "") for s in created.get("seats", [])]
     turns = []

@@ -161,7 +161,10 @@ class NotifyWorker(CheckpointedWorker):
         if not player:
             return 0  # a seat nobody's account holds (a token only): nobody to tell
         prefix = self.store.settings.key_prefix
-        raw = cast(dict[bytes, bytes], await self.store.redis.hgetall(channels_key(prefix, player)))
+        pipe = self.store.redis.pipeline(transaction=False)  # one round trip for both
+        pipe.hgetall(channels_key(prefix, player))
+        pipe.exists(self.watching_key(turn))
+        raw, watched = cast(tuple[dict[bytes, bytes], int], tuple(await pipe.execute()))
         webhook, email = webhook_in(raw), email_in(raw)
         on = {
             "webhook": webhook is not None and webhook.on,
@@ -172,7 +175,7 @@ class NotifyWorker(CheckpointedWorker):
             return 0  # nowhere to tell: no reminders either (they would cost memory)
         if kind == "turn":
             await self._schedule(partition, turn)
-        if await self.store.redis.exists(self.watching_key(turn)):
+        if watched:
             QUIET.inc()  # the player has the table in front of them: nothing to tell
             return 0
         told = 0

@@ -17,6 +17,7 @@ import uuid
 from prometheus_client import Counter
 
 from services.accounts.streams import take_seat
+from services.accounts.vacations import seated_on_vacation
 from services.core.eventstore import EventStore
 from services.core.seating import seat_calls
 from services.core.transport import EngineClient
@@ -161,6 +162,9 @@ class Matchmaker:
                 await take_seat(self.store, player, table.game_id, seat)
             except RuleViolation:  # erased while queued: the seat stays theirs, unnamed
                 log.info("seated an erased player", extra={"game_id": table.game_id})
+        if table.speed == "turn_based":  # a player on vacation: the new game waits too
+            prefix, engine = self.store.settings.key_prefix, self.engines[table.game]
+            await seated_on_vacation(self.store.redis, prefix, engine, table.game_id, players)
         await self.queue.seated(table)
         bots = str(len(table.seats) - len(players))
         TABLES.labels(table.game, bots).inc()

@@ -181,11 +181,24 @@ def play_by_clicking(
     """Play the page's seat to the end; returns the moves made. What to click is read
     with the page's seat token, or ``token`` (a signed-in player's, who holds none)."""
     token = token or held_seat(driver, game_id)["token"]
-    bot, moves = GAMES[game].bot(""), 0
+    moves = 0
+    while click_a_move(driver, http, game, game_id, token):
+        moves += 1
+        if moves == 1:
+            screenshot(driver, game)
+    return moves
+
+
+def click_a_move(
+    driver: WebDriver, http: httpx.Client, game: str, game_id: str, token: str
+) -> bool:
+    """Wait for the page's turn and make one move by clicking (the default bot's choice,
+    read with ``token``); False once the game is over."""
+    bot = GAMES[game].bot("")
     while True:
         wait_for(lambda: "Your move" in status(driver) or "Game over" in status(driver), 60)
         if "Game over" in status(driver):
-            return moves
+            return False
         legal = http.get(f"/v1/games/{game_id}/commands", headers=auth(token)).json()
         if not legal["to_act"]:
             continue  # the page is a frame ahead of the read; look again
@@ -194,15 +207,13 @@ def play_by_clicking(
         ).json()
         if view["version"] != legal["version"]:
             continue
-        if moves == 1:
-            screenshot(driver, game)
         before = version_shown(driver)
         try:
             CLICKS[game](driver, bot(view["view"], legal, SeededRng(game_id, legal["version"])))
         except StaleElementReferenceException:
             continue  # another seat moved meanwhile (Riff Raff's cards are chosen at once)
         wait_for(shows_after(driver, before), 30, "the move did not show")
-        moves += 1
+        return True
 
 
 def _key(event: dict[str, Any]) -> tuple[str, int]:

@@ -1,7 +1,8 @@
 """Your turn, by e-mail (#52 item 5): an address gets nothing before its owner opened the
 confirmation link sent to it; then one mail per turn with the table's link and a
-one-click unsubscribe (RFC 8058) that stops them. Against a real SMTP server on loopback
-(aiosmtpd), with the whole system."""
+one-click unsubscribe (RFC 8058) that stops them, or a daily digest. Against a real SMTP
+server on loopback (aiosmtpd), with the whole system. And #52's done-criterion in two
+browsers, where web push, e-mail and a webhook each tell one turn once."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import httpx
 import pytest
 from selenium.webdriver.support.ui import Select
 
+from services.notifier.webhook import SIGNATURE, verify
 from tests.e2e.browser import (
     accessibility_problems,
     browser,
@@ -21,15 +23,17 @@ from tests.e2e.browser import (
     find,
     needs_chromium,
     shown_text,
+    status,
     wait_for,
 )
 from tests.e2e.players import auth
-from tests.e2e.receivers import MailReceiver, mail_receiver
+from tests.e2e.receivers import MailReceiver, WebhookReceiver, mail_receiver, webhook_receiver
 from tests.e2e.system import System, running_system
 from tests.e2e.test_accounts import register, unique
-from tests.e2e.test_browser import overflows
+from tests.e2e.test_browser import click_a_move, overflows
 from tests.e2e.test_browser_accounts import sign_up
-from tests.e2e.test_notifications import move, turn_based
+from tests.e2e.test_notifications import ENV, move, turn_based
+from tests.e2e.test_push import Browser as PushBrowser
 
 DIGEST_EVERY_S = 6  # a "daily" digest every 6 s here
 
@@ -43,10 +47,12 @@ def mails() -> Iterator[MailReceiver]:
 @pytest.fixture(scope="module")
 def system(tmp_path_factory: pytest.TempPathFactory, mails: MailReceiver) -> Iterator[System]:
     env = {
+        **ENV,  # webhooks and a push service on loopback
         "RAFFE_SMTP_HOST": mails.host,
         "RAFFE_SMTP_PORT": str(mails.port),
         "RAFFE_MAIL_FROM": "turns@raffe.test",
         "RAFFE_DIGEST_EVERY_S": str(DIGEST_EVERY_S),
+        "RAFFE_REGISTRATIONS_PER_WINDOW": "1000",  # an account or two per test
     }
     with running_system(tmp_path_factory.mktemp("mail"), **env) as s:
         yield s
@@ -215,3 +221,83 @@ def test_a_person_sets_their_address_on_the_account_page_and_confirms_it(
         assert not accessibility_problems(page)
     finally:
         page.quit()
+
+
+@pytest.fixture(scope="module")
+def receiver() -> Iterator[WebhookReceiver]:
+    """A webhook receiver, and a push service (its own paths) on loopback."""
+    with webhook_receiver() as r:
+        yield r
+
+
+def every_channel(
+    http: httpx.Client, me: dict[str, Any], mails: MailReceiver, receiver: WebhookReceiver
+) -> dict[str, Any]:
+    """A confirmed address, a webhook and a browser's push subscription for ``me``."""
+    address = f"{me['player_id']}@players.test"
+    path, headers = "/v1/accounts/me/notifications", auth(me["token"])
+    assert http.put(f"{path}/email", json={"address": address}, headers=headers).is_success
+    (asked,) = mails.wait(address, 1)
+    assert httpx.get(link(asked, "/v1/notifications/email/confirm")).status_code == 200
+    hook = {"url": receiver.url + f"/hook/{me['player_id']}", "format": "raffe"}
+    made = http.put(f"{path}/webhook", json=hook, headers=headers)
+    assert made.status_code == 200, made.text
+    pusher = PushBrowser(receiver.url + f"/push/{me['player_id']}")
+    assert http.put(f"{path}/push", json=pusher.subscription(), headers=headers).is_success
+    return {"address": address, "secret": made.json()["secret"], "push": pusher}
+
+
+@needs_chromium
+def test_two_people_over_days_one_closes_the_page_and_each_channel_tells_the_turn_once(
+    system: System, http: httpx.Client, mails: MailReceiver, receiver: WebhookReceiver
+) -> None:
+    """#52's done-criterion: two people at a turn-based table in two browsers; one closes
+    the page, the other moves, and the first's web push (a local push service), confirmed
+    address (SMTP) and webhook (signature verified) each get exactly one "your turn" with
+    the table's link; they open it and move; a vacation stops their clock, which the
+    other sees. (A bank running out takes a day: tests/unit/table/test_turn_based.py.)"""
+    pages = [browser(), browser()]
+    try:
+        ann, bo = (
+            sign_up(p, system.base_url, unique(n), "a long password")
+            for p, n in zip(pages, ("Ann", "Bo"), strict=True)
+        )
+        told = every_channel(http, ann, mails, receiver)
+        gid = turn_based(http, bo, ann)  # bo sits first and moves first
+        for page in pages:
+            page.get(f"{system.base_url}/#/games/{gid}")
+            wait_for(lambda page=page: status(page), message="the table did not draw")
+        assert "Your move" in status(pages[1]) and "Your move" not in status(pages[0])
+        pages[0].get("about:blank")  # ann closes the page: the notifier may tell her now
+        time.sleep(0.5)
+        assert click_a_move(pages[1], http, "giraffe-raffe", gid, bo["token"])
+        table = f"/#/games/{gid}"
+        (mail,) = mails.wait(told["address"], 2)[1:]
+        assert mail["Subject"] == "Your turn in Giraffe Raffe." and table in mail.get_content()
+        (hooked,) = receiver.wait(f"/hook/{ann['player_id']}", 1)
+        assert verify(told["secret"], hooked.headers[SIGNATURE], hooked.body, int(time.time()))
+        assert hooked.json()["url"].endswith(table) and hooked.json()["seat"] == 1
+        (pushed,) = receiver.wait(f"/push/{ann['player_id']}", 1)
+        assert told["push"].read(pushed.body)["url"].endswith(table)
+        # She follows the mail's link and moves; the channels told that turn once each.
+        pages[0].get(link(mail, "/#/games/"))
+        assert click_a_move(pages[0], http, "giraffe-raffe", gid, ann["token"])
+        time.sleep(1.0)
+        assert len(mails.to(told["address"])) == 2
+        assert len(receiver.at(f"/hook/{ann['player_id']}")) == 1
+        assert len(receiver.at(f"/push/{ann['player_id']}")) == 1
+        # Ann takes two days off on the account page: bo sees it and her clock stands.
+        pages[0].get(system.base_url + "/#/account")
+        days = find(pages[0], "#vacation-days")
+        days.clear()
+        days.send_keys("2")
+        click(pages[0], "#vacation-take")
+        wait_for(lambda: "wait until" in shown_text(pages[0], "#notify-status"))
+        pages[1].refresh()
+        wait_for(lambda: "on vacation until" in shown_text(pages[1], "#app"))
+        view = http.get(f"/v1/games/{gid}", headers=auth(ann["token"])).json()["view"]
+        assert view["table"]["seats"][1]["vacation_until_ms"] > time.time() * 1000 + 86_400_000
+        assert not accessibility_problems(pages[1]), "a table with a player on vacation"
+    finally:
+        for page in pages:
+            page.quit()

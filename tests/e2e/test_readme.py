@@ -33,5 +33,6 @@ def test_the_readme_tour_runs_as_written(system: System) -> None:
     out = done.stdout
     assert '"tokens"' in out and '"type":"CardsPlayed"' in out.replace(" ", "")
     assert '"to_act":[1]' in out.replace(" ", "")  # after your move, your friend's turn
+    assert '"speed":"turn_based","joined_ms"' in out.replace(" ", "")  # a turn-based ticket
     assert '"seed"' in out  # the finished bot game's revealed replay shows its seed
     assert out.rstrip().endswith("}") and '"standings"' in out and '"over":true' in out

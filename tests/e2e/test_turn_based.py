@@ -19,7 +19,7 @@ from tests.e2e.players import auth, create
 from tests.e2e.system import System, running_system
 from tests.e2e.test_accounts import register, unique
 
-CAP = 3
+CAP = 5
 DAY_MS = 86_400_000
 
 
@@ -164,6 +164,20 @@ def test_a_vacation_stops_every_turn_based_clock_of_the_player_and_counts_its_da
         "vacation_until_ms" not in s
         for s in http.get(f"/v1/games/{live}").json()["view"]["table"]["seats"]
     )
+    # A turn-based game joined during the vacation waits too: made with her seated, or
+    # an open seat she claims.
+    joined = table(http, ann, bo, speed="turn_based").json()["game_id"]
+    opened = create(
+        http,
+        "giraffe-raffe",
+        [{"kind": "human"}, {"kind": "open"}],
+        options={"speed": "turn_based"},
+    )
+    claim = http.post(f"/v1/games/{opened['game_id']}/seats/1", headers=auth(ann["token"]))
+    assert claim.status_code == 201, claim.text
+    for gid, seat in ((joined, 0), (opened["game_id"], 1)):  # as a seat sees it (not late)
+        view = http.get(f"/v1/games/{gid}", headers=auth(ann["token"])).json()["view"]
+        assert view["table"]["seats"][seat]["vacation_until_ms"] == body["until_ms"], gid
     too_many = http.post("/v1/accounts/me/vacation", json={"days": 24}, headers=auth(ann["token"]))
     assert too_many.status_code == 422 and too_many.json()["code"] == "no_vacation_left"
     back = http.delete("/v1/accounts/me/vacation", headers=auth(ann["token"]))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+from services.accounts.vacations import vacation_key
 from services.core.codec import to_domain
 from services.core.eventstore import open_store
 from services.core.settings import RatingSettings, StoreSettings
@@ -140,6 +141,8 @@ async def test_a_turn_based_queue_waits_its_own_time_and_seats_a_turn_based_tabl
             waiting = await queue.ticket(ada, "turn_based")
             assert waiting and waiting["state"] == "waiting" and waiting["speed"] == "turn_based"
             assert await queue.position(ada, "giraffe-raffe", 2, "turn_based") == (1, 1)
+            away = int(time.time() * 1000) + 86_400_000  # bo is on vacation: his new game waits
+            await store.redis.hset(vacation_key(settings.key_prefix, bo), "until", away)
             assert await queue.join(bo, "giraffe-raffe", 2, now + 1, 0.0, "turn_based", 600)
             await seated_ticket(queue, bo, "turn_based")
             tickets = [await queue.ticket(p, "turn_based") or {} for p in PLAYERS]
@@ -148,6 +151,11 @@ async def test_a_turn_based_queue_waits_its_own_time_and_seats_a_turn_based_tabl
             created = to_domain((await store.read_game_range(game_id, 0, 1))[0])
             assert created.data["options"]["speed"] == "turn_based"
             assert [s["kind"] for s in created.data["seats"]] == ["human", "human"]
+            history = [to_domain(e) for e in await store.read_game(game_id)]
+            bo_seat = tickets[1]["seat"]
+            assert {"seat": bo_seat, "until_ms": away} in [
+                e.data for e in history if e.type == "VacationSet"
+            ]
             ttl = await store.redis.ttl(queue.ticket_key(bo, "turn_based"))
             assert ttl > 600  # outlives the longest wait: the player reads it after hours
         finally:
