@@ -3,12 +3,13 @@
 1. Populates ``--games`` turn-based games in progress straight into the event store (two
    players each, from a pool of ``--players``), lets the notifier read them all, and
    reports Redis's memory per idle game and every process's resident memory.
-2. Gives every player a webhook (a receiver in this process, on loopback) and plays one
-   move in each of ``--burst`` games over ``--seconds`` through the engine (the seat's
-   bot's choice), which makes the other seat due; the notifier is restarted halfway
-   (``--restart``: SIGTERM as a rollout does, SIGKILL, or none; the launcher brings it
-   back). Reports "your turn" delivered after the move's answer (p50,
-   p99), duplicates and missed turns.
+2. Gives every player a webhook (a receiver in a process of its own, on loopback:
+   bench.hook_receiver) and plays one move in each of ``--burst`` games over
+   ``--seconds`` through the engine (the seat's bot's choice), which makes the other seat
+   due; the notifier is restarted halfway (``--restart``: ``rollout``, a second notifier
+   started and then the first SIGTERMed, as a rolling update does; ``term``, SIGTERM and
+   the launcher starts it again; ``kill``, a crash; or ``none``). Reports "your turn"
+   delivered after the move's answer (p50, p99), duplicates and missed turns.
 
     python -m bench.turn_based                       # 100,000 games, a burst of 10,000 in a minute
     python -m bench.turn_based --games 5000 --burst 1000 --seconds 20
@@ -20,12 +21,12 @@ import argparse
 import asyncio
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from threading import Lock, Thread
+from threading import Timer
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -34,6 +35,7 @@ from bench.common import Figure, print_table, rss_mib, stop_all, write_json
 from bench.fullstack import start_system
 from services.core.codec import to_new
 from services.core.eventstore import open_store
+from services.core.local_redis import free_port
 from services.core.settings import StoreSettings
 from services.core.transport import EngineClient
 from services.games import GAMES
@@ -42,6 +44,7 @@ from services.kernel.playthrough import Playthrough
 from services.kernel.rng import SeededRng
 from services.notifier.channels import set_webhook
 
+SURGE_READY_S = 5.0  # a new notifier is up by then (Kubernetes waits for its readiness)
 GAME = GAMES["giraffe-raffe"]  # through its face: bench knows no game's internals
 OPTIONS = {"speed": "turn_based", "dealer": 0}
 
@@ -51,32 +54,34 @@ def player(n: int) -> str:
 
 
 class Receiver:
-    """Webhook deliveries by Raffe-Delivery, with when each arrived (monotonic)."""
+    """Webhook deliveries by Raffe-Delivery, with when each arrived (monotonic): the
+    receiver runs in a process of its own (bench.hook_receiver), so this one, which
+    makes the moves, does not slow it down."""
 
-    def __init__(self) -> None:
-        self.seen: dict[str, list[float]] = {}
-        self.lock = Lock()
-        receiver = self
+    def __init__(self, folder: str) -> None:
+        self.path = os.path.join(folder, "deliveries.txt")
+        open(self.path, "w").close()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "bench.hook_receiver", self.path],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        port = int(self.process.stdout.readline())
+        self.url = f"http://127.0.0.1:{port}/hook"
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"  # keeps connections open, as webhook hosts do
+    @property
+    def seen(self) -> dict[str, list[float]]:
+        found: dict[str, list[float]] = {}
+        with open(self.path) as file:
+            for line in file:
+                key, _, at = line.rpartition(" ")
+                found.setdefault(key, []).append(float(at))
+        return found
 
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("content-length", 0)))
-                with receiver.lock:
-                    receiver.seen.setdefault(self.headers["Raffe-Delivery"], []).append(
-                        time.monotonic()
-                    )
-                self.send_response(200)
-                self.send_header("content-length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        Thread(target=self.server.serve_forever, daemon=True).start()
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait()
 
 
 async def populate(settings: StoreSettings, games: int, players: int) -> None:
@@ -127,8 +132,8 @@ async def caught_up(settings: StoreSettings, timeout_s: float = 600.0) -> float:
 
 
 async def backlog(settings: StoreSettings, r: aioredis.Redis) -> str:
-    """Where the notifier is: deliveries in its outboxes and how far (ms) its checkpoint
-    is behind the newest attended entry, at worst."""
+    """Where the notifier is: deliveries in its outboxes and how many entries its
+    checkpoint is behind the newest attended entry, at worst (entry ids are positions)."""
     pipe = r.pipeline(transaction=False)
     tags = [f"raffe:{{p:{p:02d}}}" for p in range(settings.partitions)]
     for tag in tags:
@@ -142,7 +147,7 @@ async def backlog(settings: StoreSettings, r: aioredis.Redis) -> str:
         if found[i + 1]:
             newest = int(bytes(found[i + 1][0][0]).split(b"-")[0])
             behind = max(behind, newest - int(found[i + 2] or 0))
-    return f"outbox {queued}, log {behind / 1000:.1f} s behind"
+    return f"outbox {queued}, log {behind} entries behind"
 
 
 async def burst(
@@ -179,10 +184,22 @@ async def burst(
 async def all_told(receiver: Receiver, answered: dict[str, float], timeout_s: float = 60) -> None:
     """Until every move's turn was told, or ``timeout_s`` (what is missing then is missed)."""
     deadline = time.monotonic() + timeout_s
-    for _ in range(int(timeout_s * 5)):
-        if time.monotonic() > deadline or set(answered) <= set(receiver.seen):
-            return
-        await asyncio.sleep(0.2)
+    while time.monotonic() < deadline:
+        missing = len(set(answered) - set(receiver.seen))
+        print(f"\r  told: {len(answered) - missing}/{len(answered)}   ", end="", file=sys.stderr)
+        if not missing:
+            break
+        await asyncio.sleep(0.5)
+    print(file=sys.stderr)
+
+
+def second_notifier(pid: int) -> subprocess.Popen[bytes]:
+    """Another notifier beside the running one, with its environment (its own port)."""
+    with open(f"/proc/{pid}/environ", "rb") as file:
+        pairs = [item.split(b"=", 1) for item in file.read().split(b"\0") if b"=" in item]
+    env = {k.decode(): v.decode() for k, v in pairs}
+    env.update(RAFFE_PORT=str(free_port()), RAFFE_METRICS_PORT="")
+    return subprocess.Popen([sys.executable, "-m", "services.notifier"], env=env)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -191,11 +208,11 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def run(args: argparse.Namespace) -> list[Figure]:
-    receiver = Receiver()
     os.environ.update(
         RAFFE_WEBHOOK_ALLOW_HTTP="true", RAFFE_WEBHOOK_ALLOW_PRIVATE="true", RAFFE_PARTITIONS="16"
     )
     with tempfile.TemporaryDirectory() as state:
+        receiver = Receiver(state)
         proc, where, pids = start_system(state)
         try:
             settings = StoreSettings(redis_url=where["redis"], partitions=16)
@@ -214,20 +231,27 @@ async def run(args: argparse.Namespace) -> list[Figure]:
                 await set_webhook(r, "raffe", player(n), receiver.url, "raffe")
             engine = EngineClient.connect(where["engine:giraffe-raffe"])
 
+            surged: list[subprocess.Popen[bytes]] = []
+
             def restart_notifier() -> None:
-                # A restart as a rollout makes it (SIGTERM: it gives its leases back), or a
-                # crash (--kill: its leases lapse first); the launcher starts it again.
-                if args.restart != "none":
+                # A rollout (Kubernetes' rolling update: the new pod runs, then the old is
+                # SIGTERMed and gives its leases back); a restart in place (SIGTERM, the
+                # launcher starts it again); or a crash (SIGKILL: its leases lapse first).
+                if args.restart == "rollout":
+                    surged.append(second_notifier(pids["notifier"]))
+                    Timer(SURGE_READY_S, os.kill, (pids["notifier"], signal.SIGTERM)).start()
+                elif args.restart != "none":
                     sig = signal.SIGKILL if args.restart == "kill" else signal.SIGTERM
                     os.kill(pids["notifier"], sig)
-                print("\n  notifier stopped", file=sys.stderr)
+                print(f"\n  notifier: {args.restart}", file=sys.stderr)
 
             answered = await burst(
                 engine, args.burst, args.seconds, restart_notifier, lambda: backlog(settings, r)
             )
             await all_told(receiver, answered)
             await asyncio.sleep(2.0)  # a duplicate, if any, would come by now
-            told = {k: v for k, v in receiver.seen.items() if k in answered}
+            seen = receiver.seen
+            told = {k: v for k, v in seen.items() if k in answered}
             waits = [v[0] - answered[k] for k, v in told.items()]
             late = sorted(
                 answered[k] - min(answered.values())
@@ -243,16 +267,18 @@ async def run(args: argparse.Namespace) -> list[Figure]:
                 Figure("burst: moves", len(answered), "turns due", ""),
                 Figure("burst: told p50", percentile(waits, 0.5), "s", ""),
                 Figure("burst: told p99", percentile(waits, 0.99), "s", ""),
-                Figure(
-                    "burst: duplicates", sum(len(v) - 1 for v in receiver.seen.values()), "", ""
-                ),
+                Figure("burst: duplicates", sum(len(v) - 1 for v in seen.values()), "", ""),
                 Figure("burst: missed", len(answered) - len(told), "", ""),
             ]
             await engine.close()
             await r.aclose()
             return figures
         finally:
+            for extra in surged:
+                extra.terminate()
+                extra.wait(30)
             stop_all([proc])
+            receiver.stop()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -263,9 +289,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument(
         "--restart",
-        choices=["term", "kill", "none"],
-        default="term",
-        help="halfway: SIGTERM the notifier (a rollout), SIGKILL it (a crash), or neither",
+        choices=["rollout", "term", "kill", "none"],
+        default="rollout",
+        help="halfway: a rolling update (a second notifier, then SIGTERM to the first), "
+        "SIGTERM (restarted in place), SIGKILL (a crash), or neither",
     )
     args = parser.parse_args(argv)
     figures = asyncio.run(run(args))

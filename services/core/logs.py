@@ -56,3 +56,6 @@ def configure_logging() -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(os.environ.get("RAFFE_LOG_LEVEL", "INFO"))
+    # httpx logs every request at INFO: a line per webhook or push delivery (the
+    # notifier counts them in raffe_notifications_total instead).
+    logging.getLogger("httpx").setLevel(logging.WARNING)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+import aiohttp
 import http_ece
-import httpx
 import orjson
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -84,7 +84,7 @@ def encrypted(sub: Subscription, payload: bytes) -> bytes:
 
 
 async def push(
-    client: httpx.AsyncClient, vapid: Vapid02, subject: str, sub: Subscription, payload: bytes
+    client: aiohttp.ClientSession, vapid: Vapid02, subject: str, sub: Subscription, payload: bytes
 ) -> int:
     """The push service's status for one message (0: no answer)."""
     parts = urlsplit(sub.endpoint)
@@ -100,8 +100,11 @@ async def push(
         "Content-Type": "application/octet-stream",
         "Urgency": "normal",
     }
+    body = encrypted(sub, payload)
     try:
-        answer = await client.post(sub.endpoint, content=encrypted(sub, payload), headers=headers)
-    except httpx.HTTPError:
+        async with client.post(
+            sub.endpoint, data=body, headers=headers, allow_redirects=False
+        ) as answer:
+            return answer.status  # its body is not read: the connection closes, if need be
+    except (aiohttp.ClientError, TimeoutError):
         return 0
-    return answer.status_code

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
+import aiohttp
 import orjson
 from prometheus_client import Counter
 
@@ -42,6 +42,9 @@ from services.notifier.worker import NotifyWorker
 log = logging.getLogger(__name__)
 PENDING_AGAIN_S = 30.0  # how often a sender reads again what its partitions left pending
 HOLD_MARGIN_MS = 5000  # a delivery's lock outlasts its request's timeout by this much
+# Deliveries on their way at once: well under the Redis pool's connections (each takes
+# one for its two round trips), which the partition worker shares.
+MAX_SENDING = 64
 SENT = Counter(
     "raffe_notifications_total", "Deliveries, by channel and outcome", ["channel", "outcome"]
 )
@@ -69,6 +72,7 @@ class Waiting:
     delivery: Delivery
     tries: int = 0
     at: float = field(default_factory=time.monotonic)
+    sent: bool = False  # the receiver took it; only recording that is left
 
 
 class Sender:
@@ -78,10 +82,15 @@ class Sender:
         self.store = worker.store
         self.stopping = asyncio.Event()
         self.waiting: dict[tuple[int, str], Waiting] = {}
+        self.sending: dict[tuple[int, str], asyncio.Task[None]] = {}
         self.fresh: set[int] = set()  # partitions whose pending deliveries were read
         self.token = secrets.token_hex(8)  # this sender, in the locks it holds
         self.pending_read = time.monotonic()
-        self.client = httpx.AsyncClient(timeout=settings.timeout_s, follow_redirects=False)
+        self.client = aiohttp.ClientSession(
+            timeout=aiohttp.ClientTimeout(total=settings.timeout_s),
+            connector=aiohttp.TCPConnector(limit=MAX_SENDING),
+            auto_decompress=False,
+        )
         key = settings.vapid_private_key
         self.vapid = vapid_of(key) if key else None
 
@@ -97,11 +106,18 @@ class Sender:
                     with contextlib.suppress(asyncio.TimeoutError):
                         await asyncio.wait_for(self.stopping.wait(), 0.2)
         finally:
-            await self.client.aclose()
+            if self.sending:  # stopping: what is on its way finishes (its locks, its acks)
+                await asyncio.wait(self.sending.values(), timeout=self.settings.timeout_s + 1)
+            await self.client.close()
 
     async def step(self) -> bool:
+        """Start the deliveries that are due, up to MAX_SENDING at once, and read more
+        while there is room. A delivery is not waited for by the others: one slow
+        receiver (its request's timeout is seconds) holds up only its own."""
         owned = set(self.worker.leases.owned)
-        for key in [k for k in self.waiting if k[0] not in owned]:
+        for key in [k for k, t in self.sending.items() if t.done()]:
+            self.sending.pop(key).result()  # raises what the delivery raised
+        for key in [k for k in self.waiting if k[0] not in owned and k not in self.sending]:
             del self.waiting[key]  # another notifier owns it now: it reads it again
         # Newly ours: what its last sender left; and now and then all of ours, for what a
         # sender that held a delivery's lock and stopped left behind.
@@ -113,13 +129,19 @@ class Sender:
             self.pending_read = time.monotonic()
         self.fresh = owned
         now = time.monotonic()
-        due = [(k, w) for k, w in self.waiting.items() if w.at <= now]
-        if due:
-            await asyncio.gather(*(self._send(k, w) for k, w in due))
+        room = MAX_SENDING - len(self.sending)
+        due = [(k, w) for k, w in self.waiting.items() if w.at <= now and k not in self.sending]
+        for key, waiting in due[:room]:
+            self.sending[key] = asyncio.create_task(self._send(key, waiting))
+        room -= min(room, len(due))
+        if room <= 0:  # full: until one finishes
+            await asyncio.wait(self.sending.values(), return_when=asyncio.FIRST_COMPLETED)
             return True
-        soonest = min((w.at for w in self.waiting.values()), default=now + 1.0)
-        block_ms = int(max(0.01, min(1.0, soonest - now)) * 1000)
-        self._wait(await self.outbox.fresh(sorted(owned), block_ms))
+        later = [w.at for k, w in self.waiting.items() if k not in self.sending]
+        soonest = min(later, default=now + 1.0)
+        wait_s = min(1.0, soonest - now, 0.05 if self.sending else 1.0)
+        block_ms = int(max(0.01, wait_s) * 1000)
+        self._wait(await self.outbox.fresh(sorted(owned), block_ms, count=min(room, 100)))
         return bool(owned)
 
     def _wait(self, found: list[tuple[int, str, Delivery]]) -> None:
@@ -142,11 +164,13 @@ class Sender:
             self.waiting.pop(key, None)
             return
         channels = {"email": self._mail, "push": self._push, "webhook": self._hook}
-        outcome = await channels[d.channel](d, raw)
+        # Sent before, and recording it failed (Redis away): record it, do not send again.
+        outcome = "sent" if waiting.sent else await channels[d.channel](d, raw)
         if outcome == "dropped":  # removed or switched off meanwhile
             await self._finish(key, "dropped")
             return
         if outcome == "sent":
+            waiting.sent = True
             pipe = redis.pipeline(transaction=False)
             self.outbox.made(pipe, key[0], d, waiting.entry_id)
             if d.channel == "webhook" and raw.get(b"webhook_failures", b"0") != b"0":
@@ -244,10 +268,13 @@ class Sender:
             DELIVERY: d.key,
         }
         try:
-            answer = await self.client.post(webhook.url, content=body, headers=headers)
-        except httpx.HTTPError as error:
+            async with self.client.post(
+                webhook.url, data=body, headers=headers, allow_redirects=False
+            ) as answer:
+                status = answer.status  # its body is not read: the connection closes, if need be
+        except (aiohttp.ClientError, TimeoutError) as error:
             return f"{type(error).__name__}"
-        return "sent" if 200 <= answer.status_code < 300 else f"HTTP {answer.status_code}"
+        return "sent" if 200 <= status < 300 else f"HTTP {status}"
 
     def title(self, game: str) -> str:
         spec = self.worker.games.get(game)
