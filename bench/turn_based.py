@@ -111,18 +111,23 @@ async def populate(settings: StoreSettings, games: int, players: int) -> None:
     await store.redis.aclose()
 
 
-async def caught_up(settings: StoreSettings, timeout_s: float = 600.0) -> float:
+async def caught_up(settings: StoreSettings, timeout_s: float = 1800.0) -> float:
     """Seconds until the notifier's checkpoint reached every attended log's end."""
     store = await open_store(settings)
     started = time.monotonic()
     while time.monotonic() - started < timeout_s:
-        behind = 0
+        behind, entries = 0, 0
         for p in range(settings.partitions):
             last: Any = await store.redis.xrevrange(store.keys.attended(p), count=1)
             cp = await store.redis.get(f"{store.keys.tag(p)}:notify:cp")
-            if last and int(bytes(last[0][0]).split(b"-")[0]) > int(cp or 0):
-                behind += 1
-        print(f"\r  notifier: {behind} partitions behind   ", end="", file=sys.stderr)
+            newest = int(bytes(last[0][0]).split(b"-")[0]) if last else 0
+            if newest > int(cp or 0):
+                behind, entries = behind + 1, entries + newest - int(cp or 0)
+        print(
+            f"\r  notifier: {behind} partitions, {entries} entries behind   ",
+            end="",
+            file=sys.stderr,
+        )
         if not behind:
             break
         await asyncio.sleep(0.5)

@@ -41,6 +41,12 @@ QUIET = Counter("raffe_notifications_quiet_total", "Turns not told: the table wa
 
 
 class NotifyWorker(CheckpointedWorker):
+    # A batch's games are read and folded concurrently, this many at once: unbounded, a
+    # batch of thousands (a restart's catch-up, 100,000 games made at once) waited past the
+    # Redis pool's timeout for connections, failed whole and came again, for ever.
+    games_at_once = 32
+    batch = 200  # log entries a partition's batch holds (the histories read are in memory)
+
     def __init__(
         self,
         store: EventStore,
@@ -52,6 +58,7 @@ class NotifyWorker(CheckpointedWorker):
         self.games = games
         self.outbox = Outbox(store)
         self.digests = Digests(store, self.outbox, digest_every_s)
+        self._folding = asyncio.Semaphore(self.games_at_once)
         self._reminded = 0.0
 
     def turn_based_key(self, partition: int) -> str:
@@ -72,18 +79,23 @@ class NotifyWorker(CheckpointedWorker):
         """One game's turns in this batch, told in order (games go concurrently: each is
         a few Redis round trips, which they share the waiting for)."""
         told = 0
-        for turn in await self._turns(game_id, batch):
-            told += await self._tell(partition, turn)
+        async with self._folding:
+            for turn in await self._turns(game_id, batch):
+                told += await self._tell(partition, turn)
         return told
 
     async def _turn_based(self, partition: int, by_game: dict[str, list[StoredEvent]]) -> list[str]:
         """The batch's games that are played turn-based, known from their GameCreated."""
         key, redis = self.turn_based_key(partition), self.store.redis
         ids = list(by_game)
-        for game_id, evs in by_game.items():
-            created = next((e for e in evs if e.type == "GameCreated"), None)
-            if created is not None and _speed(created) == "turn_based":
-                await redis.hset(key, game_id, "1")
+        made = {
+            game_id: "1"
+            for game_id, evs in by_game.items()
+            for e in evs
+            if e.type == "GameCreated" and _speed(e) == "turn_based"
+        }
+        if made:  # one write for the batch's new games (one each was most of a batch's wait)
+            await redis.hset(key, mapping=cast(Any, made))
         known = await redis.hmget(key, ids)
         found = [g for g, k in zip(ids, known, strict=True) if k]
         ended = [g for g in found if any(e.type == "GameEnded" for e in by_game[g])]
