@@ -284,6 +284,10 @@ async def run(args: argparse.Namespace) -> list[Figure]:
                 extra.wait(30)
             stop_all([proc])
             receiver.stop()
+            said = proc.stdout.read() if proc.stdout else ""  # the launcher's restarts
+            for line in said.splitlines():
+                if "exited" in line or "restarted" in line or "keeps" in line:
+                    print(f"  launcher: {line}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> None:
