@@ -83,13 +83,16 @@ class Digests:
         keys = [self.due_key(p), self.turns_key(p, player)]
         await self._add(keys=keys, args=[player, turn.game_id, orjson.dumps(asdict(turn)), due])
 
-    async def due(self, partition: int, now_ms: int, count: int = 100) -> list[tuple[str, int]]:
+    def due(self, pipe: Any, partition: int, now_ms: int, count: int = 100) -> None:
+        """In ``pipe``: the digests due, for ``due_of`` to read."""
+        key = self.due_key(partition)
+        pipe.zrangebyscore(key, "-inf", now_ms, start=0, num=count, withscores=True)
+
+    @staticmethod
+    def due_of(found: list[tuple[bytes, float]]) -> list[tuple[str, int]]:
         """(player, the digest's time) of the digests due: that time names the digest,
         the same for any notifier that takes it."""
-        found = await self.store.redis.zrangebyscore(
-            self.due_key(partition), "-inf", now_ms, start=0, num=count, withscores=True
-        )
-        return [(p.decode(), int(at)) for p, at in cast(list[tuple[bytes, float]], found)]
+        return [(p.decode(), int(at)) for p, at in found]
 
     async def turns(self, partition: int, player: str) -> dict[str, bytes]:
         raw = await self.store.redis.hgetall(self.turns_key(partition, player))

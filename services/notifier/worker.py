@@ -125,31 +125,37 @@ class NotifyWorker(CheckpointedWorker):
         await self.store.redis.zadd(self.reminders_key(partition), member, nx=True)
 
     async def tick(self) -> None:
-        """Once a second: the reminders come due in the partitions this notifier owns, each
-        sent only if its turn is still the seat's."""
+        """Once a second: the reminders and daily digests come due in the partitions this
+        notifier owns (one round trip for all of them), a reminder sent only if its turn
+        is still the seat's."""
         now = time.monotonic()
         if now - self._reminded < 1.0:
             return
         self._reminded = now
         now_ms = int(time.time() * 1000)
-        for partition in sorted(self.leases.owned):
-            await self._digests(partition, now_ms)
-            key = self.reminders_key(partition)
-            found = await self.store.redis.zrangebyscore(key, "-inf", now_ms, start=0, num=100)
-            due = cast(list[bytes], found)
-            for raw in due:
+        owned = sorted(self.leases.owned)
+        pipe = self.store.redis.pipeline(transaction=False)
+        for partition in owned:
+            pipe.zrangebyscore(self.reminders_key(partition), "-inf", now_ms, start=0, num=100)
+            self.digests.due(pipe, partition, now_ms)
+        found = await pipe.execute()
+        for i, partition in enumerate(owned):
+            reminders, digests = cast(list[bytes], found[2 * i]), found[2 * i + 1]
+            if digests:
+                await self._digests(partition, now_ms, self.digests.due_of(digests))
+            for raw in reminders:
                 fields = orjson.loads(raw)
                 kind = fields.pop("kind")
                 turn = Turn(**fields)
                 if await self._due_still(turn):
                     await self._tell(partition, turn, kind)
-                await self.store.redis.zrem(key, raw)
+                await self.store.redis.zrem(self.reminders_key(partition), raw)
 
-    async def _digests(self, partition: int, now_ms: int) -> None:
+    async def _digests(self, partition: int, now_ms: int, due: list[tuple[str, int]]) -> None:
         """The daily digests due in a partition: one mail each with the turns gathered
         that are still the player's (none left: no mail)."""
         prefix = self.store.settings.key_prefix
-        for player, at in await self.digests.due(partition, now_ms):
+        for player, at in due:
             read = await self.digests.turns(partition, player)
             turns = [t for t in map(turn_of, read.values()) if await self._due_still(t)]
             raw = await self.store.redis.hgetall(channels_key(prefix, player))
