@@ -194,7 +194,7 @@ def test_every_bot_game_finishes_through_every_kind_of_outage(tmp_path: Path) ->
 
         def begin() -> None:
             for kind in ("giraffe-raffe", "giraffometer", "riff-raff"):
-                for _ in range(3):  # a 503 while the last outage ends is asked again
+                for _ in range(15):  # a 503 while the last outage ends is asked again
                     made = http.post(
                         "/v1/games", json={"game": kind, "seats": [{"kind": "bot"}] * 3}
                     )
