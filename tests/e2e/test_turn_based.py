@@ -57,6 +57,12 @@ def table(
     return http.post("/v1/games", json=body, headers=auth(me["token"]))
 
 
+def open_seat_game(http: httpx.Client) -> str:
+    """A turn-based Giraffe Raffe game whose seat 1 is open to claim."""
+    seats = [{"kind": "human"}, {"kind": "open"}]
+    return str(create(http, "giraffe-raffe", seats, options={"speed": "turn_based"})["game_id"])
+
+
 def awaiting(http: httpx.Client, who: dict[str, Any], count: int | None = None) -> dict[str, Any]:
     """The caller's games awaiting them, once the projection shows ``count`` of them."""
     for _ in range(200):
@@ -114,15 +120,9 @@ def test_the_turn_based_cap_is_a_clear_429_and_leaves_realtime_play_alone(
     assert http.delete("/v1/quickplay", headers=auth(ann["token"])).status_code == 204
     # Joining an open turn-based seat counts the same.
     cy = register(http, unique("cy"), "tr0ub4dor&3")
-    opened = create(
-        http,
-        "giraffe-raffe",
-        [{"kind": "human"}, {"kind": "open"}],
-        options={"speed": "turn_based"},
-    )
-    claim = http.post(f"/v1/games/{opened['game_id']}/seats/1", headers=auth(ann["token"]))
+    seat = f"/v1/games/{open_seat_game(http)}/seats/1"
+    claim = http.post(seat, headers=auth(ann["token"]))
     assert claim.status_code == 429 and claim.json()["code"] == "turn_based_cap"
-    seat = f"/v1/games/{opened['game_id']}/seats/1"
     assert http.post(seat, headers=auth(cy["token"])).status_code == 201  # under the cap
 
 
@@ -167,15 +167,10 @@ def test_a_vacation_stops_every_turn_based_clock_of_the_player_and_counts_its_da
     # A turn-based game joined during the vacation waits too: made with her seated, or
     # an open seat she claims.
     joined = table(http, ann, bo, speed="turn_based").json()["game_id"]
-    opened = create(
-        http,
-        "giraffe-raffe",
-        [{"kind": "human"}, {"kind": "open"}],
-        options={"speed": "turn_based"},
-    )
-    claim = http.post(f"/v1/games/{opened['game_id']}/seats/1", headers=auth(ann["token"]))
+    opened = open_seat_game(http)
+    claim = http.post(f"/v1/games/{opened}/seats/1", headers=auth(ann["token"]))
     assert claim.status_code == 201, claim.text
-    for gid, seat in ((joined, 0), (opened["game_id"], 1)):  # as a seat sees it (not late)
+    for gid, seat in ((joined, 0), (opened, 1)):  # as a seat sees it (not late)
         view = http.get(f"/v1/games/{gid}", headers=auth(ann["token"])).json()["view"]
         assert view["table"]["seats"][seat]["vacation_until_ms"] == body["until_ms"], gid
     too_many = http.post("/v1/accounts/me/vacation", json={"days": 24}, headers=auth(ann["token"]))
