@@ -100,8 +100,9 @@ class SeatOut(BaseModel):
     presence: Presence | None = Field(
         None,
         description="a human seat's player: connected (a live stream open), away since "
-        "since_ms, or gone (away past the server's setting: a bot stands in); none while "
-        "its player never opened a stream",
+        "since_ms, or gone (away past the server's setting: a bot stands in); at a "
+        "turn-based table only connected or away (its clocks decide, nobody stands in for "
+        "an absence); none while its player never opened a stream",
     )
 
 

@@ -193,7 +193,8 @@ class LiveHub:
                     else b""
                 )
             if mark:  # registered first: the stream hears its own arrival too
-                await self._mark(self.presence.opened(game_id, seat, mark))  # type: ignore[union-attr]
+                slow = getattr(watched.state, "turn_based", False)  # a seated game's table
+                await self._mark(self.presence.opened(game_id, seat, mark, slow))  # type: ignore[union-attr]
             marked = time.monotonic()
             if backlog or current:
                 yield b"".join(frame(e) for e in backlog) + current

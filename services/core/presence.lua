@@ -5,7 +5,10 @@
 -- KEYS: 1 the game's streams, 2 the game's away seats, 3 every stream's mark, 4 absent
 --       seats (all under the {pr} hash tag)
 -- ARGV: 1 "open" | "close", 2 game id, 3 seat, 4 stream id, 5 now (ms), 6 stale after (ms),
---       7 gone after (ms), 8 channel, 9 away since (ms; close only)
+--       7 gone after (ms), 8 channel, 9 away since (ms; close only), 10 "1" when the game is
+--       turn-based (open only): its seats are away, never gone (their clocks decide), which
+--       the away hash keeps as its field "turn_based" for closes that do not know (the
+--       sweeper's)
 -- Returns 1 when it published, 0 when nothing changed for anyone.
 local mode, game, seat, stream = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now, stale, gone_after = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -25,6 +28,10 @@ end
 
 if mode == 'open' then
   local already = has_stream(seat)
+  if ARGV[10] == '1' then
+    redis.call('HSET', KEYS[2], 'turn_based', 1)
+    redis.call('EXPIRE', KEYS[2], week)
+  end
   redis.call('ZADD', KEYS[1], now, member)
   redis.call('ZADD', KEYS[3], now, mark)
   redis.call('HDEL', KEYS[2], seat)
@@ -38,16 +45,22 @@ else
   local since = tonumber(ARGV[9])
   redis.call('HSET', KEYS[2], seat, since)
   redis.call('EXPIRE', KEYS[2], week)
-  redis.call('ZADD', KEYS[4], 'NX', since, absent)
+  -- Only a real-time seat is the sweeper's work: nobody stands in at a turn-based one.
+  if redis.call('HEXISTS', KEYS[2], 'turn_based') == 0 then
+    redis.call('ZADD', KEYS[4], 'NX', since, absent)
+  end
 end
 
 local states = {}
 local away = redis.call('HGETALL', KEYS[2])
+local patient = redis.call('HEXISTS', KEYS[2], 'turn_based') == 1
 for i = 1, #away, 2 do
-  local since = tonumber(away[i + 1])
-  local state = 'away'
-  if now - since >= gone_after then state = 'gone' end
-  states[away[i]] = {seat = tonumber(away[i]), state = state, since_ms = since}
+  if away[i] ~= 'turn_based' then
+    local since = tonumber(away[i + 1])
+    local state = 'away'
+    if not patient and now - since >= gone_after then state = 'gone' end
+    states[away[i]] = {seat = tonumber(away[i]), state = state, since_ms = since}
+  end
 end
 for _, m in ipairs(open_streams()) do
   local s = string.match(m, '^(%d+):')

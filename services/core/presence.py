@@ -75,16 +75,20 @@ class Presence:
         # and closed streams.
         self._changed = redis.register_script(SCRIPT)
 
-    async def _change(self, mode: str, game_id: str, seat: int, stream: str, since: int) -> None:
+    async def _change(
+        self, mode: str, game_id: str, seat: int, stream: str, since: int, turn_based: bool
+    ) -> None:
         keys = [self.keys.streams(game_id), self.keys.away(game_id)]
         keys += [self.keys.marks, self.keys.absent]
         now = now_ms()
         args: list[str | int] = [mode, game_id, seat, stream, now, self.stale_ms]
-        args += [self.gone_after_ms, self.keys.channel, since or now]
+        args += [self.gone_after_ms, self.keys.channel, since or now, int(turn_based)]
         await self._changed(keys=keys, args=args)
 
-    async def opened(self, game_id: str, seat: int, stream: str) -> None:
-        await self._change("open", game_id, seat, stream, 0)
+    async def opened(self, game_id: str, seat: int, stream: str, turn_based: bool = False) -> None:
+        """A stream opened; at a turn-based game its seats are never marked gone (their
+        clocks decide, docs/turn-based.md), which the game's presence keeps from now on."""
+        await self._change("open", game_id, seat, stream, 0, turn_based)
 
     async def refreshed(self, game_id: str, seat: int, stream: str) -> None:
         now = now_ms()
@@ -95,7 +99,7 @@ class Presence:
 
     async def closed(self, game_id: str, seat: int, stream: str, at_ms: int = 0) -> None:
         """A stream ended (``at_ms``: when it was last known open, for a stale one)."""
-        await self._change("close", game_id, seat, stream, at_ms)
+        await self._change("close", game_id, seat, stream, at_ms, False)
 
     async def forget(self, game_id: str, seat: int, stream: str) -> None:
         """A stream of a finished game ended: nothing of the seat is kept."""
@@ -107,13 +111,18 @@ class Presence:
         await pipe.execute()
 
     async def of(self, game_id: str) -> dict[int, dict[str, Any]]:
-        """Each seat with a known presence: state ("connected", "away", "gone"), since."""
+        """Each seat with a known presence: state ("connected", "away", "gone"), since.
+        A turn-based game's seats are connected or away, with nothing to come."""
         now = now_ms()
         pipe = self.redis.pipeline(transaction=False)
         pipe.zrangebyscore(self.keys.streams(game_id), now - self.stale_ms, "+inf")
         pipe.hgetall(self.keys.away(game_id))
         marks, away = await pipe.execute()
         out: dict[int, dict[str, Any]] = {}
+        if away.pop(b"turn_based", None) is not None:
+            away_since = {int(seat): int(since) for seat, since in away.items()}
+            out = {s: {"state": "away", "since_ms": t} for s, t in away_since.items()}
+            away = {}
         for raw_seat, raw_since in away.items():
             since = int(raw_since)
             gone = now - since >= self.gone_after_ms

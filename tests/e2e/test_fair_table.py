@@ -212,11 +212,17 @@ def test_a_turn_based_seat_away_for_days_is_never_handed_to_a_bot(quick: System)
         )
         until(lambda: first.presence() == {0: "connected", 1: "connected"})
         second.close()
-        until(lambda: first.presence().get(1) == "gone", timeout=20)  # past RAFFE_GONE_AFTER_S
-        time.sleep(3)  # the sweeper's rounds: each refuses to mark it
+        until(lambda: first.presence().get(1) == "away")
+        time.sleep(4)  # past RAFFE_GONE_AFTER_S, and the sweeper's rounds
         assert not any(k == "SeatGone" for k, _ in first.frames)
         status = view(http, gid, tokens[1])["view"]["status"]
         assert "stand_ins" not in status
+        # Away, never "gone", and nothing is announced to come (no bot, no claim).
+        said = [p["state"] for k, d in first.frames if k == "presence" for p in d["seats"]]
+        assert "away" in said and "gone" not in said
+        presence = http.get(f"/v1/games/{gid}/seats").json()["seats"][1]["presence"]
+        assert presence["state"] == "away" and presence["since_ms"] > 0
+        assert presence["gone_at_ms"] is None and presence["claim_from_ms"] is None
         first.close()
 
 
