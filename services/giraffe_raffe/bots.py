@@ -21,6 +21,7 @@ from services.kernel.rng import SeededRng
 
 Command = dict[str, Any]
 Bot = Callable[[dict[str, Any], dict[str, Any], SeededRng], Command]
+COPY_COST = 3.0  # a Copy fits any set: the dearest card to spend
 REWARD = {"pair": 1.2, "three": 1.6, "straight": 1.6, "color": 1.6, "free": 1.6, "four": 3.2}
 
 
@@ -82,7 +83,7 @@ def card_costs(hand: Sequence[str]) -> dict[str, float]:
     costs: dict[str, float] = {}
     for c in hand:
         if is_copy(c):
-            costs[c] = 3.0
+            costs[c] = COPY_COST
             continue
         v = FACE[c][1]
         neighbours = (v - 1 in values) + (v + 1 in values)
@@ -101,9 +102,14 @@ def _cheapest(
 def candidates(
     entry: dict[str, Any], hand: Sequence[str], costs: dict[str, float]
 ) -> list[list[str]]:
-    n = _need(entry)
     if "options" in entry:
         return [list(o) for o in entry["options"]]
+    return shaped_candidates(_need(entry), hand, costs)
+
+
+def shaped_candidates(n: Need, hand: Sequence[str], costs: dict[str, float]) -> list[list[str]]:
+    """The plays worth pricing on a Straight, Color or Free tree: every shortest run on a
+    Straight (up to 100), the cheapest shortest play from each pool on the others."""
     numbered = [c for c in hand if not is_copy(c)]
     copies = [c for c in hand if is_copy(c)]
     if n.kind == "straight":
