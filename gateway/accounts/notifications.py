@@ -12,8 +12,7 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
 from gateway.accounts.tokens import Caller
-from gateway.clients import Clients
-from gateway.http.auth import caller, clients, player
+from gateway.http.auth import ClientsDep, caller, player
 from gateway.http.openapi import TOKEN_REQUIRED
 from gateway.http.problems import Problem
 from services.kernel.commands import Strict
@@ -49,7 +48,6 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
         (422, "invalid request: bad_url (not https, no host, or a private address)"),
     ]
 }
-ClientsDep = Annotated[Clients, Depends(clients)]
 CallerDep = Annotated[Caller, Depends(caller)]
 
 

@@ -23,13 +23,11 @@ from gateway.accounts.models import (
 )
 from gateway.accounts.service import PLAYER_ID_PATTERN, Signed, account_json
 from gateway.accounts.tokens import Caller
-from gateway.clients import Clients
-from gateway.http.auth import caller, clients, player
+from gateway.http.auth import ClientsDep, caller, player
 from gateway.http.openapi import TOKEN_REQUIRED
 from gateway.http.problems import Problem
 
 router = APIRouter(tags=["accounts"])
-ClientsDep = Annotated[Clients, Depends(clients)]
 CallerDep = Annotated[Caller, Depends(caller)]
 PlayerId = Annotated[str, Path(pattern=PLAYER_ID_PATTERN, description="a player's id")]
 PROBLEMS: dict[int | str, dict[str, Any]] = {

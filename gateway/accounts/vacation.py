@@ -13,14 +13,13 @@ from pydantic import BaseModel, Field
 from gateway.accounts.awaiting import games_in_play
 from gateway.accounts.tokens import Caller
 from gateway.clients import Clients
-from gateway.http.auth import caller, clients, player
+from gateway.http.auth import ClientsDep, caller, player
 from gateway.http.openapi import TOKEN_REQUIRED
 from gateway.http.problems import Problem
 from services.accounts.vacations import vacation_at, vacation_key
 from services.kernel.commands import Strict
 
 router = APIRouter(tags=["accounts"])
-ClientsDep = Annotated[Clients, Depends(clients)]
 CallerDep = Annotated[Caller, Depends(caller)]
 DAY_MS = 86_400_000
 PROBLEMS: dict[int | str, dict[str, Any]] = {

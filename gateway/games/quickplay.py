@@ -17,7 +17,7 @@ from gateway.accounts.awaiting import check_turn_based_cap
 from gateway.accounts.tokens import TICKET_S, Caller
 from gateway.clients import Clients
 from gateway.games.models import StreamTicket
-from gateway.http.auth import caller, clients, player
+from gateway.http.auth import ClientsDep, caller, player
 from gateway.http.openapi import TOKEN_REQUIRED
 from gateway.http.problems import Problem
 from gateway.live.frames import drained
@@ -27,7 +27,6 @@ from services.kernel.commands import Strict
 from services.quickplay.matching import estimated_wait_ms
 
 router = APIRouter(prefix="/v1/quickplay", tags=["quickplay"])
-ClientsDep = Annotated[Clients, Depends(clients)]
 CallerDep = Annotated[Caller, Depends(caller)]
 POLL_S = 0.5  # a waiting stream looks at its ticket this often
 PROBLEMS: dict[int | str, dict[str, Any]] = {

@@ -14,12 +14,11 @@ from gateway.accounts.tokens import Caller
 from gateway.clients import Clients
 from gateway.games.rematch import Offer
 from gateway.games.routes import PROBLEMS, GameId
-from gateway.http.auth import acting_seat, caller, clients, seat_in
+from gateway.http.auth import ClientsDep, acting_seat, caller, seat_in
 from gateway.http.problems import Problem
 from services.kernel.game import SPECTATOR, SeatSpec
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
-ClientsDep = Annotated[Clients, Depends(clients)]
 CallerDep = Annotated[Caller, Depends(caller)]
 
 

@@ -25,7 +25,15 @@ from gateway.games.models import (
     ReplayView,
     StreamTicket,
 )
-from gateway.http.auth import acting_seat, caller, clients, player, rotating_caller, seat_in
+from gateway.http.auth import (
+    ClientsDep,
+    acting_seat,
+    caller,
+    clients,
+    player,
+    rotating_caller,
+    seat_in,
+)
 from gateway.http.openapi import TOKEN_OPTIONAL, TOKEN_REQUIRED
 from gateway.http.problems import Problem
 from gateway.live.delay import Delay
@@ -40,7 +48,6 @@ from services.notifier.channels import watching_key
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 GameId = Annotated[str, Path(pattern=GAME_ID.pattern, description="the game's id")]
-ClientsDep = Annotated[Clients, Depends(clients)]
 CallerDep = Annotated[Caller, Depends(caller)]
 WATCHING_S = 90  # a page says it is in view every minute: this long after, it is not
 RotatingDep = Annotated[Caller, Depends(rotating_caller)]  # 409 for a token rotated already

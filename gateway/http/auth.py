@@ -4,7 +4,9 @@ seat that player holds in the game the path names."""
 
 from __future__ import annotations
 
-from fastapi import Request
+from typing import Annotated
+
+from fastapi import Depends, Request
 
 from gateway.accounts.tokens import Caller, TokenRotated
 from gateway.clients import Clients
@@ -15,6 +17,9 @@ async def clients(request: Request) -> Clients:
     """Async on purpose: FastAPI runs a plain ``def`` dependency in a worker thread."""
     found: Clients = request.app.state.clients
     return found
+
+
+ClientsDep = Annotated[Clients, Depends(clients)]  # a route's parameter: the clients
 
 
 async def caller(request: Request) -> Caller:

@@ -5,17 +5,16 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Path, Query
 
 from gateway.clients import Clients
-from gateway.http.auth import clients
+from gateway.http.auth import ClientsDep
 from gateway.http.problems import Problem
 from gateway.records.rating_models import Leaderboard, PlayerGames
 from services.games import GAMES
 from services.ratings.rules import score, shown
 
 router = APIRouter(tags=["ratings"])
-ClientsDep = Annotated[Clients, Depends(clients)]
 RATED_ID = r"^(pl[0-9a-f]{24}|bot:[A-Za-z0-9_-]{1,32})$"
 RatedId = Annotated[str, Path(pattern=RATED_ID, description="a player's id, or bot:<level>")]
 Season = Annotated[str, Query(pattern=r"^(current|all|\d{1,6})$")]

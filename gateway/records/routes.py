@@ -8,12 +8,12 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from starlette.responses import StreamingResponse
 
 from gateway.clients import Clients
 from gateway.games.routes import PROBLEMS, GameId, check_hold
-from gateway.http.auth import clients
+from gateway.http.auth import ClientsDep
 from gateway.http.problems import Problem
 from gateway.records.models import GameRecord
 from services.core.eventstore import StoredEvent
@@ -23,7 +23,6 @@ from services.records.document import is_finished, record
 from services.records.export import finished
 
 router = APIRouter(tags=["records"])
-ClientsDep = Annotated[Clients, Depends(clients)]
 FAR = 2**62
 
 

@@ -236,6 +236,15 @@ async function lobbyPage() {
   function rule() {
     return seatRule(typeOf().options, optionValues(optionsBox));
   }
+  // A bot level as people know it: its name and, once it has played rated games, its
+  // rating ("Master · 1620"); the default level first, as the server lists them.
+  function levelOf(t, level) {
+    return (t.bot_levels || []).find((l) => l.level === level) || { name: level, about: "" };
+  }
+  function levelLabel(t, level) {
+    const l = levelOf(t, level);
+    return l.rating != null ? `${l.name} · ${l.rating}${l.provisional ? "?" : ""}` : l.name;
+  }
   function seatRow(kind) {
     const t = typeOf();
     const kindSelect = el(
@@ -248,7 +257,7 @@ async function lobbyPage() {
     const level = el(
       "select",
       { class: "bot-level", "aria-label": "bot level" },
-      t.bots.map((b) => el("option", { value: b }, b)),
+      t.bots.map((b) => el("option", { value: b, title: levelOf(t, b).about }, levelLabel(t, b))),
     );
     const remove = el(
       "button",

@@ -7,6 +7,7 @@ import signal
 
 from services.bots.runner import BotRunner
 from services.bots.sweeper import Sweeper
+from services.bots.thinking import Thinkers
 from services.core.eventstore import open_store
 from services.core.logs import configure_logging
 from services.core.loop import run
@@ -29,7 +30,10 @@ async def main() -> None:
     start_metrics(readiness)
     engines = {name: EngineClient.connect(t) for name, t in engine_targets().items()}
     bots = BotSettings()
-    runner = BotRunner(store, engines, settings.lease_ms, bots.bot_pace_ms, bots.bot_stuck_s)
+    thinkers = Thinkers(bots.bot_workers)  # worker processes for the levels that search
+    runner = BotRunner(
+        store, engines, settings.lease_ms, bots.bot_pace_ms, bots.bot_stuck_s, thinkers
+    )
     # The quick-play matchmaker runs beside it (one at a time across replicas: a lease).
     boards = boards_of(store, settings.ratings)  # bot levels are rated: bots to match
     after, turn_based_after = bots.quickplay_bots_after_s, bots.turn_based_bots_after_s
@@ -50,6 +54,7 @@ async def main() -> None:
     logging.getLogger("bots").info("running")
     await asyncio.gather(runner.run(), matchmaker.run(), sweeper.run())
     checking.cancel()
+    thinkers.close()
     for engine in engines.values():
         await engine.close()
     await store.redis.aclose()

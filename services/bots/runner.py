@@ -25,13 +25,13 @@ from typing import Any
 
 from prometheus_client import Counter, Gauge
 
+from services.bots.thinking import Thinkers
 from services.core.attention import needs_runner
 from services.core.codec import loads
 from services.core.errors import RaffeError
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.transport import EngineClient
 from services.core.worker import BOT_GROUP, CheckpointedWorker
-from services.games import GAMES
 from services.kernel.commands import has_timer
 from services.kernel.game import SPECTATOR
 from services.kernel.rng import SeededRng
@@ -129,9 +129,11 @@ class BotRunner(CheckpointedWorker):
         ttl_ms: int = 5000,
         pace_ms: int = 0,
         stuck_after_s: float = 60.0,
+        thinkers: Thinkers | None = None,
     ) -> None:
         super().__init__(store, BOT_GROUP, ttl_ms)
         self.engines = engines
+        self.thinkers = thinkers or Thinkers()  # where each level decides
         # A bot waits this long before each move (RAFFE_BOT_PACE_MS): people at the table,
         # spectators and a tournament's followers see each move; 0 plays at once.
         self.pace_s = pace_ms / 1000
@@ -340,7 +342,7 @@ class BotRunner(CheckpointedWorker):
                 return status, None, version
         rng = SeededRng(f"{watch.seed}:bot:{game_id}:{seat}", known.version)
         level = watch.seats[seat].get("bot_level", "")
-        command = GAMES[game_type].bot(level)(known.view, known.legal, rng)
+        command = await self.thinkers.decide(game_type, level, known.view, known.legal, rng)
         try:
             # The version it decided on: an engine replica whose cache is behind reads
             # just the newer events first, instead of failing an append and reloading.

@@ -90,6 +90,9 @@ class BotSettings(Env):
     benchmarks and tests."""
 
     bot_pace_ms: int = Field(1000, ge=0, le=60_000)
+    # Worker processes for the levels that search (services.bots.thinking); 0 decides
+    # them on the runner's event loop.
+    bot_workers: int = Field(1, ge=0, le=64)
     # A game a bot owes a move and has not moved in for this long counts as stuck (the
     # raffe_bot_games_stuck gauge and its alert); the runner plays such games again.
     bot_stuck_s: float = Field(60.0, gt=0, le=86_400)

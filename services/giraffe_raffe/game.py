@@ -9,6 +9,7 @@ from services.giraffe_raffe.commands import Command
 from services.giraffe_raffe.events import EVENTS
 from services.giraffe_raffe.evolve import evolve
 from services.giraffe_raffe.how_to_play import HOW_TO_PLAY
+from services.giraffe_raffe.search import BUDGET, search_bot
 from services.giraffe_raffe.state import State
 from services.kernel.spec import GameSpec
 
@@ -33,8 +34,14 @@ GAME = GameSpec(
     commands=Command,
     view_model=views.GiraffeRaffeView,
     legal_model=views.GiraffeRaffeLegal,
-    bots=BOTS,
+    bots={**BOTS, "search": search_bot(BUDGET)},
     default_bot="heuristic",
+    bot_names={
+        "random": ("Beginner", "plays any legal move"),
+        "heuristic": ("Intermediate", "keeps high cards and sets, spends apples last"),
+        "search": ("Master", "plays out hundreds of deals it cannot tell from the real one"),
+    },
+    searching_bots=frozenset({"search"}),
     expire=rules.default_move,
     result_keys=rules.result_keys,
     variants=({"mode": "solo"},),

@@ -36,6 +36,9 @@ from services.kernel.rng import SeededRng
 
 Bot = Callable[[dict[str, Any], dict[str, Any], SeededRng], Command]
 EXPLORE = 0.7  # UCB1's exploration: rewards are 0 or 1
+# Simulated moves a decision: p95 ~185 ms on one core of the machine bench/bots.py ran
+# on (docs/bots.md); a game's first decisions, with the longest rollouts, are the slowest.
+BUDGET = 1200
 MAX_CANDIDATES = 12  # the cheapest plays per tree shape, so simulations are not spread thin
 ROLLOUT_MOVES = 400  # a game ends long before; a bound, not a horizon
 
@@ -128,11 +131,13 @@ def _cheapest_value_play(
 
 
 def rollout(state: State, rng: SeededRng) -> tuple[State, int]:
-    """The game played out by the heuristic in every seat (the Robot plays itself), and
-    how many moves that took."""
+    """The round played out by the heuristic in every seat (the Robot plays itself), and
+    how many moves that took. A round decides what a move is worth: in the longer game
+    whoever loses it takes a rotten apple, and the next round is dealt afresh."""
+    dealt = state.round
     for moves in range(ROLLOUT_MOVES):
         to_act = rules.status(state).to_act
-        if state.over or not to_act:
+        if state.over or not to_act or state.round != dealt:
             return state, moves
         state = rules.decide(state, to_act[0], policy(state, to_act[0]), rng).state
     return state, ROLLOUT_MOVES

@@ -4,7 +4,7 @@ lists this package)."""
 from services.giraffometer import options as game_options
 from services.giraffometer import rules
 from services.giraffometer import view as views
-from services.giraffometer.bots import BOTS
+from services.giraffometer.bots import BOTS, NAMES
 from services.giraffometer.commands import Command
 from services.giraffometer.events import EVENTS
 from services.giraffometer.evolve import evolve
@@ -37,6 +37,7 @@ GAME = GameSpec(
     legal_model=views.GiraffometerLegal,
     bots=BOTS,
     default_bot="normal",
+    bot_names=NAMES,
     expire=rules.default_move,
     clock_commands=frozenset({"close_round"}),
     result_keys=rules.result_keys,

@@ -91,6 +91,11 @@ class GameSpec(Generic[S]):
     players: tuple[int, int] = (1, 1)  # at one table, least and most (tournament tables)
     bots: Mapping[str, Bot] = field(default_factory=dict)  # by level
     default_bot: str = ""
+    # A level's name for people (beginner to master) and what it does, in a few words.
+    bot_names: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    # Levels that search (a fifth of a second of CPU a decision): the bot runner decides
+    # them in its worker processes, never on its event loop or an engine's command path.
+    searching_bots: frozenset[str] = frozenset()
     # One number per seat from a finished game's public view, higher is better.
     result_keys: Callable[[Mapping[str, Any]], list[float]] = no_scoring
     recorded_options: Callable[[dict[str, Any]], dict[str, Any]] = unchanged

@@ -1,6 +1,7 @@
 """Bot evaluation and calibration of the ship.
 
     python -m services.riff_raff.evaluate --games 300            careful vs random, 2 players
+    python -m services.riff_raff.evaluate --bot search --against careful --players 3
     python -m services.riff_raff.evaluate --calibrate --games 1000   fall rates, rounds, endings
 
 "Beats" means the careful bot wins and the random bot does not (ties win together)."""
@@ -16,7 +17,6 @@ from dataclasses import dataclass, field
 from services.kernel.evaluation import win_rate
 from services.kernel.game import Event
 from services.kernel.playthrough import play_bots
-from services.riff_raff.bots import BOTS
 from services.riff_raff.game import GAME
 from services.riff_raff.state import State
 
@@ -44,7 +44,7 @@ class Tally:
 
 def play_game(bots: Sequence[str], seed: str, tally: Tally | None = None) -> State:
     count = tally.count if tally is not None else None
-    p = play_bots(GAME, [BOTS[b] for b in bots], seed, max_moves=MAX_MOVES, on_events=count)
+    p = play_bots(GAME, [GAME.bots[b] for b in bots], seed, max_moves=MAX_MOVES, on_events=count)
     if tally is not None:
         tally.games += 1
         tally.rounds[p.state.round] += 1
@@ -95,10 +95,23 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--calibrate", action="store_true")
     parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--bot", choices=sorted(GAME.bots))
+    parser.add_argument("--against", default="careful", choices=sorted(GAME.bots))
+    parser.add_argument("--first", type=int, default=0)
     args = parser.parse_args()
     if args.calibrate:
         for bot in ("random", "careful"):
             print(report(bot, args.players, calibrate(args.games, bot, args.players)))
+        return
+    if args.bot:
+        won = win_rate(
+            play_game, args.bot, args.against, args.players, args.games, True, True, args.first
+        )
+        half = 1.96 * (max(won * (1 - won), 1e-12) / args.games) ** 0.5
+        print(
+            f"{args.bot} won {won:.1%} ± {half:.1%} of {args.games} {args.players}-player games "
+            f"alone against {args.against}"
+        )
         return
     rate = careful_beats_random(args.games, progress=True)
     print(f"careful bot beat the random bot in {rate:.1%} of {args.games} 2-player games")

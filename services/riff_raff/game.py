@@ -10,6 +10,7 @@ from services.riff_raff.commands import Command
 from services.riff_raff.events import EVENTS
 from services.riff_raff.evolve import evolve
 from services.riff_raff.how_to_play import HOW_TO_PLAY
+from services.riff_raff.search import search_bot
 from services.riff_raff.state import State
 
 GAME = GameSpec(
@@ -33,8 +34,14 @@ GAME = GameSpec(
     commands=Command,
     view_model=views.RiffRaffView,
     legal_model=views.RiffRaffLegal,
-    bots=BOTS,
+    bots={**BOTS, "search": search_bot},
     default_bot="careful",
+    bot_names={
+        "random": ("Beginner", "any piece, anywhere"),
+        "careful": ("Intermediate", "tries a dozen placements on the ship's simulation"),
+        "search": ("Master", "tries every piece, place and way up; doubles only when safe"),
+    },
+    searching_bots=frozenset({"search"}),
     expire=rules.default_moves,
     result_keys=rules.result_keys,
     variants=({"turn_timer": 30},),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -132,3 +134,35 @@ def test_a_command_answers_with_the_authors_view_and_legal_commands(http: httpx.
     assert answer["commands"] == {"seat": 0, "to_act": False, "commands": [], "table": table}
     again = http.get(f"/v1/games/{game['game_id']}/commands", headers=auth(token)).json()
     assert {k: v for k, v in again.items() if k != "version"} == answer["commands"]
+
+
+def _children(pid: int) -> list[str]:
+    """The command lines of a process's children (Linux)."""
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            with contextlib.suppress(OSError):
+                out.append(
+                    Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                )
+    return out
+
+
+def test_a_master_bot_plays_a_person_from_the_runners_worker_process(
+    http: httpx.Client, system: System
+) -> None:
+    """#53: the search level is offered by its name for people and plays a whole game
+    against a person, deciding in a worker process of the bot runner (off its event loop)."""
+    (giraffe,) = [t for t in http.get("/v1/game-types").json() if t["name"] == "giraffe-raffe"]
+    names = {level["level"]: level["name"] for level in giraffe["bot_levels"]}
+    assert names == {"random": "Beginner", "heuristic": "Intermediate", "search": "Master"}
+    assert all(level["about"] for level in giraffe["bot_levels"])
+    seats = [{"kind": "human"}, {"kind": "bot", "bot_level": "search"}]
+    created = create(http, "giraffe-raffe", seats)
+    seen = play_seat(http, "giraffe-raffe", created["game_id"], created["tokens"]["0"], "heuristic")
+    final = wait_over(http, created["game_id"])
+    assert seen and final["view"]["status"]["over"]
+    events = http.get(f"/v1/games/{created['game_id']}/events").json()["events"]
+    assert any(e["type"] == "CardsPlayed" and e["actor"] == 1 for e in events)
+    bots_pid = system.processes["bot runner"][1]
+    assert any("multiprocessing" in c for c in _children(bots_pid))

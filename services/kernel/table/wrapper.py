@@ -45,6 +45,8 @@ def seated(spec: GameSpec[S]) -> GameSpec[Table[S]]:
         players=spec.players,
         bots=spec.bots,
         default_bot=spec.default_bot,
+        bot_names=spec.bot_names,
+        searching_bots=spec.searching_bots,
         clock_commands=spec.clock_commands,
         always_attended=spec.always_attended,
         variants=spec.variants,
