@@ -3,6 +3,7 @@
     raffe tournament create --game giraffe-raffe --format swiss --bots 9
     raffe tournament run    --game giraffe-raffe,giraffometer,riff-raff --bots 12 --chart r.png
     raffe tournament watch  <tournament id> --chart ratings.png
+    raffe ladder run --game giraffe-raffe --deals 2000   (every bot level, docs/bots.md)
     raffe records export --game giraffe-raffe --since 2026-11-01 --out games.jsonl
     raffe verify game.json games.jsonl
 
@@ -19,6 +20,7 @@ import argparse
 import os
 import sys
 import time
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,8 @@ from rich.text import Text
 
 from services.records import cli as records_cli
 from services.targets import GATEWAY_PORT
+from services.tournament.ladder import levels as ladder_levels
+from services.tournament.ladder import paired as ladder_paired
 
 console = Console()
 
@@ -42,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if args.area == "records":
                 return records_cli.export(http, args.game, args.since, args.until, args.out)
+            if args.area == "ladder":
+                return ladder(http, args)
             if args.action == "watch":
                 return watch(http, args.tournament_id, args.chart, args.timeout)
             created = create(http, args)
@@ -129,6 +135,8 @@ def expected_games(t: dict[str, Any]) -> int:
         return (players - 1 if players % 2 == 0 else players) * (players // 2)
     if options["format"] in ("swiss", "duplicate"):
         return int(options["rounds"]) * per_round
+    if options["format"] == "ladder":  # a table per seat rotation, every round
+        return int(options["rounds"]) * int(options["table_size"])
     return 0
 
 
@@ -136,6 +144,57 @@ def shown(name: str) -> Text:
     """A name as the terminal shows it: never markup, never a control character (names
     of tournaments from before names were checked may hold escape sequences)."""
     return Text("".join(c if c.isprintable() else "\N{REPLACEMENT CHARACTER}" for c in name))
+
+
+def ladder(http: httpx.Client, args: argparse.Namespace) -> int:
+    """A bot ladder (docs/bots.md): every level of a game (or ``--levels``) on ``--deals``
+    deals, each played in every seat rotation; then what it publishes per level."""
+    if args.action == "show":
+        show_ladder(_ok(http.get(f"/v1/tournaments/{args.tournament_id}")))
+        return 0
+    (game,) = [g for g in _ok_list(http.get("/v1/game-types")) if g["name"] == args.game]
+    known = {lv["level"]: lv["name"] for lv in game["bot_levels"]}
+    chosen = args.levels.split(",") if args.levels else list(known)
+    body = {
+        "name": args.name or f"{game['title']} bot ladder",
+        "games": [args.game],
+        "format": "ladder",
+        "table_size": len(chosen),
+        "rounds": args.deals,
+    }
+    created = _ok(http.post("/v1/tournaments", json=body))
+    tid, auth = created["tournament_id"], {"Authorization": f"Bearer {created['organiser_token']}"}
+    for level in chosen:
+        player = {"name": f"{known.get(level, level)} ({level})", "kind": "bot", "bot_level": level}
+        _ok(http.post(f"/v1/tournaments/{tid}/players", json=player, headers=auth))
+    console.print(f"ladder {tid}: {', '.join(chosen)}, {args.deals} deals")
+    start(http, {"tournament_id": tid, "organiser_token": created["organiser_token"]})
+    code = watch(http, tid, "", args.timeout)
+    show_ladder(_ok(http.get(f"/v1/tournaments/{tid}")))
+    return code
+
+
+def show_ladder(t: dict[str, Any]) -> None:
+    """Per level: rating, mean place and win rate with 95% intervals; then how far each
+    level finishes ahead of the next one down on the same deals."""
+    results = ladder_levels(t)
+    table = Table(title=shown(str(t["options"].get("name") or t["tournament_id"])))
+    for column in ("level", "mu", "sigma", "games", "mean place", "wins"):
+        table.add_column(column, justify="left" if column == "level" else "right")
+    for r in results:
+        table.add_row(
+            shown(r.level),
+            f"{r.mu:.2f}",
+            f"{r.sigma:.2f}",
+            str(r.games),
+            str(r.place),
+            f"{r.wins.mean:.1%} ± {r.wins.half:.1%}",
+        )
+    console.print(table)
+    for upper, lower in pairwise(results):
+        gap = ladder_paired(t, upper.level, lower.level)
+        verdict = "beats" if gap.mean > 0 and gap.excludes_zero else "does not clearly beat"
+        console.print(f"{upper.level} {verdict} {lower.level}: {gap} places a deal")
 
 
 def show_standings(t: dict[str, Any]) -> None:
@@ -185,6 +244,12 @@ def _ok(response: httpx.Response) -> dict[str, Any]:
     return body
 
 
+def _ok_list(response: httpx.Response) -> list[dict[str, Any]]:
+    response.raise_for_status()
+    body: list[dict[str, Any]] = response.json()
+    return body
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="raffe", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -212,6 +277,16 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--human", action="append", default=[], help="a human player's name")
         if name == "run":
             _watch_options(p)
+    ladder_area = sub.add_parser("ladder", help="a bot ladder: every level on the same deals")
+    ladder_actions = ladder_area.add_subparsers(dest="action", required=True)
+    run_ladder = ladder_actions.add_parser("run")
+    run_ladder.add_argument("--game", default="giraffe-raffe")
+    run_ladder.add_argument("--deals", type=int, default=2000)
+    run_ladder.add_argument("--levels", default="", help="comma-separated (default: all)")
+    run_ladder.add_argument("--name", default="")
+    run_ladder.add_argument("--timeout", type=float, default=7 * 24 * 3600)
+    show = ladder_actions.add_parser("show")
+    show.add_argument("tournament_id")
     verify = sub.add_parser("verify", help="re-play game records offline, byte for byte")
     verify.add_argument("files", nargs="+", help="a record (JSON) or records (JSON Lines)")
     records = sub.add_parser("records", help="export finished games")

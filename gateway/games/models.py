@@ -163,9 +163,15 @@ DEFAULT_GAMES: tuple[str, ...] = ("giraffe-raffe",)
 class CreateTournament(Strict):
     name: str = Field("", max_length=80)
     games: list[GameName] = Field(default_factory=lambda: list(DEFAULT_GAMES), min_length=1)
-    format: Literal["round_robin", "swiss", "elimination", "duplicate"] = "swiss"
+    format: Literal["round_robin", "swiss", "elimination", "duplicate", "ladder"] = Field(
+        "swiss",
+        description="ladder: a bot ladder (docs/bots.md), one bot level per entrant and a "
+        "table of them per seat rotation, all on one deal a round",
+    )
     table_size: int | None = Field(None, ge=2, le=8, description="default 2 (round robin), 3")
-    rounds: int = Field(3, ge=1, le=50, description="swiss and duplicate")
+    rounds: int = Field(
+        3, ge=1, le=5000, description="swiss and duplicate (up to 50), ladder (up to 5,000 deals)"
+    )
     advance: int = Field(1, ge=1, le=7, description="elimination: the top N of each table")
     game_options: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description='per game, e.g. {"giraffe-raffe": {"turn_timer": 60}}'

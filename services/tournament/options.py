@@ -11,8 +11,10 @@ from services.kernel.game import SeatSpec
 from services.kernel.names import clean_name
 from services.kernel.spec import no_scoring
 
-FORMATS = ("round_robin", "swiss", "elimination", "duplicate")
+FORMATS = ("round_robin", "swiss", "elimination", "duplicate", "ladder")
 MAX_PLAYERS = 1024
+# A bot ladder (docs/bots.md) plays a deal a round, and wants thousands of them.
+MOST_ROUNDS = {"ladder": 5000}
 
 
 def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]:
@@ -36,7 +38,7 @@ def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]
         "games": games,
         "format": fmt,
         "table_size": size,
-        "rounds": _int(raw, "rounds", 3, 1, 50),
+        "rounds": _int(raw, "rounds", 3, 1, MOST_ROUNDS.get(fmt, 50)),
         "advance": _int(raw, "advance", 1, 1, size - 1),
         "game_options": _game_options(raw.get("game_options", {}), games),
         # Anyone may join as a human (the gateway's POST .../join) until the start.

@@ -9,7 +9,8 @@ with its state and a seeded generator, and records the tables it gets in RoundSt
   table greedily takes the next player new to everyone at it; the ``n % size``
   lowest-ranked players who have had the fewest byes sit out with a bye;
 - elimination: tables seeded snake-wise by standings (best with worst), the top
-  ``advance`` of each table go on; byes go to the best seeds and advance.
+  ``advance`` of each table go on; byes go to the best seeds and advance;
+- ladder (bots): a table per rotation of the entrants, all on the round's one deal.
 """
 
 from __future__ import annotations
@@ -37,6 +38,13 @@ def round_robin(players: Sequence[int], round_index: int) -> tuple[list[Table], 
         else:
             tables.append([a, b] if (round_index + i) % 2 == 0 else [b, a])
     return tables, byes
+
+
+def rotations(players: Sequence[int]) -> list[Table]:
+    """A bot ladder's round (docs/bots.md): a table per seat rotation, so that on the
+    round's one deal every entrant plays every seat once."""
+    k = len(players)
+    return [[players[(seat + shift) % k] for seat in range(k)] for shift in range(k)]
 
 
 def round_robin_rounds(players: int) -> int:

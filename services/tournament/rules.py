@@ -106,9 +106,22 @@ def _start(state: State, rng: SeededRng) -> list[Event]:
     if len(entrants(state)) < state.options["table_size"]:
         need = state.options["table_size"]
         raise RuleViolation(f"at least {need} players are needed", "too_few_players")
+    if state.options["format"] == "ladder":
+        _check_ladder(state)
     started = stored(ev.TournamentStarted(len(entrants(state))), ORGANISER)
     after = evolve(state, started)
     return [started, _round_started(after, rng)]
+
+
+def _check_ladder(state: State) -> None:
+    """A bot ladder seats every entrant at every table, each in every seat once a round:
+    exactly a table of bots."""
+    players = [state.players[p] for p in entrants(state)]
+    if len(players) != state.options["table_size"]:
+        need = state.options["table_size"]
+        raise RuleViolation(f"a ladder has exactly {need} entrants (the table)", "bad_ladder")
+    if any(p.kind != "bot" for p in players):
+        raise RuleViolation("a ladder is for bots: every entrant a bot level", "bad_ladder")
 
 
 def _result(state: State, command: Result, rng: SeededRng) -> list[Event]:
@@ -160,7 +173,7 @@ def _round_points(state: State, current: Round) -> list[float]:
     a bye earns half the most anyone could earn."""
     points = [0.0] * len(state.players)
     tables = current.tables
-    duplicate = state.options["format"] == "duplicate"
+    duplicate = state.options["format"] in ("duplicate", "ladder")
     if duplicate:
         earned = scoring.matchpoints([t.keys or () for t in tables])
     else:
@@ -210,6 +223,8 @@ def _round_started(state: State, rng: SeededRng) -> Event:
     fmt, size = state.options["format"], state.options["table_size"]
     if fmt == "round_robin":
         tables, byes = pairing.round_robin(entrants(state), number - 1)
+    elif fmt == "ladder":
+        tables, byes = pairing.rotations(entrants(state)), []
     elif fmt == "elimination":
         alive = list(state.alive) if state.rounds else ranked(state)
         if len(alive) <= size:

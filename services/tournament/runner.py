@@ -57,7 +57,7 @@ class TournamentRunner(CheckpointedWorker):
         tournaments = self.engines["tournament"]
         _, view, _ = await tournaments.view(tournament_id, SPECTATOR)
         players, options = view["players"], view["options"]
-        duplicate = options["format"] == "duplicate"
+        duplicate = options["format"] in ("duplicate", "ladder")  # one deal a round
         seed, game_options = await self._secret(tournament_id)
         game, number = started["game"], started["round"]
 

@@ -23,6 +23,8 @@ import httpx
 import redis
 
 from gateway.tournaments.pages import CATCH_UP_S
+from services.games import GAMES
+from services.records.verify import verify
 from tests.e2e.players import auth, play_seat
 from tests.e2e.system import System
 
@@ -474,3 +476,32 @@ def page_at(system: System, tid: str, version: int) -> httpx.Response:
 def me_at(system: System, tid: str, token: str) -> httpx.Response:
     url = f"{system.base_url}/v1/tournaments/{tid}/me"
     return httpx.get(url, headers=auth(token), timeout=20)
+
+
+def test_a_bot_ladder_plays_every_level_in_every_seat_and_publishes_the_levels(
+    system: System, http: httpx.Client
+) -> None:
+    """#53 item 3, small: `raffe ladder run` plays every level of Riff Raff on the same
+    deals in every seat rotation through the tournament service, and prints per level
+    the rating, mean place and win rate with intervals; its games are ordinary games
+    whose records verify."""
+    cli = [sys.executable, "-m", "services.cli", "--url", system.base_url]
+    done = subprocess.run(
+        [*cli, "ladder", "run", "--game", "riff-raff", "--deals", "3", "--timeout", "240"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    tid = done.stdout.split("ladder ", 1)[1].split(":", 1)[0]
+    for level in ("random", "careful", "search"):
+        assert f"({level})" in done.stdout  # the table's rows: "Master (search)" ...
+    assert "places a deal" in done.stdout  # each level against the next one down
+    t = http.get(f"/v1/tournaments/{tid}").json()
+    assert t["status"]["over"] and len(t["rounds"]) == 3
+    for r in t["rounds"]:
+        assert sorted(tuple(x["players"]) for x in r["tables"]) == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+    game_id = f"{tid}-r1-t0"
+    record = http.get(f"/v1/games/{game_id}/record")
+    assert record.status_code == 200
+    assert verify(record.json(), GAMES).events > 0

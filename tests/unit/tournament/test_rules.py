@@ -24,6 +24,8 @@ FORMATS = [
     ({"format": "elimination", "table_size": 3, "advance": 1}, range(3, 28)),
     ({"format": "elimination", "table_size": 4, "advance": 2}, range(4, 28)),
     ({"format": "round_robin"}, range(2, 11)),
+    ({"format": "ladder", "table_size": 3, "rounds": 4}, range(3, 4)),
+    ({"format": "ladder", "table_size": 4, "rounds": 3}, range(4, 5)),
 ]
 
 
@@ -48,6 +50,8 @@ def test_every_format_ends_seating_everyone_once_a_round(fmt: Any, data: st.Data
         assert current is not None
         seated = [q for t in current.tables for q in t.players] + list(current.byes)
         pool = p.state.alive if options["format"] == "elimination" else range(n)
+        if options["format"] == "ladder":  # every entrant at every table (a rotation each)
+            pool = [q for q in range(n) for _ in range(n)]
         assert sorted(seated) == sorted(pool)
         table = data.draw(st.sampled_from([t for t in current.tables if not t.finished]))
         keys = data.draw(
@@ -62,7 +66,7 @@ def test_every_format_ends_seating_everyone_once_a_round(fmt: Any, data: st.Data
     assert len(view["rating_history"]) == len(p.state.rounds)
     if options["format"] == "round_robin":
         assert len(p.state.rounds) == pairing.round_robin_rounds(n)
-    if options["format"] in ("swiss", "duplicate"):
+    if options["format"] in ("swiss", "duplicate", "ladder"):
         assert len(p.state.rounds) == options["rounds"]
     folded = State()
     for e in p.events:
