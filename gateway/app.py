@@ -9,7 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 
-from gateway.accounts import notifications, vacation
+from gateway.accounts import ladder, notifications, vacation
 from gateway.accounts import routes as accounts
 from gateway.clients import Clients
 from gateway.games import catalog, quickplay, rematch_routes
@@ -60,6 +60,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.include_router(accounts.router)
     app.include_router(notifications.router)
     app.include_router(vacation.router)
+    app.include_router(ladder.router)
     app.include_router(ratings.router)
     app.include_router(quickplay.router)
     app.include_router(records.router)

@@ -7,14 +7,13 @@ from __future__ import annotations
 import html
 from typing import Annotated, Any, Literal, cast
 
-from fastapi import APIRouter, Depends, Path, Query, Response
+from fastapi import APIRouter, Path, Query, Response
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
-from gateway.accounts.tokens import Caller
-from gateway.http.auth import ClientsDep, caller, player
+from gateway.http.auth import CallerDep, ClientsDep, player
 from gateway.http.openapi import TOKEN_REQUIRED
-from gateway.http.problems import Problem
+from gateway.http.problems import Problem, problems
 from services.kernel.commands import Strict
 from services.kernel.errors import InvalidArgument
 from services.notifier.channels import (
@@ -39,16 +38,12 @@ from services.notifier.mail import confirmation_mail, send, smtp_of
 from services.notifier.push import Subscription, public_key, unb64url, vapid_of
 
 router = APIRouter(tags=["accounts"])
-PROBLEMS: dict[int | str, dict[str, Any]] = {
-    code: {"description": text, "content": {"application/problem+json": {}}}
-    for code, text in [
-        (401, "no, a wrong or a revoked token"),
-        (403, "the token lacks the account scope (a sign-in has it, an API token not)"),
-        (404, "no_address: a schedule needs an address first"),
-        (422, "invalid request: bad_url (not https, no host, or a private address)"),
-    ]
-}
-CallerDep = Annotated[Caller, Depends(caller)]
+PROBLEMS = problems(
+    (401, "no, a wrong or a revoked token"),
+    (403, "the token lacks the account scope (a sign-in has it, an API token not)"),
+    (404, "no_address: a schedule needs an address first"),
+    (422, "invalid request: bad_url (not https, no host, or a private address)"),
+)
 
 
 class WebhookIn(Strict):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 
 from gateway.accounts.awaiting import awaiting, games_in_play, turn_based_held
 from gateway.accounts.models import (
@@ -22,25 +22,20 @@ from gateway.accounts.models import (
     TokenIssued,
 )
 from gateway.accounts.service import PLAYER_ID_PATTERN, Signed, account_json
-from gateway.accounts.tokens import Caller
-from gateway.http.auth import ClientsDep, caller, player
+from gateway.http.auth import CallerDep, ClientsDep, player
 from gateway.http.openapi import TOKEN_REQUIRED
-from gateway.http.problems import Problem
+from gateway.http.problems import Problem, problems
 
 router = APIRouter(tags=["accounts"])
-CallerDep = Annotated[Caller, Depends(caller)]
 PlayerId = Annotated[str, Path(pattern=PLAYER_ID_PATTERN, description="a player's id")]
-PROBLEMS: dict[int | str, dict[str, Any]] = {
-    code: {"description": text, "content": {"application/problem+json": {}}}
-    for code, text in [
-        (401, "no, a wrong or a revoked token; or a name and password that do not match"),
-        (403, "the token lacks the scope this needs"),
-        (404, "no such player"),
-        (409, "the name (or one that looks like it) is taken"),
-        (422, "invalid request (code in the body)"),
-        (429, "too many registrations or sign-in attempts (Retry-After)"),
-    ]
-}
+PROBLEMS = problems(
+    (401, "no, a wrong or a revoked token; or a name and password that do not match"),
+    (403, "the token lacks the scope this needs"),
+    (404, "no such player"),
+    (409, "the name (or one that looks like it) is taken"),
+    (422, "invalid request (code in the body)"),
+    (429, "too many registrations or sign-in attempts (Retry-After)"),
+)
 
 
 def signed_in(s: Signed) -> SignedIn:

@@ -5,31 +5,26 @@ others). Days taken are counted per calendar year in ``<prefix>:vacation:<player
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from gateway.accounts.awaiting import games_in_play
-from gateway.accounts.tokens import Caller
 from gateway.clients import Clients
-from gateway.http.auth import ClientsDep, caller, player
+from gateway.http.auth import CallerDep, ClientsDep, player
 from gateway.http.openapi import TOKEN_REQUIRED
-from gateway.http.problems import Problem
+from gateway.http.problems import Problem, problems
 from services.accounts.vacations import vacation_at, vacation_key
 from services.kernel.commands import Strict
 
 router = APIRouter(tags=["accounts"])
-CallerDep = Annotated[Caller, Depends(caller)]
 DAY_MS = 86_400_000
-PROBLEMS: dict[int | str, dict[str, Any]] = {
-    code: {"description": text, "content": {"application/problem+json": {}}}
-    for code, text in [
-        (401, "no, a wrong or a revoked token"),
-        (403, "the token lacks the play scope"),
-        (422, "no_vacation_left: more days than this year has left"),
-    ]
-}
+PROBLEMS = problems(
+    (401, "no, a wrong or a revoked token"),
+    (403, "the token lacks the play scope"),
+    (422, "no_vacation_left: more days than this year has left"),
+)
 
 
 class VacationIn(Strict):

@@ -67,7 +67,7 @@ def _options_schema(found: Any) -> dict[str, Any]:
     return dict(schema)
 
 
-async def _bot_levels(c: Clients, name: str) -> list[BotLevel]:
+async def bot_levels(c: Clients, name: str) -> list[BotLevel]:
     """A game's levels with their names and ratings, weakest first (as rated, else in
     the order the game lists them)."""
     game = GAMES[name]
@@ -104,7 +104,7 @@ async def game_types(c: ClientsDep) -> list[GameType]:
                 how_to_play=list(game.how_to_play),
                 players=game.players,
                 bots=[b for b in levels if b],
-                bot_levels=await _bot_levels(c, name),
+                bot_levels=await bot_levels(c, name),
                 events=list(game.events or ()),
                 commands=_command_types(name),
                 options=_options_schema(game.options_schema),

@@ -9,17 +9,17 @@ import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
 from starlette.responses import StreamingResponse
 
 from gateway.accounts.awaiting import check_turn_based_cap
-from gateway.accounts.tokens import TICKET_S, Caller
+from gateway.accounts.tokens import TICKET_S
 from gateway.clients import Clients
 from gateway.games.models import StreamTicket
-from gateway.http.auth import ClientsDep, caller, player
+from gateway.http.auth import CallerDep, ClientsDep, player
 from gateway.http.openapi import TOKEN_REQUIRED
-from gateway.http.problems import Problem
+from gateway.http.problems import Problem, problems
 from gateway.live.frames import drained
 from services.core.codec import dumps
 from services.games import GAMES
@@ -27,19 +27,15 @@ from services.kernel.commands import Strict
 from services.quickplay.matching import estimated_wait_ms
 
 router = APIRouter(prefix="/v1/quickplay", tags=["quickplay"])
-CallerDep = Annotated[Caller, Depends(caller)]
 POLL_S = 0.5  # a waiting stream looks at its ticket this often
-PROBLEMS: dict[int | str, dict[str, Any]] = {
-    code: {"description": text, "content": {"application/problem+json": {}}}
-    for code, text in [
-        (401, "sign in first (a player's token)"),
-        (403, "the token lacks the 'play' scope"),
-        (404, "you are not queued"),
-        (409, "you are queued (or seated) already"),
-        (422, "no such game kind, or a table size or speed it does not take"),
-        (429, "too many joins (Retry-After), or as many turn-based games as allowed"),
-    ]
-}
+PROBLEMS = problems(
+    (401, "sign in first (a player's token)"),
+    (403, "the token lacks the 'play' scope"),
+    (404, "you are not queued"),
+    (409, "you are queued (or seated) already"),
+    (422, "no such game kind, or a table size or speed it does not take"),
+    (429, "too many joins (Retry-After), or as many turn-based games as allowed"),
+)
 Speed = Literal["realtime", "turn_based"]
 SpeedQuery = Annotated[
     Speed, Query(description="which of your tickets: a real-time table's or a turn-based one's")

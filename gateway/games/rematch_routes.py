@@ -5,21 +5,19 @@ seed) and each seat's answer carries its new seat token. GET shows where it stan
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from gateway.accounts.tokens import Caller
 from gateway.clients import Clients
 from gateway.games.rematch import Offer
 from gateway.games.routes import PROBLEMS, GameId
-from gateway.http.auth import ClientsDep, acting_seat, caller, seat_in
+from gateway.http.auth import CallerDep, ClientsDep, acting_seat, seat_in
 from gateway.http.problems import Problem
 from services.kernel.game import SPECTATOR, SeatSpec
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
-CallerDep = Annotated[Caller, Depends(caller)]
 
 
 class Rematch(BaseModel):

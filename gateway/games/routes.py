@@ -26,6 +26,7 @@ from gateway.games.models import (
     StreamTicket,
 )
 from gateway.http.auth import (
+    CallerDep,
     ClientsDep,
     acting_seat,
     caller,
@@ -35,7 +36,7 @@ from gateway.http.auth import (
     seat_in,
 )
 from gateway.http.openapi import TOKEN_OPTIONAL, TOKEN_REQUIRED
-from gateway.http.problems import Problem
+from gateway.http.problems import Problem, problems
 from gateway.live.delay import Delay
 from gateway.live.stream import event_stream
 from services.accounts.vacations import seated_on_vacation
@@ -48,23 +49,19 @@ from services.notifier.channels import watching_key
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 GameId = Annotated[str, Path(pattern=GAME_ID.pattern, description="the game's id")]
-CallerDep = Annotated[Caller, Depends(caller)]
 WATCHING_S = 90  # a page says it is in view every minute: this long after, it is not
 RotatingDep = Annotated[Caller, Depends(rotating_caller)]  # 409 for a token rotated already
-PROBLEMS: dict[int | str, dict[str, Any]] = {
-    code: {"description": text, "content": {"application/problem+json": {}}}
-    for code, text in [
-        (400, "the body is not JSON (bad_json)"),
-        (401, "no or unknown seat token"),
-        (403, "the token belongs to another game or seat"),
-        (404, "no such game"),
-        (409, "version conflict (current_version in the body) or seat taken"),
-        (413, "body too large"),
-        (415, "body is not application/json"),
-        (422, "invalid request or a rule violation (code in the body)"),
-        (429, "too many requests (Retry-After)"),
-    ]
-}
+PROBLEMS = problems(
+    (400, "the body is not JSON (bad_json)"),
+    (401, "no or unknown seat token"),
+    (403, "the token belongs to another game or seat"),
+    (404, "no such game"),
+    (409, "version conflict (current_version in the body) or seat taken"),
+    (413, "body too large"),
+    (415, "body is not application/json"),
+    (422, "invalid request or a rule violation (code in the body)"),
+    (429, "too many requests (Retry-After)"),
+)
 
 
 @router.post("", status_code=201, response_model=Created, responses=PROBLEMS)

@@ -86,3 +86,6 @@ def player(who: Caller, scope: str) -> Caller:
         raise Problem(401, "sign_in_required", "send a player's token: sign in first")
     need(who, scope)
     return who
+
+
+CallerDep = Annotated[Caller, Depends(caller)]  # a route's parameter: who is calling

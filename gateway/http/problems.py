@@ -25,6 +25,12 @@ MEDIA_TYPE = "application/problem+json"
 RETRY_AFTER_S = 1  # what a 503 asks: Redis and engines restart within seconds
 
 
+def problems(*documented: tuple[int, str]) -> dict[int | str, dict[str, Any]]:
+    """A route's documented problem answers (OpenAPI ``responses``) from (status, what
+    it means) pairs: each is problem+json."""
+    return {code: {"description": text, "content": {MEDIA_TYPE: {}}} for code, text in documented}
+
+
 class Problem(Exception):
     """An HTTP error the gateway itself raises."""
 

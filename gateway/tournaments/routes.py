@@ -28,7 +28,7 @@ from gateway.games.models import (
     Versioned,
 )
 from gateway.games.routes import PROBLEMS, rotated
-from gateway.http.auth import ClientsDep, caller, rotating_caller
+from gateway.http.auth import CallerDep, ClientsDep, rotating_caller
 from gateway.http.openapi import TOKEN_REQUIRED
 from gateway.http.problems import Problem
 from gateway.live.stream import event_stream
@@ -42,7 +42,6 @@ from services.tournament.options import MAX_PLAYERS
 
 router = APIRouter(prefix="/v1/tournaments", tags=["tournaments"])
 TournamentId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_]{1,40}$")]
-CallerDep = Annotated[Caller, Depends(caller)]
 RotatingDep = Annotated[Caller, Depends(rotating_caller)]  # 409 for a token rotated already
 ORGANISER = 0
 PLAYER_SEATS = SEAT_LIMIT  # a player's token resolves to seat PLAYER_SEATS + player

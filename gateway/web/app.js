@@ -25,6 +25,7 @@ import {
 import { lobbyRows } from "/static/lobby.js";
 import { allEvents, latestMove, moveLog, movesOf, namer, tell } from "/static/moves.js";
 import { quickPlayBox } from "/static/quickplay.js";
+import { renderLadder } from "/static/ladder.js";
 import { renderLeaderboard, renderPlayer, renderRatingsHelp } from "/static/ratings.js";
 import { renderRules, rulesLink } from "/static/rules.js";
 import { awaitingBox } from "/static/awaiting.js";
@@ -68,6 +69,7 @@ const ROUTES = [
   [/^#\/leaderboards(?:\/([\w-]+))?(?:\?.*)?$/, (game) => renderLeaderboard(game, show, gameTypes)],
   [/^#\/players\/([\w:-]+)$/, (id) => renderPlayer(id, show, gameTypes)],
   [/^#\/ratings$/, () => renderRatingsHelp(show)],
+  [/^#\/ladder(?:\/([\w-]+))?$/, (game) => renderLadder(game, show, gameTypes)],
   [/^.*$/, () => lobbyPage()],
 ];
 
