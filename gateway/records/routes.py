@@ -71,7 +71,8 @@ async def export(
 
     async def lines() -> AsyncIterator[bytes]:
         async for stored in finished(c.store, game, since_ms, until):
-            if not await c.holds.held(stored[0].game_id):
+            # Games only: a finished tournament's stream ends too, and has no record.
+            if stored[0].game_type in GAMES and not await c.holds.held(stored[0].game_id):
                 yield await _line(c, stored)
 
     return StreamingResponse(lines(), media_type="application/jsonl")
