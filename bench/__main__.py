@@ -18,6 +18,7 @@ BENCHMARKS = [
     "bench.realtime",
     "bench.tournament",
     "bench.retention",
+    "bench.bots",
 ]
 
 

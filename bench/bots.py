@@ -81,7 +81,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--game", action="append", help="a game (default: every game)")
     parser.add_argument("--decisions", type=int, default=200)
+    parser.add_argument("--short", action="store_true", help="30 decisions a level")
     args = parser.parse_args(argv)
+    if args.short:
+        args.decisions = 30
     out: list[Figure] = []
     for name in args.game or list(SEATS):
         game = GAMES[name]
