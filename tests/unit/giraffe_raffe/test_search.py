@@ -15,8 +15,7 @@ from services.giraffe_raffe.view import legal_commands, view
 from services.kernel.game import SeatSpec
 from services.kernel.playthrough import Playthrough
 from services.kernel.rng import SeededRng
-
-SAMPLES = 100  # per drawn state: 100 states make the issue's 10,000 sampled deals
+from tests.unit.resampling import mismatches, played
 
 
 @st.composite
@@ -25,15 +24,15 @@ def games_in_play(draw: st.DrawFn) -> State:
     mode = draw(st.sampled_from(["standard", "longer", "solo"]))
     players = 1 if mode == "solo" else draw(st.integers(2, 5))
     seed = draw(st.text("abcdef0123456789", min_size=4, max_size=8))
-    p = Playthrough.start(GAME, {"mode": mode}, [SeatSpec("human")] * players, seed)
-    rng = SeededRng(seed, "moves")
-    for _ in range(draw(st.integers(0, 80))):
-        status = GAME.status(p.state)
-        if status.over:
-            break
-        seat = status.to_act[0]
-        p.execute(seat, BOTS["random"](view(p.state, seat), legal_commands(p.state, seat), rng))
-    return p.state
+    return played(GAME, {"mode": mode}, players, seed, draw(st.integers(0, 80)))
+
+
+def every_card_once(sampled: State) -> None:
+    """In a hand, on a tree, in the Redraw pile or the Robot's deck, or out."""
+    dealt = [c for h in sampled.hands for c in h] + [*sampled.redraw, *sampled.robot_deck]
+    everywhere = dealt + [c for t in sampled.trees for p in t.plays for c in p.cards]
+    everywhere += sampled.out
+    assert len(set(everywhere)) == len(everywhere) == 64
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -42,17 +41,7 @@ def test_every_resampled_deal_shows_the_seat_exactly_its_view(
     s: State, data: st.DataObject
 ) -> None:
     seat = data.draw(st.integers(-1, s.seat_count - 1), label="seat (-1: a spectator)")
-    seen = view(s, seat)
-    mismatches = 0
-    for n in range(SAMPLES):
-        sampled = resample(seen, SeededRng(f"sample:{seat}", n))
-        mismatches += view(sampled, seat) != seen
-        # Every card once: in a hand, on a tree, in the Redraw pile or Robot's deck, or out.
-        dealt = [c for h in sampled.hands for c in h] + [*sampled.redraw, *sampled.robot_deck]
-        everywhere = dealt + [c for t in sampled.trees for p in t.plays for c in p.cards]
-        everywhere += sampled.out
-        assert len(set(everywhere)) == len(everywhere) == 64
-    assert mismatches == 0
+    assert mismatches(GAME, resample, s, seat, every_card_once) == 0
 
 
 def test_resampling_moves_the_hidden_cards() -> None:

@@ -6,32 +6,21 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.giraffometer.bots import random_bot
 from services.giraffometer.game import GAME
 from services.giraffometer.resample import resample
 from services.giraffometer.state import State
-from services.giraffometer.view import legal_commands, view
+from services.giraffometer.view import view
 from services.kernel.game import SeatSpec
 from services.kernel.playthrough import Playthrough
 from services.kernel.rng import SeededRng
-
-SAMPLES = 100
+from tests.unit.resampling import mismatches, played
 
 
 @st.composite
 def games_in_play(draw: st.DrawFn) -> State:
-    players = draw(st.integers(2, 6))
-    seed = draw(st.text("0123456789abcdef", min_size=4, max_size=8))
     options = {"target": draw(st.integers(1, 5)), "penalties": draw(st.booleans())}
-    p = Playthrough.start(GAME, options, [SeatSpec("human")] * players, seed)
-    rng = SeededRng(seed, "moves")
-    for _ in range(draw(st.integers(0, 30))):
-        status = GAME.status(p.state)
-        if status.over:
-            break
-        seat = status.to_act[0]
-        p.execute(seat, random_bot(view(p.state, seat), legal_commands(p.state, seat), rng))
-    return p.state
+    seed = draw(st.text("0123456789abcdef", min_size=4, max_size=8))
+    return played(GAME, options, draw(st.integers(2, 6)), seed, draw(st.integers(0, 30)))
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -40,11 +29,7 @@ def test_every_resampled_state_shows_the_seat_exactly_its_view(
     s: State, data: st.DataObject
 ) -> None:
     seat = data.draw(st.integers(-1, s.seat_count - 1), label="seat (-1: a spectator)")
-    seen = view(s, seat)
-    mismatches = sum(
-        view(resample(seen, SeededRng(f"sample:{seat}", n)), seat) != seen for n in range(SAMPLES)
-    )
-    assert mismatches == 0
+    assert mismatches(GAME, resample, s, seat) == 0
 
 
 def test_what_the_seat_cannot_see_is_drawn_afresh() -> None:

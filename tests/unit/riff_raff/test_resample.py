@@ -9,29 +9,24 @@ from hypothesis import strategies as st
 from services.kernel.game import SeatSpec
 from services.kernel.playthrough import Playthrough
 from services.kernel.rng import SeededRng
-from services.riff_raff.bots import random_bot
 from services.riff_raff.game import GAME
 from services.riff_raff.resample import resample
 from services.riff_raff.state import State
-from services.riff_raff.view import legal_commands, view
-
-SAMPLES = 100
+from services.riff_raff.view import view
+from tests.unit.resampling import mismatches, played
 
 
 @st.composite
 def games_in_play(draw: st.DrawFn) -> State:
-    players = draw(st.integers(2, 4))
-    mode = draw(st.sampled_from(["simulated", "tabletop"]))
+    options = {"mode": draw(st.sampled_from(["simulated", "tabletop"]))}
     seed = draw(st.text("0123456789abcdef", min_size=4, max_size=8))
-    p = Playthrough.start(GAME, {"mode": mode}, [SeatSpec("human")] * players, seed)
-    rng = SeededRng(seed, "moves")
-    for _ in range(draw(st.integers(0, 120))):
-        status = GAME.status(p.state)
-        if status.over:
-            break
-        seat = status.to_act[0]
-        p.execute(seat, random_bot(view(p.state, seat), legal_commands(p.state, seat), rng))
-    return p.state
+    return played(GAME, options, draw(st.integers(2, 4)), seed, draw(st.integers(0, 120)))
+
+
+def hidden_cards_held(sampled: State) -> None:
+    """A card another seat chose in secret is one it still holds."""
+    for other, choice in sampled.choices:
+        assert choice.card in sampled.hands[other]
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -40,14 +35,7 @@ def test_every_resampled_state_shows_the_seat_exactly_its_view(
     s: State, data: st.DataObject
 ) -> None:
     seat = data.draw(st.integers(-1, s.seat_count - 1), label="seat (-1: a spectator)")
-    seen = view(s, seat)
-    mismatches = 0
-    for n in range(SAMPLES):
-        sampled = resample(seen, SeededRng(f"sample:{seat}", n))
-        mismatches += view(sampled, seat) != seen
-        for other, choice in sampled.choices:  # a hidden card is one its seat still holds
-            assert choice.card in sampled.hands[other]
-    assert mismatches == 0
+    assert mismatches(GAME, resample, s, seat, hidden_cards_held) == 0
 
 
 def test_another_seats_hidden_card_is_drawn_from_its_hand() -> None:
