@@ -96,6 +96,11 @@ class Accounts:
     def games_key(self, player_id: str) -> str:
         return player_games_key(self.store, player_id)
 
+    def followers_key(self, player_id: str) -> str:
+        """Who follows the player: kept beside the follows in the followers' own streams
+        (docs/social.md), so a player's followers are one read."""
+        return f"{self._prefix}:followers:{player_id}"
+
     # -- reading ----------------------------------------------------------------------
 
     async def load(self, player_id: str) -> Account:
@@ -282,6 +287,21 @@ class Accounts:
         """The player holds a seat of a game: their stream says so, their games show it."""
         await streams.take_seat(self.store, player_id, game_id, seat)
 
+    async def follow(self, player_id: str, other: str) -> None:
+        """The player follows ``other`` (an account: 404 otherwise); again: nothing."""
+        if await self.directory_entry(other) is None:
+            raise Problem(404, "no_player", f"no player {other}")
+        await self._decide(player_id, lambda state: rules.follow(state, player_id, other))
+        await self.store.redis.sadd(self.followers_key(other), player_id)
+
+    async def unfollow(self, player_id: str, other: str) -> None:
+        await self._decide(player_id, lambda state: rules.unfollow(state, other))
+        await self.store.redis.srem(self.followers_key(other), player_id)
+
+    async def followers(self, player_id: str) -> set[str]:
+        found = await self.store.redis.smembers(self.followers_key(player_id))
+        return {_text(p) for p in cast(set[bytes], found)}
+
     async def games(self, player_id: str, limit: int) -> list[tuple[str, int]]:
         """The player's games, newest first, with when each was added (ms)."""
         key = self.games_key(player_id)
@@ -321,6 +341,9 @@ class Accounts:
         pipe.delete(self._key_key(player_id))
         pipe.hdel(self.directory_key, player_id)
         pipe.delete(self.games_key(player_id))
+        pipe.delete(self.followers_key(player_id))  # and they follow nobody any more:
+        for followed in state.following:
+            pipe.srem(self.followers_key(followed), player_id)
         pipe.delete(channels_key(self.store.settings.key_prefix, player_id))
         if name:
             pipe.delete(self._name_key(name))

@@ -62,10 +62,31 @@ class SeatTaken:
 
 
 @event
+class Followed:
+    """The player follows another (docs/social.md): two players who follow each other are
+    friends. An id, nothing personal."""
+
+    player: str
+
+
+@event
+class Unfollowed:
+    player: str
+
+
+@event
 class Erased:
     """The account is gone: its key was deleted, so its sealed data reads as nothing."""
 
 
 TYPES = EventTypes(
-    Registered, NameClaimed, SessionOpened, SessionClosed, SignedOutEverywhere, SeatTaken, Erased
+    Registered,
+    NameClaimed,
+    SessionOpened,
+    SessionClosed,
+    SignedOutEverywhere,
+    SeatTaken,
+    Followed,
+    Unfollowed,
+    Erased,
 )

@@ -15,12 +15,14 @@ from typing import Any
 from services.accounts.events import (
     TYPES,
     Erased,
+    Followed,
     NameClaimed,
     Registered,
     SeatTaken,
     SessionClosed,
     SessionOpened,
     SignedOutEverywhere,
+    Unfollowed,
 )
 from services.kernel.errors import InvalidArgument, RuleViolation
 from services.kernel.game import Event
@@ -57,6 +59,7 @@ class Account:
     erased: bool = False
     created_ms: int = 0
     sessions: tuple[Session, ...] = ()
+    following: frozenset[str] = frozenset()  # players it follows (docs/social.md)
 
     def session(self, session_id: str) -> Session | None:
         return next((s for s in self.sessions if s.session_id == session_id), None)
@@ -129,6 +132,27 @@ def take_seat(state: Account, game_id: str, seat: int) -> list[Any]:
     return [SeatTaken(game_id, seat)]
 
 
+MOST_FOLLOWED = 1000  # a list one person can keep up with
+
+
+def follow(state: Account, me: str, player: str) -> list[Any]:
+    """Follow ``player`` (the caller checked it is an account); following again is
+    nothing new."""
+    _live(state)
+    if player == me:
+        raise InvalidArgument("you cannot follow yourself", "self")
+    if player in state.following:
+        return []
+    if len(state.following) >= MOST_FOLLOWED:
+        raise RuleViolation(f"you follow {MOST_FOLLOWED} players, the most", "too_many")
+    return [Followed(player)]
+
+
+def unfollow(state: Account, player: str) -> list[Any]:
+    _live(state)
+    return [Unfollowed(player)] if player in state.following else []
+
+
 def erase(state: Account) -> list[Any]:
     _live(state)
     return [Erased()]
@@ -182,9 +206,15 @@ def evolve(state: Account, typed: Any, time_ms: int) -> Account:
         kept = tuple(s for s in state.sessions if s.kind != "session")
         return dataclasses.replace(state, sessions=kept)
     if isinstance(typed, Erased):
-        return dataclasses.replace(state, erased=True, name="", password="", sessions=())
+        return dataclasses.replace(
+            state, erased=True, name="", password="", sessions=(), following=frozenset()
+        )
     if isinstance(typed, SeatTaken):
         return state
+    if isinstance(typed, Followed):
+        return dataclasses.replace(state, following=state.following | {typed.player})
+    if isinstance(typed, Unfollowed):
+        return dataclasses.replace(state, following=state.following - {typed.player})
     raise TypeError(f"no fold for {type(typed).__name__}")
 
 

@@ -53,7 +53,10 @@ async def load(store: EventStore, player_id: str) -> Account:
 
 
 async def append(store: EventStore, player_id: str, state: Account, events: list[Any]) -> Account:
-    """The events appended at the state's version (VersionConflict if it moved)."""
+    """The events appended at the state's version (VersionConflict if it moved); none:
+    nothing to append (a decision that changes nothing, e.g. following again)."""
+    if not events:
+        return state
     now = now_ms()
     new = [NewEvent(random_uuid(), type(e).__name__, dumps(payload(e))) for e in events]
     await store.append(

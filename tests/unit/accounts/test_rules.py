@@ -143,3 +143,23 @@ def test_no_such_account_still_costs_one_argon2_verification() -> None:
     assert not passwords.verify(hashed, "wrong password")
     assert not passwords.verify(None, "any password")
     assert CountingHasher.verified == 3
+
+
+def test_follows_are_kept_once_never_of_oneself_and_end_with_the_account() -> None:
+    """docs/social.md: following again or unfollowing someone not followed appends
+    nothing; nobody follows themself; an erased account follows nobody."""
+    state = rules.fold([(stored(e), 1) for e in rules.register(Account(), False, "n", "p")])
+
+    def after(events: list[Any]) -> Account:
+        return rules.fold([(stored(e), 2) for e in events], state)
+
+    assert rules.follow(state, "me", "you")
+    state = after(rules.follow(state, "me", "you"))
+    assert state.following == {"you"}
+    assert rules.follow(state, "me", "you") == []
+    assert rules.unfollow(state, "nobody") == []
+    with pytest.raises(RaffeError) as refused:
+        rules.follow(state, "me", "me")
+    assert refused.value.code == "self"
+    assert after(rules.unfollow(state, "you")).following == frozenset()
+    assert after(rules.erase(state)).following == frozenset()

@@ -1,0 +1,144 @@
+"""Friends (#54 item 1, docs/social.md): a player follows others; two who follow each
+other are friends. The follows are events in the follower's own account stream
+(``Followed``, ``Unfollowed``); who follows a player is an index beside them. Each friend
+is shown with the tables they sit at with a live stream open now (from presence) and
+their most recent games.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi import APIRouter, Response
+from pydantic import BaseModel, Field
+
+from gateway.accounts.routes import PlayerId
+from gateway.clients import Clients
+from gateway.http.auth import CallerDep, ClientsDep, player
+from gateway.http.openapi import TOKEN_REQUIRED
+from gateway.http.problems import problems
+
+router = APIRouter(tags=["accounts"])
+RECENT = 5  # a friend's most recent games shown
+PROBLEMS = problems(
+    (401, "sign in first (a player's token)"),
+    (403, "the token lacks the 'play' (follow) or 'read' (list) scope"),
+    (404, "no_player: no such player"),
+    (422, "self: you cannot follow yourself; too_many: you follow the most allowed"),
+)
+
+
+class Table(BaseModel):
+    game_id: str
+    game: str
+    over: bool
+
+
+class Person(BaseModel):
+    player_id: str
+    name: str
+    friend: bool = Field(description="you follow each other")
+    playing: list[Table] = Field(
+        default_factory=list, description="friends: tables they have open on a screen now"
+    )
+    recent: list[Table] = Field(default_factory=list, description="friends: their last games")
+
+
+class Friends(BaseModel):
+    friends: list[Person] = Field(description="you follow each other")
+    following: list[Person] = Field(description="everyone you follow")
+    followers: list[Person] = Field(description="everyone who follows you")
+
+
+@router.put(
+    "/v1/accounts/me/following/{player_id}",
+    status_code=204,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def follow(player_id: PlayerId, c: ClientsDep, who: CallerDep) -> Response:
+    """Follow a player (again: nothing changes). Two players who follow each other are
+    friends."""
+    me = player(who, "play")
+    await c.accounts.follow(me.player_id, player_id)
+    return Response(status_code=204)
+
+
+@router.delete(
+    "/v1/accounts/me/following/{player_id}",
+    status_code=204,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def unfollow(player_id: PlayerId, c: ClientsDep, who: CallerDep) -> Response:
+    """Stop following a player (one you do not follow: nothing changes)."""
+    me = player(who, "play")
+    await c.accounts.unfollow(me.player_id, player_id)
+    return Response(status_code=204)
+
+
+@router.get(
+    "/v1/accounts/me/friends",
+    response_model=Friends,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def friends(c: ClientsDep, who: CallerDep) -> dict[str, Any]:
+    """Your friends (with the tables they are at now and their last games), everyone
+    you follow and everyone who follows you. Erased accounts are left out."""
+    me = player(who, "read")
+    following = set((await c.accounts.load(me.player_id)).following)
+    followers = await c.accounts.followers(me.player_id)
+    names = await c.accounts.names(sorted(following | followers))
+    mutual = sorted(p for p in following & followers if p in names)
+    tables = await _tables(c, mutual)
+
+    def person(p: str) -> dict[str, Any]:
+        out: dict[str, Any] = {"player_id": p, "name": names[p], "friend": p in mutual}
+        return out | tables.get(p, {})
+
+    by_name = sorted(names, key=lambda p: names[p].lower())
+    return {
+        "friends": [person(p) for p in by_name if p in mutual],
+        "following": [person(p) for p in by_name if p in following],
+        "followers": [person(p) for p in by_name if p in followers],
+    }
+
+
+async def _tables(c: Clients, players: list[str]) -> dict[str, dict[str, Any]]:
+    """Each player's last games, and those of them they have a live stream open on."""
+    recent = {p: [g for g, _ in await c.accounts.games(p, RECENT)] for p in players}
+    ids = sorted({g for games in recent.values() for g in games})
+    if not ids:
+        return {}
+    summaries = await c.read_models.summaries(await c.generation(), ids)
+    seats = await c.tokens.players(ids)
+    open_now = await _streams(c, ids)
+    out = {}
+    for p, games in recent.items():
+        shown = [
+            {"game_id": g, "game": summaries[g]["game"], "over": summaries[g]["status"]["over"]}
+            for g in games
+            if g in summaries
+        ]
+        seat_of = {g: next((s for s, q in seats[g].items() if q == p), None) for g in games}
+        playing = [t for t in shown if seat_of[t["game_id"]] in open_now.get(t["game_id"], ())]
+        out[p] = {"recent": shown, "playing": [t for t in playing if not t["over"]]}
+    return out
+
+
+async def _streams(c: Clients, game_ids: list[str]) -> dict[str, set[int]]:
+    """The seats of each game with a live stream open now (presence's marks)."""
+    presence = c.live.presence
+    if presence is None:
+        return {}
+    now = int(time.time() * 1000)
+    pipe = c.store.redis.pipeline(transaction=False)
+    for g in game_ids:
+        pipe.zrangebyscore(presence.keys.streams(g), now - presence.stale_ms, "+inf")
+    found = await pipe.execute()
+    return {
+        g: {int(m.decode().split(":", 1)[0]) for m in marks}
+        for g, marks in zip(game_ids, found, strict=True)
+    }

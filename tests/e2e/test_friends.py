@@ -1,0 +1,100 @@
+"""Friends (#54 item 1, docs/social.md) over HTTP against the real system: follows in
+each player's account stream, mutual follows are friends, a friend at a table shows
+(from presence) with their recent games, and an erased friend is gone from every list."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import httpx
+
+from tests.e2e.players import auth
+from tests.e2e.system import System
+from tests.e2e.test_accounts import register
+from tests.e2e.test_fair_table import Stream, until
+
+PASSWORD = "a long password"
+
+
+def friends_of(http: httpx.Client, who: dict[str, Any]) -> dict[str, Any]:
+    answer = http.get("/v1/accounts/me/friends", headers=auth(who["token"]))
+    assert answer.status_code == 200, answer.text
+    return dict(answer.json())
+
+
+def follow(http: httpx.Client, who: dict[str, Any], other: str) -> httpx.Response:
+    return http.put(f"/v1/accounts/me/following/{other}", headers=auth(who["token"]))
+
+
+def ids(people: list[dict[str, Any]]) -> list[str]:
+    return [p["player_id"] for p in people]
+
+
+def test_mutual_follows_are_friends_who_show_at_their_tables(
+    system: System, http: httpx.Client
+) -> None:
+    ann = register(http, f"Ann {secrets.token_hex(3)}", PASSWORD)
+    bob = register(http, f"Bob {secrets.token_hex(3)}", PASSWORD)
+    assert follow(http, ann, bob["player_id"]).status_code == 204
+    assert follow(http, ann, bob["player_id"]).status_code == 204  # again: nothing new
+    mine = friends_of(http, ann)
+    assert ids(mine["following"]) == [bob["player_id"]] and not mine["friends"]
+    assert ids(friends_of(http, bob)["followers"]) == [ann["player_id"]]
+    assert follow(http, bob, ann["player_id"]).status_code == 204
+    assert ids(friends_of(http, ann)["friends"]) == [bob["player_id"]]
+
+    # Bob sits at a table with its page open: Ann sees him there, and the game.
+    seats = [{"kind": "human", "player": "me"}, {"kind": "bot", "bot_level": "random"}]
+    game = http.post(
+        "/v1/games", json={"game": "giraffometer", "seats": seats}, headers=auth(bob["token"])
+    )
+    assert game.status_code == 201, game.text
+    game_id = game.json()["game_id"]
+    stream = Stream(system.base_url, game_id, game.json()["tokens"]["0"])
+    try:
+
+        def at_table() -> bool:
+            (friend,) = friends_of(http, ann)["friends"]
+            return game_id in [t["game_id"] for t in friend["playing"]]
+
+        until(at_table, 15)
+        (friend,) = friends_of(http, ann)["friends"]
+        assert friend["name"] == bob["name"] and game_id in [t["game_id"] for t in friend["recent"]]
+    finally:
+        stream.close()
+    until(lambda: not friends_of(http, ann)["friends"][0]["playing"], 30)  # the page closed
+
+    assert (
+        http.delete(
+            f"/v1/accounts/me/following/{bob['player_id']}", headers=auth(ann["token"])
+        ).status_code
+        == 204
+    )
+    after = friends_of(http, ann)
+    assert (
+        not after["friends"]
+        and not after["following"]
+        and ids(after["followers"]) == [bob["player_id"]]
+    )
+
+
+def test_follow_refusals_and_an_erased_friend(http: httpx.Client) -> None:
+    cy = register(http, f"Cy {secrets.token_hex(3)}", PASSWORD)
+    dee = register(http, f"Dee {secrets.token_hex(3)}", PASSWORD)
+    assert follow(http, cy, cy["player_id"]).json()["code"] == "self"
+    unknown = follow(http, cy, "pl" + "0" * 24)
+    assert unknown.status_code == 404 and unknown.json()["code"] == "no_player"
+    assert http.put(f"/v1/accounts/me/following/{dee['player_id']}").status_code == 401
+    assert (
+        http.put("/v1/accounts/me/following/not-an-id", headers=auth(cy["token"])).status_code
+        == 422
+    )
+    assert follow(http, cy, dee["player_id"]).status_code == 204
+    assert follow(http, dee, cy["player_id"]).status_code == 204
+    erased = http.post(
+        "/v1/accounts/me/erase", json={"password": PASSWORD}, headers=auth(dee["token"])
+    )
+    assert erased.status_code == 204, erased.text
+    left = friends_of(http, cy)
+    assert not left["friends"] and not left["following"] and not left["followers"]
