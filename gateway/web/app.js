@@ -25,6 +25,7 @@ import {
 import { lobbyRows } from "/static/lobby.js";
 import { allEvents, latestMove, moveLog, movesOf, namer, tell } from "/static/moves.js";
 import { quickPlayBox } from "/static/quickplay.js";
+import { renderFriends } from "/static/friends.js";
 import { renderLadder } from "/static/ladder.js";
 import { renderLeaderboard, renderPlayer, renderRatingsHelp } from "/static/ratings.js";
 import { renderRules, rulesLink } from "/static/rules.js";
@@ -70,6 +71,7 @@ const ROUTES = [
   [/^#\/players\/([\w:-]+)$/, (id) => renderPlayer(id, show, gameTypes)],
   [/^#\/ratings$/, () => renderRatingsHelp(show)],
   [/^#\/ladder(?:\/([\w-]+))?$/, (game) => renderLadder(game, show, gameTypes)],
+  [/^#\/friends$/, () => renderFriends(show, gameTypes)],
   [/^.*$/, () => lobbyPage()],
 ];
 

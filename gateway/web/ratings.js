@@ -3,6 +3,7 @@
 // docs/ratings.md describes the API.
 
 import { account, api, el } from "/static/api.js";
+import { followButton } from "/static/friends.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -120,8 +121,10 @@ export async function renderPlayer(id, show, gameTypes) {
       () => "an erased player",
     );
   const kinds = Object.entries(rated.ratings);
+  const follow = await followButton(id);
   show(
     el("h1", {}, name),
+    follow,
     kinds.length
       ? el(
           "ul",

@@ -8,10 +8,14 @@ import secrets
 from typing import Any
 
 import httpx
+from selenium.webdriver.common.by import By
 
+from tests.e2e.browser import accessibility_problems, browser, click, find, needs_chromium, wait_for
 from tests.e2e.players import auth
 from tests.e2e.system import System
 from tests.e2e.test_accounts import register
+from tests.e2e.test_browser import overflows
+from tests.e2e.test_browser_accounts import sign_in
 from tests.e2e.test_fair_table import Stream, until
 
 PASSWORD = "a long password"
@@ -98,3 +102,50 @@ def test_follow_refusals_and_an_erased_friend(http: httpx.Client) -> None:
     assert erased.status_code == 204, erased.text
     left = friends_of(http, cy)
     assert not left["friends"] and not left["following"] and not left["followers"]
+
+
+@needs_chromium
+def test_two_people_become_friends_from_a_players_page(system: System, http: httpx.Client) -> None:
+    """In Chromium at phone width: Ann follows Bob from his page, Bob follows back, and
+    Ann's friends page shows him at the table he has open (axe clean, no overflow)."""
+    ann_name = f"Ann {secrets.token_hex(3)}"
+    register(http, ann_name, PASSWORD)
+    bob = register(http, f"Bob {secrets.token_hex(3)}", PASSWORD)
+    driver = browser()
+    try:
+        driver.set_window_size(390, 844)
+        sign_in(driver, system.base_url, ann_name, PASSWORD)
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#sign-out"), 10)
+        driver.get(f"{system.base_url}/#/players/{bob['player_id']}")
+        click(driver, "#follow")
+        wait_for(lambda: find(driver, "#follow").text == "Unfollow", 10)
+        ann = {
+            "token": driver.execute_script(
+                "return JSON.parse(localStorage.getItem('raffe.account')).token"
+            )
+        }
+        assert ids(friends_of(http, ann)["following"]) == [bob["player_id"]]
+        assert (
+            follow(http, bob, friends_of(http, bob)["followers"][0]["player_id"]).status_code == 204
+        )
+        seats = [{"kind": "human", "player": "me"}, {"kind": "bot", "bot_level": "random"}]
+        game = http.post(
+            "/v1/games", json={"game": "giraffometer", "seats": seats}, headers=auth(bob["token"])
+        ).json()
+        stream = Stream(system.base_url, game["game_id"], game["tokens"]["0"])
+        try:
+
+            def shown() -> bool:
+                driver.get(system.base_url + "/#/friends")
+                found = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "main h1"), 10)
+                friends = driver.find_elements(By.CSS_SELECTOR, "#friends li")
+                return bool(found) and any("at a table now" in f.text for f in friends)
+
+            wait_for(shown, 20, "the friend at a table never showed")
+            assert bob["name"] in find(driver, "#friends").text
+            assert accessibility_problems(driver) == []
+            assert not overflows(driver)
+        finally:
+            stream.close()
+    finally:
+        driver.quit()
