@@ -1,8 +1,8 @@
-"""Friends (#54 item 1, docs/social.md): a player follows others; two who follow each
-other are friends. The follows are events in the follower's own account stream
-(``Followed``, ``Unfollowed``); who follows a player is an index beside them. Each friend
-is shown with the tables they sit at with a live stream open now (from presence) and
-their most recent games.
+"""Friends and blocks (#54 items 1 and 4, docs/social.md). A player follows others; two
+who follow each other are friends, unless one blocks the other. Follows and blocks are
+events in the player's own account stream (``Followed``, ``Blocked`` and their undoing);
+who follows a player, and whom a player blocks, are indexes beside them. Each friend is
+shown with the tables they have open now (from presence) and their most recent games.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ PROBLEMS = problems(
     (401, "sign in first (a player's token)"),
     (403, "the token lacks the 'play' (follow) or 'read' (list) scope"),
     (404, "no_player: no such player"),
-    (422, "self: you cannot follow yourself; too_many: you follow the most allowed"),
+    (422, "self: not yourself; too_many: the most allowed"),
 )
 
 
@@ -88,10 +88,12 @@ async def friends(c: ClientsDep, who: CallerDep) -> dict[str, Any]:
     """Your friends (with the tables they are at now and their last games), everyone
     you follow and everyone who follows you. Erased accounts are left out."""
     me = player(who, "read")
-    following = set((await c.accounts.load(me.player_id)).following)
-    followers = await c.accounts.followers(me.player_id)
+    state = await c.accounts.load(me.player_id)
+    following, followers = set(state.following), await c.accounts.followers(me.player_id)
     names = await c.accounts.names(sorted(following | followers))
-    mutual = sorted(p for p in following & followers if p in names)
+    both = following & followers
+    apart = set(state.blocking) | await c.accounts.blocked_by(me.player_id, sorted(both))
+    mutual = sorted(p for p in both - apart if p in names)
     tables = await _tables(c, mutual)
 
     def person(p: str) -> dict[str, Any]:
@@ -142,3 +144,49 @@ async def _streams(c: Clients, game_ids: list[str]) -> dict[str, set[int]]:
         g: {int(m.decode().split(":", 1)[0]) for m in marks}
         for g, marks in zip(game_ids, found, strict=True)
     }
+
+
+class Blocks(BaseModel):
+    blocking: list[Person] = Field(description="everyone you block")
+
+
+@router.put(
+    "/v1/accounts/me/blocks/{player_id}",
+    status_code=204,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def block(player_id: PlayerId, c: ClientsDep, who: CallerDep) -> Response:
+    """Block a player (again: nothing changes): the two of you are no friends and quick
+    play never seats you at one table, whoever blocked whom; you stop following them."""
+    me = player(who, "play")
+    await c.accounts.block(me.player_id, player_id)
+    return Response(status_code=204)
+
+
+@router.delete(
+    "/v1/accounts/me/blocks/{player_id}",
+    status_code=204,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def unblock(player_id: PlayerId, c: ClientsDep, who: CallerDep) -> Response:
+    """Stop blocking a player."""
+    me = player(who, "play")
+    await c.accounts.unblock(me.player_id, player_id)
+    return Response(status_code=204)
+
+
+@router.get(
+    "/v1/accounts/me/blocks",
+    response_model=Blocks,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def blocks(c: ClientsDep, who: CallerDep) -> dict[str, Any]:
+    """Everyone you block (erased accounts left out)."""
+    me = player(who, "read")
+    blocking = sorted((await c.accounts.load(me.player_id)).blocking)
+    names = await c.accounts.names(blocking)
+    shown = sorted((p for p in blocking if p in names), key=lambda p: names[p].lower())
+    return {"blocking": [{"player_id": p, "name": names[p], "friend": False} for p in shown]}

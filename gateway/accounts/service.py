@@ -28,7 +28,7 @@ from typing import Any, cast
 from gateway.accounts.tokens import Caller, SeatTokens, token_hash
 from gateway.http.problems import Problem
 from gateway.http.quota import counted
-from services.accounts import rules, sealing, streams
+from services.accounts import rules, sealing, social, streams
 from services.accounts.events import SessionOpened
 from services.accounts.passwords import Passwords, check_password
 from services.accounts.rules import Account
@@ -99,7 +99,10 @@ class Accounts:
     def followers_key(self, player_id: str) -> str:
         """Who follows the player: kept beside the follows in the followers' own streams
         (docs/social.md), so a player's followers are one read."""
-        return f"{self._prefix}:followers:{player_id}"
+        return social.followers_key(self._prefix, player_id)
+
+    def blocks_key(self, player_id: str) -> str:
+        return social.blocks_key(self._prefix, player_id)
 
     # -- reading ----------------------------------------------------------------------
 
@@ -298,6 +301,28 @@ class Accounts:
         await self._decide(player_id, lambda state: rules.unfollow(state, other))
         await self.store.redis.srem(self.followers_key(other), player_id)
 
+    async def block(self, player_id: str, other: str) -> None:
+        """The player blocks ``other`` (an account: 404 otherwise), and so stops following
+        them; again: nothing."""
+        if await self.directory_entry(other) is None:
+            raise Problem(404, "no_player", f"no player {other}")
+        await self._decide(player_id, lambda state: rules.block(state, player_id, other))
+        pipe = self.store.redis.pipeline(transaction=False)
+        pipe.sadd(self.blocks_key(player_id), other)
+        pipe.srem(self.followers_key(other), player_id)
+        await pipe.execute()
+
+    async def unblock(self, player_id: str, other: str) -> None:
+        await self._decide(player_id, lambda state: rules.unblock(state, other))
+        await self.store.redis.srem(self.blocks_key(player_id), other)
+
+    async def blocked_by(self, player_id: str, others: list[str]) -> set[str]:
+        """Which of ``others`` block the player."""
+        pipe = self.store.redis.pipeline(transaction=False)
+        for other in others:
+            pipe.sismember(self.blocks_key(other), player_id)
+        return {o for o, hit in zip(others, await pipe.execute(), strict=True) if hit}
+
     async def followers(self, player_id: str) -> set[str]:
         found = await self.store.redis.smembers(self.followers_key(player_id))
         return {_text(p) for p in cast(set[bytes], found)}
@@ -341,7 +366,9 @@ class Accounts:
         pipe.delete(self._key_key(player_id))
         pipe.hdel(self.directory_key, player_id)
         pipe.delete(self.games_key(player_id))
-        pipe.delete(self.followers_key(player_id))  # and they follow nobody any more:
+        pipe.delete(self.followers_key(player_id))
+        pipe.delete(self.blocks_key(player_id))
+        # and they follow nobody any more:
         for followed in state.following:
             pipe.srem(self.followers_key(followed), player_id)
         pipe.delete(channels_key(self.store.settings.key_prefix, player_id))

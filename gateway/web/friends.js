@@ -72,30 +72,38 @@ export async function renderFriends(show, gameTypes) {
   );
 }
 
-// On a player's page: Follow / Unfollow, for a signed-in player looking at someone else.
+// On a player's page: Follow / Unfollow and Block / Unblock, for a signed-in player
+// looking at someone else. A block ends a follow, so Follow shows again after one.
 export async function followButton(playerId) {
   const me = account();
   if (!me || me.player_id === playerId || playerId.startsWith("bot:")) return null;
-  const found = await api("GET", "/v1/accounts/me/friends", undefined, me.token);
-  let following = found.following.some((p) => p.player_id === playerId);
-  const button = el("button", { type: "button", id: "follow" });
-  const label = () => {
-    button.textContent = following ? "Unfollow" : "Follow";
+  const [found, blocks] = await Promise.all([
+    api("GET", "/v1/accounts/me/friends", undefined, me.token),
+    api("GET", "/v1/accounts/me/blocks", undefined, me.token),
+  ]);
+  const state = {
+    following: found.following.some((p) => p.player_id === playerId),
+    blocking: blocks.blocking.some((p) => p.player_id === playerId),
   };
-  button.onclick = async () => {
+  const follow = el("button", { type: "button", id: "follow" });
+  const block = el("button", { type: "button", id: "block" });
+  const label = () => {
+    follow.textContent = state.following ? "Unfollow" : "Follow";
+    follow.disabled = state.blocking;
+    block.textContent = state.blocking ? "Unblock" : "Block";
+  };
+  const toggle = (what, path) => async () => {
     try {
-      await api(
-        following ? "DELETE" : "PUT",
-        `/v1/accounts/me/following/${playerId}`,
-        undefined,
-        me.token,
-      );
-      following = !following;
+      await api(state[what] ? "DELETE" : "PUT", `${path}/${playerId}`, undefined, me.token);
+      state[what] = !state[what];
+      if (what === "blocking" && state.blocking) state.following = false;
       label();
     } catch (e) {
       toast(e.message);
     }
   };
+  follow.onclick = toggle("following", "/v1/accounts/me/following");
+  block.onclick = toggle("blocking", "/v1/accounts/me/blocks");
   label();
-  return button;
+  return el("p", { class: "row" }, follow, block);
 }

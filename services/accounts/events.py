@@ -75,6 +75,19 @@ class Unfollowed:
 
 
 @event
+class Blocked:
+    """The player blocks another (docs/social.md): the two are kept apart both ways (no
+    friends, no quick-play table together). An id, nothing personal."""
+
+    player: str
+
+
+@event
+class Unblocked:
+    player: str
+
+
+@event
 class Erased:
     """The account is gone: its key was deleted, so its sealed data reads as nothing."""
 
@@ -88,5 +101,7 @@ TYPES = EventTypes(
     SeatTaken,
     Followed,
     Unfollowed,
+    Blocked,
+    Unblocked,
     Erased,
 )

@@ -14,6 +14,7 @@ from typing import Any
 
 from services.accounts.events import (
     TYPES,
+    Blocked,
     Erased,
     Followed,
     NameClaimed,
@@ -22,6 +23,7 @@ from services.accounts.events import (
     SessionClosed,
     SessionOpened,
     SignedOutEverywhere,
+    Unblocked,
     Unfollowed,
 )
 from services.kernel.errors import InvalidArgument, RuleViolation
@@ -60,6 +62,7 @@ class Account:
     created_ms: int = 0
     sessions: tuple[Session, ...] = ()
     following: frozenset[str] = frozenset()  # players it follows (docs/social.md)
+    blocking: frozenset[str] = frozenset()  # players it blocks
 
     def session(self, session_id: str) -> Session | None:
         return next((s for s in self.sessions if s.session_id == session_id), None)
@@ -153,6 +156,23 @@ def unfollow(state: Account, player: str) -> list[Any]:
     return [Unfollowed(player)] if player in state.following else []
 
 
+def block(state: Account, me: str, player: str) -> list[Any]:
+    """Block ``player``: a follow of them ends too. Blocking again is nothing new."""
+    _live(state)
+    if player == me:
+        raise InvalidArgument("you cannot block yourself", "self")
+    if player in state.blocking:
+        return []
+    if len(state.blocking) >= MOST_FOLLOWED:
+        raise RuleViolation(f"you block {MOST_FOLLOWED} players, the most", "too_many")
+    return [*unfollow(state, player), Blocked(player)]
+
+
+def unblock(state: Account, player: str) -> list[Any]:
+    _live(state)
+    return [Unblocked(player)] if player in state.blocking else []
+
+
 def erase(state: Account) -> list[Any]:
     _live(state)
     return [Erased()]
@@ -207,7 +227,13 @@ def evolve(state: Account, typed: Any, time_ms: int) -> Account:
         return dataclasses.replace(state, sessions=kept)
     if isinstance(typed, Erased):
         return dataclasses.replace(
-            state, erased=True, name="", password="", sessions=(), following=frozenset()
+            state,
+            erased=True,
+            name="",
+            password="",
+            sessions=(),
+            following=frozenset(),
+            blocking=frozenset(),
         )
     if isinstance(typed, SeatTaken):
         return state
@@ -215,6 +241,10 @@ def evolve(state: Account, typed: Any, time_ms: int) -> Account:
         return dataclasses.replace(state, following=state.following | {typed.player})
     if isinstance(typed, Unfollowed):
         return dataclasses.replace(state, following=state.following - {typed.player})
+    if isinstance(typed, Blocked):
+        return dataclasses.replace(state, blocking=state.blocking | {typed.player})
+    if isinstance(typed, Unblocked):
+        return dataclasses.replace(state, blocking=state.blocking - {typed.player})
     raise TypeError(f"no fold for {type(typed).__name__}")
 
 

@@ -9,7 +9,7 @@ next oldest may still form a table of their own)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 BASE_WINDOW = 5.0  # score points either side at once (a new player's score is ~0)
@@ -28,10 +28,15 @@ def window(waited_ms: int) -> float:
 
 
 def tables(
-    waiting: Sequence[Waiting], size: int, now_ms: int, bots_after_ms: int
+    waiting: Sequence[Waiting],
+    size: int,
+    now_ms: int,
+    bots_after_ms: int,
+    apart: Collection[frozenset[str]] = frozenset(),
 ) -> list[list[str | None]]:
     """Tables to form: each ``size`` seats of players, None where a bot sits; every
-    table has at least one player and no player is at two."""
+    table has at least one player, no player is at two, and no pair in ``apart`` (one
+    blocks the other, docs/social.md) is at one."""
     pool = sorted(waiting, key=lambda w: (w.joined_ms, w.player))
     out: list[list[str | None]] = []
     while pool:
@@ -41,11 +46,14 @@ def tables(
             (w for w in rest if abs(w.score - oldest.score) <= window(waited)),
             key=lambda w: (abs(w.score - oldest.score), w.joined_ms, w.player),
         )
-        if len(near) >= size - 1:
-            table = [oldest, *near[: size - 1]]
-        elif waited >= bots_after_ms:
-            table = [oldest, *near]
-        else:  # nobody near enough yet, and bots not yet due: the next oldest's turn
+        table = [oldest]
+        for w in near:  # the nearest first, none kept apart from anyone seated so far
+            if len(table) < size and not any(
+                frozenset((w.player, t.player)) in apart for t in table
+            ):
+                table.append(w)
+        if len(table) < size and waited < bots_after_ms:
+            # nobody near enough yet, and bots not yet due: the next oldest's turn
             pool = rest
             continue
         seated = {w.player for w in table}

@@ -16,6 +16,7 @@ import uuid
 
 from prometheus_client import Counter
 
+from services.accounts.social import kept_apart
 from services.accounts.streams import take_seat
 from services.accounts.vacations import seated_on_vacation
 from services.core.eventstore import EventStore
@@ -122,7 +123,9 @@ class Matchmaker:
         for game, size, speed in await self.queue.queues():
             waiting = [Waiting(*w) for w in await self.queue.waiting(game, size, speed)]
             scores = {w.player: w.score for w in waiting}
-            formed = tables(waiting, size, now, self.bots_after[speed])
+            prefix = self.store.settings.key_prefix  # blocks keep players apart:
+            apart = await kept_apart(self.store.redis, prefix, [w.player for w in waiting])
+            formed = tables(waiting, size, now, self.bots_after[speed], apart)
             left += len(waiting) if speed == "realtime" else 0
             for seats in formed:
                 level = await self.level_for(game, [scores[p] for p in seats if p])

@@ -66,9 +66,7 @@ def _by_round(view: Mapping[str, Any]) -> list[dict[int, tuple[float, float]]]:
         for t in r["tables"]:
             for player, place in zip(t["players"], places(t["keys"]), strict=True):
                 seen.setdefault(player, []).append(place)
-        out.append(
-            {p: (sum(v) / len(v), sum(x == 1 for x in v) / len(v)) for p, v in seen.items()}
-        )
+        out.append({p: (sum(v) / len(v), sum(x == 1 for x in v) / len(v)) for p, v in seen.items()})
     return out
 
 

@@ -17,6 +17,7 @@ from tests.e2e.test_accounts import register
 from tests.e2e.test_browser import overflows
 from tests.e2e.test_browser_accounts import sign_in
 from tests.e2e.test_fair_table import Stream, until
+from tests.e2e.test_quickplay import seated
 
 PASSWORD = "a long password"
 
@@ -149,3 +150,33 @@ def test_two_people_become_friends_from_a_players_page(system: System, http: htt
             stream.close()
     finally:
         driver.quit()
+
+
+def test_a_block_ends_the_friendship_and_quick_play_never_seats_the_two_together(
+    http: httpx.Client,
+) -> None:
+    """#54 item 4 over HTTP: Eve blocks Fay; they are no friends (Eve's follow ends),
+    Eve's block list names Fay, and the two, queued at once for the same table, are
+    seated apart (bots fill each table after the setting) where they would have shared
+    one."""
+    eve = register(http, f"Eve {secrets.token_hex(3)}", PASSWORD)
+    fay = register(http, f"Fay {secrets.token_hex(3)}", PASSWORD)
+    assert follow(http, eve, fay["player_id"]).status_code == 204
+    assert follow(http, fay, eve["player_id"]).status_code == 204
+    assert ids(friends_of(http, fay)["friends"]) == [eve["player_id"]]
+    blocked = http.put(f"/v1/accounts/me/blocks/{fay['player_id']}", headers=auth(eve["token"]))
+    assert blocked.status_code == 204, blocked.text
+    assert not friends_of(http, eve)["following"] and not friends_of(http, fay)["friends"]
+    listed = http.get("/v1/accounts/me/blocks", headers=auth(eve["token"])).json()
+    assert ids(listed["blocking"]) == [fay["player_id"]]
+    join = {"game": "giraffometer", "seats": 5}  # a size no other test queues for
+    for who in (fay, eve):  # the blocked one queues first: a block works both ways
+        queued = http.post("/v1/quickplay", json=join, headers=auth(who["token"]))
+        assert queued.status_code == 202, queued.text
+    tables = {seated(http, who["token"])["game_id"] for who in (eve, fay)}
+    assert len(tables) == 2
+    unblocked = http.delete(
+        f"/v1/accounts/me/blocks/{fay['player_id']}", headers=auth(eve["token"])
+    )
+    assert unblocked.status_code == 204
+    assert not http.get("/v1/accounts/me/blocks", headers=auth(eve["token"])).json()["blocking"]

@@ -163,3 +163,18 @@ def test_follows_are_kept_once_never_of_oneself_and_end_with_the_account() -> No
     assert refused.value.code == "self"
     assert after(rules.unfollow(state, "you")).following == frozenset()
     assert after(rules.erase(state)).following == frozenset()
+
+
+def test_a_block_ends_a_follow_and_is_kept_once() -> None:
+    state = rules.fold([(stored(e), 1) for e in rules.register(Account(), False, "n", "p")])
+
+    def after(events: list[Any]) -> Account:
+        return rules.fold([(stored(e), 2) for e in events], state)
+
+    state = after(rules.follow(state, "me", "you"))
+    state = after(rules.block(state, "me", "you"))
+    assert state.blocking == {"you"} and state.following == frozenset()
+    assert rules.block(state, "me", "you") == []
+    with pytest.raises(RaffeError):
+        rules.block(state, "me", "me")
+    assert after(rules.unblock(state, "you")).blocking == frozenset()
