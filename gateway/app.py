@@ -9,6 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 
+from gateway import challenges
 from gateway.accounts import friends, ladder, notifications, vacation
 from gateway.accounts import routes as accounts
 from gateway.clients import Clients
@@ -62,6 +63,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.include_router(vacation.router)
     app.include_router(ladder.router)
     app.include_router(friends.router)
+    app.include_router(challenges.router)
     app.include_router(ratings.router)
     app.include_router(quickplay.router)
     app.include_router(records.router)

@@ -55,6 +55,8 @@ class GatewaySettings(Env):
     # Turn-based games a player may hold in play at once (docs/turn-based.md); a player's
     # games are found among their most recent RAFFE_MY_GAMES_SCAN.
     turn_based_cap: int = Field(50, ge=1, le=1000)
+    # A challenge not answered by then expires (docs/social.md).
+    challenge_ttl_s: int = Field(900, ge=10, le=7 * 86_400)
     vacation_days: int = Field(30, ge=0, le=365)  # a player's days off a year (turn-based)
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)  # players' webhooks
     mail: MailSettings = Field(default_factory=MailSettings)  # addresses' confirmations

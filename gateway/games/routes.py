@@ -42,6 +42,7 @@ from gateway.live.stream import event_stream
 from services.accounts.vacations import seated_on_vacation
 from services.core.codec import dumps, to_domain
 from services.core.eventstore.keys import GAME_ID
+from services.core.transport import EngineClient
 from services.games import GAMES
 from services.kernel.commands import Strict
 from services.kernel.game import SPECTATOR, SeatSpec
@@ -104,14 +105,8 @@ async def create_game(
     )
     others = frozenset(i for i, s in enumerate(body.seats) if s.player not in (None, "me"))
     kinds: list[str] = [s.kind for s in body.seats]
-    tokens = await c.tokens.register(created.game_id, kinds, key, others)
-    if players:
-        await c.tokens.bind_players(created.game_id, players)
-        for index, player_id in players.items():
-            await c.accounts.take_seat(player_id, created.game_id, index)
-        if (body.options or {}).get("speed") == "turn_based":
-            prefix = c.settings.store.key_prefix
-            await seated_on_vacation(c.store.redis, prefix, engine, created.game_id, players)
+    options = body.options or {}
+    tokens = await seated(c, engine, created.game_id, kinds, players, options, key, others)
     response.headers["Location"] = f"/v1/games/{created.game_id}"
     return Created(
         game_id=created.game_id,
@@ -120,6 +115,30 @@ async def create_game(
         seed_hash=created.seed_hash,
         tokens=tokens,
     )
+
+
+async def seated(
+    c: Clients,
+    engine: EngineClient,
+    game_id: str,
+    kinds: list[str],
+    players: dict[int, str],
+    options: dict[str, Any],
+    key: str = "",
+    others: frozenset[int] = frozenset(),
+) -> dict[int, str]:
+    """A new game's seat tokens (none for ``others``: seats of players other than the
+    caller), and its players bound to their seats: in their lists of games, and a
+    turn-based clock stopped for whoever is on vacation. The tokens by seat."""
+    tokens = await c.tokens.register(game_id, kinds, key, others)
+    if players:
+        await c.tokens.bind_players(game_id, players)
+        for index, player_id in players.items():
+            await c.accounts.take_seat(player_id, game_id, index)
+        if options.get("speed") == "turn_based":
+            prefix = c.settings.store.key_prefix
+            await seated_on_vacation(c.store.redis, prefix, engine, game_id, players)
+    return tokens
 
 
 async def seat_players(c: Clients, body: CreateGame, request: Request) -> dict[int, str]:

@@ -25,6 +25,7 @@ import {
 import { lobbyRows } from "/static/lobby.js";
 import { allEvents, latestMove, moveLog, movesOf, namer, tell } from "/static/moves.js";
 import { quickPlayBox } from "/static/quickplay.js";
+import { challengesBox } from "/static/challenges.js";
 import { renderFriends } from "/static/friends.js";
 import { renderLadder } from "/static/ladder.js";
 import { renderLeaderboard, renderPlayer, renderRatingsHelp } from "/static/ratings.js";
@@ -402,7 +403,13 @@ async function lobbyPage() {
   const lobby = el("table", { id: "lobby" });
   const games = el("section", {}, el("h2", {}, "Games"), lobby);
   const titles = Object.fromEntries(types.map((t) => [t.name, t.title]));
-  show(awaitingBox(titles), quickPlayBox(types, setLeave), el("section", {}, form), games);
+  show(
+    awaitingBox(titles),
+    challengesBox(titles),
+    quickPlayBox(types, setLeave),
+    el("section", {}, form),
+    games,
+  );
   const { games: found } = await api("GET", "/v1/games?limit=30");
   lobby.replaceChildren(...lobbyRows(found, titles, mineIn));
 }

@@ -3,6 +3,7 @@
 // docs/ratings.md describes the API.
 
 import { account, api, el } from "/static/api.js";
+import { challengeForm } from "/static/challenges.js";
 import { followButton } from "/static/friends.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -122,9 +123,11 @@ export async function renderPlayer(id, show, gameTypes) {
     );
   const kinds = Object.entries(rated.ratings);
   const follow = await followButton(id);
+  const types = await gameTypes();
   show(
     el("h1", {}, name),
     follow,
+    challengeForm(id, types),
     kinds.length
       ? el(
           "ul",
