@@ -57,6 +57,7 @@ async def decide(
                 new,
                 time_ms=now,
                 engine_version=ENGINE_VERSION,
+                attended=True,  # the notifier follows it: the invitee is told
             )
         except VersionConflict:
             if attempt == ATTEMPTS - 1:

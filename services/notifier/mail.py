@@ -40,14 +40,17 @@ def smtp_of(settings: Any) -> Smtp:
     return Smtp(s.smtp_host, s.smtp_port, s.smtp_security, *login, s.mail_from)
 
 
-def turn_mail(smtp: Smtp, to: str, text: str, url: str, unsubscribe: str) -> EmailMessage:
+def turn_mail(
+    smtp: Smtp, to: str, text: str, url: str, unsubscribe: str, action: str = "Play your move"
+) -> EmailMessage:
+    """A turn (or a challenge: ``action`` "Answer it") in one mail, with its link."""
     mail = _mail(smtp, to, text)
     mail["List-Unsubscribe"] = f"<{unsubscribe}>"
     mail["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     mail.set_content(
-        f"{text}\n\nPlay your move: {url}\n\n"
-        f"You get this because you asked to be told of your turns at Raffe's turn-based "
-        f"tables. Stop these mails: {unsubscribe}\n"
+        f"{text}\n\n{action}: {url}\n\n"
+        f"You get this because you asked Raffe to tell you of your turns and challenges. "
+        f"Stop these mails: {unsubscribe}\n"
     )
     return mail
 

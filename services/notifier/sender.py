@@ -235,7 +235,8 @@ class Sender:
             return await send(self.settings.smtp, mail)
         message = self.message(d)
         text, url = str(message["text"]), str(message["url"])
-        mail = turn_mail(self.settings.smtp, email.address, text, url, unsubscribe)
+        action = "Answer it" if d.kind == "challenge" else "Play your move"
+        mail = turn_mail(self.settings.smtp, email.address, text, url, unsubscribe, action)
         return await send(self.settings.smtp, mail)
 
     def digest_line(self, turn: dict[str, Any]) -> str:
@@ -281,15 +282,19 @@ class Sender:
         return getattr(spec, "title", "") or game
 
     def message(self, d: Delivery) -> dict[str, object]:
-        url = f"{self.settings.public_url.rstrip('/')}/#/games/{d.game_id}"
+        base = self.settings.public_url.rstrip("/")
+        # A challenge is answered in the lobby; a turn is played at its table.
+        url = f"{base}/#/" if d.kind == "challenge" else f"{base}/#/games/{d.game_id}"
         title = self.title(d.game)
         text = {
             "turn": f"Your turn in {title}.",
             "half": f"Half your time for this move in {title} is gone.",
             "tenth": f"A tenth of your time for this move in {title} is left.",
+            "challenge": f"You are challenged to {title}: answer in the lobby.",
         }[d.kind]
+        kinds = {"turn": "your_turn", "challenge": "challenge"}
         return {
-            "type": "your_turn" if d.kind == "turn" else "reminder",
+            "type": kinds.get(d.kind, "reminder"),
             "text": text,
             "url": url,
             "game_id": d.game_id,
@@ -298,5 +303,5 @@ class Sender:
             "version": d.version,
             "deadline_ms": d.deadline_ms or None,
             "delivery": d.key,
-            "reminder": None if d.kind == "turn" else d.kind,
+            "reminder": d.kind if d.kind in ("half", "tenth") else None,
         }

@@ -20,6 +20,7 @@ from typing import Any, cast
 import orjson
 from prometheus_client import Counter
 
+from services.challenges.streams import CHALLENGE
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.seating import seated_players
 from services.core.worker import NOTIFY_GROUP, CheckpointedWorker
@@ -66,11 +67,14 @@ class NotifyWorker(CheckpointedWorker):
 
     async def work(self, partition: int, events: list[StoredEvent]) -> bool:
         by_game: dict[str, list[StoredEvent]] = defaultdict(list)
+        challenged = 0
         for e in events:
             if e.game_type in self.games:
                 by_game[e.game_id].append(e)
+            elif e.game_type == CHALLENGE and e.type == "ChallengeIssued":
+                challenged += await self._challenged(partition, e)
         if not by_game:
-            return False
+            return challenged > 0
         games = await self._turn_based(partition, by_game)
         told = await asyncio.gather(*(self._game(partition, g, by_game[g]) for g in games))
         return sum(told) > 0
@@ -172,6 +176,29 @@ class NotifyWorker(CheckpointedWorker):
         history = await self.store.read_game(turn.game_id)
         return bool(history) and still_due(self.games[turn.game], history, turn)
 
+    async def _challenged(self, partition: int, e: StoredEvent) -> int:
+        """A player is challenged (docs/social.md): told on each channel they have on,
+        once (the delivery's key is the challenge's), wherever they are."""
+        issued = orjson.loads(e.payload)
+        player = str(issued["invitee"])
+        raw = await self.store.redis.hgetall(channels_key(self.store.settings.key_prefix, player))
+        told = 0
+        for channel in _channels_on(cast(dict[bytes, bytes], raw)):
+            delivery = Delivery(
+                channel,
+                player,
+                e.game_id,
+                str(issued["game"]),
+                -1,
+                e.version,
+                int(issued["expires_ms"]),
+                "challenge",
+            )
+            if await self.outbox.enqueue(partition, delivery):
+                ENQUEUED.labels(channel).inc()
+                told += 1
+        return told
+
     async def _tell(self, partition: int, turn: Turn, kind: str = "turn") -> int:
         # Seated at creation (GameCreated says), else by a claim (the seats hash, written
         # by the gateway just after the game was made: a creation's turn reads the event).
@@ -207,6 +234,18 @@ class NotifyWorker(CheckpointedWorker):
                 ENQUEUED.labels(channel).inc()
                 told += 1
         return told
+
+
+def _channels_on(raw: dict[bytes, bytes]) -> list[str]:
+    """The channels a player has on (an e-mail address once confirmed; a daily digest
+    takes only turns, so a challenge still goes by mail at once)."""
+    webhook, email = webhook_in(raw), email_in(raw)
+    on = {
+        "webhook": webhook is not None and webhook.on,
+        "email": email is not None and email.confirmed and email.on,
+        "push": bool(subscriptions_in(raw)),
+    }
+    return [channel for channel, wanted in on.items() if wanted]
 
 
 def _speed(created: StoredEvent) -> str:

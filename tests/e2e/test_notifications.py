@@ -227,3 +227,28 @@ def test_nothing_is_told_while_the_table_is_in_view(
     assert told.json()["game_id"] == gid
     stranger = http.put(f"/v1/games/{gid}/watching", json={"visible": True})
     assert stranger.status_code == 401
+
+
+def test_a_challenge_is_told_once_to_the_invitee_by_webhook(
+    http: httpx.Client, receiver: WebhookReceiver
+) -> None:
+    """#54 item 2: a challenge reaches the invitee's channels (here a webhook, signed),
+    once, with the lobby's link where it is answered; the challenger is told nothing."""
+    cat, dan = player_with_hook(http, receiver, "/cat"), player_with_hook(http, receiver, "/dan")
+    sent = http.post(
+        "/v1/challenges",
+        json={"to": dan["player_id"], "game": "riff-raff"},
+        headers=auth(cat["token"]),
+    )
+    assert sent.status_code == 201, sent.text
+    (told,) = receiver.wait("/dan", 1)
+    body = told.json()
+    assert (body["type"], body["game_id"], body["game"]) == (
+        "challenge",
+        sent.json()["challenge_id"],
+        "riff-raff",
+    )
+    assert body["url"].endswith("/#/") and "Riff Raff" in body["text"]
+    assert verify(dan["secret"], told.headers[SIGNATURE], told.body, int(time.time()))
+    time.sleep(1.0)  # nothing more comes, and nothing to the challenger
+    assert len(receiver.at("/dan")) == 1 and not receiver.at("/cat")
