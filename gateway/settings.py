@@ -57,6 +57,8 @@ class GatewaySettings(Env):
     turn_based_cap: int = Field(50, ge=1, le=1000)
     # A challenge not answered by then expires (docs/social.md).
     challenge_ttl_s: int = Field(900, ge=10, le=7 * 86_400)
+    # A table's chat is kept this long after its last message (docs/social.md).
+    chat_retention_s: int = Field(30 * 86_400, ge=60, le=366 * 86_400)
     vacation_days: int = Field(30, ge=0, le=365)  # a player's days off a year (turn-based)
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)  # players' webhooks
     mail: MailSettings = Field(default_factory=MailSettings)  # addresses' confirmations

@@ -309,12 +309,16 @@ class Accounts:
         await self._decide(player_id, lambda state: rules.block(state, player_id, other))
         pipe = self.store.redis.pipeline(transaction=False)
         pipe.sadd(self.blocks_key(player_id), other)
+        pipe.sadd(social.blocked_by_key(self._prefix, other), player_id)
         pipe.srem(self.followers_key(other), player_id)
         await pipe.execute()
 
     async def unblock(self, player_id: str, other: str) -> None:
         await self._decide(player_id, lambda state: rules.unblock(state, other))
-        await self.store.redis.srem(self.blocks_key(player_id), other)
+        pipe = self.store.redis.pipeline(transaction=False)
+        pipe.srem(self.blocks_key(player_id), other)
+        pipe.srem(social.blocked_by_key(self._prefix, other), player_id)
+        await pipe.execute()
 
     async def blocked_by(self, player_id: str, others: list[str]) -> set[str]:
         """Which of ``others`` block the player."""
@@ -371,6 +375,8 @@ class Accounts:
         # and they follow nobody any more:
         for followed in state.following:
             pipe.srem(self.followers_key(followed), player_id)
+        for blocked in state.blocking:
+            pipe.srem(social.blocked_by_key(self._prefix, blocked), player_id)
         pipe.delete(channels_key(self.store.settings.key_prefix, player_id))
         if name:
             pipe.delete(self._name_key(name))

@@ -152,3 +152,9 @@ class GameChannels:
             await pubsub.unsubscribe(channel)
         except (RedisError, OSError) as error:  # the connection is going: so is the channel
             log.info("live unsubscribe failed", extra={"error": str(error)})
+
+
+def chat_channel(prefix: str) -> str:
+    """Every table's chat messages (gateway.chat): each gateway's live hub hears each one
+    here and passes it to the streams of the table that may see it."""
+    return f"{prefix}:chat"

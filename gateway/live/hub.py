@@ -53,7 +53,7 @@ from redis.exceptions import RedisError
 
 from gateway.accounts.tokens import Caller, SeatTokens, revoked_channel
 from gateway.http.problems import Problem
-from gateway.live.channels import GameChannels, game_of
+from gateway.live.channels import GameChannels, chat_channel, game_of
 from gateway.live.delay import Delays, Held
 from gateway.live.frames import PING, drained, frame, view_frame
 from gateway.live.revocation import TokenStreams
@@ -104,6 +104,7 @@ class LiveHub:
         self.channels = GameChannels(store.keys.game)
         self.versions = VersionWaiters(store, self.channels)
         self.draining = False
+        self._chat_channel = chat_channel(store.settings.key_prefix)
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -168,7 +169,7 @@ class LiveHub:
             game = self.games[game_type]
             watched = self.watched[game_id] = Watched(game, game.initial())
         seat = who.seat
-        viewer = Viewer(seat, who.token_hash, who.expires_at, views)
+        viewer = Viewer(seat, who.token_hash, who.expires_at, views, who.player_id)
         self.streams_of.add(viewer)
         mark = uuid.uuid4().hex[:12] if self.presence is not None and seat >= 0 else ""
         delay = await self.delays.of(game_id) if self.delays and seat == SPECTATOR else None
@@ -262,6 +263,29 @@ class LiveHub:
                 for viewers in watched.viewers.values():
                     for viewer in viewers:
                         viewer.push([f])
+
+    def _chat(self, data: bytes) -> None:
+        """A table's chat message (gateway.chat, on any gateway): a ``chat`` frame to the
+        streams of that table that may see it: the players' to its seats, the
+        spectators' to its spectators, both to everyone once the game is over; never
+        to anyone kept apart from its author by a block."""
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            said = orjson.loads(data)
+            watched = self.watched.get(said["game_id"])
+            if watched is None:
+                return
+            message, hidden = said["message"], set(said["hide_from"])
+            over = watched.game.status(watched.state).over
+            frame = (b"event: chat\ndata: %s\n\n" % orjson.dumps(message), False)
+            for seat, viewers in watched.viewers.items():
+                seated = seat != SPECTATOR
+                if not over and seated != (message["audience"] == "players"):
+                    continue
+                if seat in said["hide_seats"]:
+                    continue
+                for viewer in viewers:
+                    if viewer.player_id not in hidden:
+                        viewer.push([frame])
 
     async def _advance(self, game_id: str, watched: Watched) -> list[StoredEvent]:
         """Read what the stream holds past the watched version, fold it and give it to
@@ -391,7 +415,7 @@ class LiveHub:
         while True:
             try:
                 async with self.listener.pubsub() as pubsub:
-                    await pubsub.subscribe(revocations)
+                    await pubsub.subscribe(revocations, self._chat_channel)
                     if self.presence is not None:
                         await pubsub.subscribe(self.presence.keys.channel)
                     await self.channels.attach(pubsub)
@@ -441,6 +465,8 @@ class LiveHub:
                     self.streams_of.revoked(message["data"].decode())
                 elif channel == presence:
                     self._presence(message["data"])
+                elif channel == self._chat_channel:
+                    self._chat(message["data"])
                 else:  # a game's announcement
                     self._on_message(game_of(channel), message["data"])
             elif kind == "subscribe":

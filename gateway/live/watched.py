@@ -23,6 +23,7 @@ class Viewer:
     token_hash: str = ""  # the token the stream was opened with (or its ticket's)
     expires_at: float = 0.0  # when that token expires (time.time(); 0: never)
     views: bool = False  # a view frame after each batch
+    player_id: str = ""  # the account behind its token, if any (chat across blocks)
     queue: asyncio.Queue[tuple[bytes, bool] | None] = field(
         default_factory=lambda: asyncio.Queue(QUEUE_FRAMES)
     )

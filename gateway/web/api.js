@@ -126,6 +126,7 @@ export function follow(
   base = "/v1/games",
   onView = null,
   onPresence = null,
+  onChat = null,
 ) {
   let source = null;
   let stopped = false;
@@ -160,6 +161,9 @@ export function follow(
     }
     if (onPresence) {
       source.addEventListener("presence", (message) => onPresence(JSON.parse(message.data)));
+    }
+    if (onChat) {
+      source.addEventListener("chat", (message) => onChat(JSON.parse(message.data)));
     }
     source.onerror = () => {
       // tickets expire: reconnect with a fresh one

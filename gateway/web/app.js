@@ -26,6 +26,7 @@ import { lobbyRows } from "/static/lobby.js";
 import { allEvents, latestMove, moveLog, movesOf, namer, tell } from "/static/moves.js";
 import { quickPlayBox } from "/static/quickplay.js";
 import { challengesBox } from "/static/challenges.js";
+import { chatPanel } from "/static/chat.js";
 import { renderFriends } from "/static/friends.js";
 import { renderLadder } from "/static/ladder.js";
 import { renderLeaderboard, renderPlayer, renderRatingsHelp } from "/static/ratings.js";
@@ -548,6 +549,7 @@ async function tablePage(gameId) {
     el("h2", {}, "What happened"),
   );
   const announce = el("p", { class: "visually-hidden", id: "announce", "aria-live": "polite" });
+  const chat = chatPanel(gameId, held);
   show(
     el(
       "section",
@@ -566,6 +568,7 @@ async function tablePage(gameId) {
     ),
     board,
     log,
+    chat.panel,
     announce,
   );
   function heard(event) {
@@ -688,6 +691,7 @@ async function tablePage(gameId) {
       for (const p of said.seats) presence[p.seat] = p;
       drawBar();
     },
+    chat.add,
   );
   const unwatch = watchTable(gameId, token);
   setLeave(() => {

@@ -20,6 +20,20 @@ def blocks_key(prefix: str, player_id: str) -> str:
     return f"{prefix}:blocks:{player_id}"
 
 
+def blocked_by_key(prefix: str, player_id: str) -> str:
+    """Who blocks the player (the same blocks, the other way round)."""
+    return f"{prefix}:blocked-by:{player_id}"
+
+
+async def apart_from(redis: Redis | RedisCluster, prefix: str, player_id: str) -> set[str]:
+    """Everyone kept apart from the player: whom they block and who blocks them."""
+    pipe = redis.pipeline(transaction=False)
+    pipe.smembers(blocks_key(prefix, player_id))
+    pipe.smembers(blocked_by_key(prefix, player_id))
+    found = cast(list[set[bytes]], await pipe.execute())
+    return {p.decode() for members in found for p in members}
+
+
 async def kept_apart(
     redis: Redis | RedisCluster, prefix: str, players: Sequence[str]
 ) -> set[frozenset[str]]:

@@ -35,6 +35,7 @@ ENV = {
     "RAFFE_WEBHOOK_RETRY_S": "0.05",
     "RAFFE_WEBHOOK_ATTEMPTS": "3",
     "RAFFE_WEBHOOK_DISABLE_AFTER": "2",
+    "RAFFE_REGISTRATIONS_PER_WINDOW": "1000",  # each test registers its own players
 }
 
 
