@@ -9,7 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 
-from gateway import challenges, chat
+from gateway import challenges, chat, moderation
 from gateway.accounts import friends, ladder, notifications, vacation
 from gateway.accounts import routes as accounts
 from gateway.clients import Clients
@@ -65,6 +65,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.include_router(friends.router)
     app.include_router(challenges.router)
     app.include_router(chat.router)
+    app.include_router(moderation.router)
     app.include_router(ratings.router)
     app.include_router(quickplay.router)
     app.include_router(records.router)

@@ -52,7 +52,7 @@ PRESETS = {
 }
 PROBLEMS = problems(
     (401, "a player's token is needed to chat"),
-    (403, "not_seated / seated: that chat is the players' or the spectators'"),
+    (403, "not_seated / seated: that chat is the players' or the spectators'; muted"),
     (404, "no such game"),
     (422, "bad_text: empty, too long, or not plain text; bad_preset"),
     (429, "too many messages (Retry-After)"),
@@ -145,17 +145,23 @@ async def say(game_id: GameId, body: ChatIn, c: ClientsDep, who: CallerDep) -> d
         raise Problem(403, "not_seated", "the players' chat is for the table's players")
     if body.audience == "spectators" and seat >= 0 and not await _over(c, game_id):
         raise Problem(403, "seated", "spectators' chat is not for the players while it runs")
+    now = int(time.time() * 1000)
+    author = await c.accounts.load(me.player_id)
+    muted = author.held("mute", now)
+    if muted is not None:
+        raise Problem(403, "muted", f"a moderator muted you: {muted[0]}")
+    shadow = author.held("shadow_mute", now) is not None  # told nothing: seen by nobody else
     await _limit(c, game_id, me.player_id)
     key = await streams.sealing_key(c.store, me.player_id)
     if key is None:
         raise Problem(401, "account_erased", "this account was erased")
-    now = int(time.time() * 1000)
     fields = {
         "player": me.player_id,
         "seat": str(seat if body.audience == "players" else -1),
         "text": sealing.seal(key, me.player_id, text),
         "preset": preset or "",
         "time": str(now),
+        "shadow": "1" if shadow else "",
     }
     stream = chat_key(c, game_id, body.audience)
     pipe = c.store.redis.pipeline(transaction=False)
@@ -183,7 +189,8 @@ async def say(game_id: GameId, body: ChatIn, c: ClientsDep, who: CallerDep) -> d
         "hide_from": sorted(hidden),
         "hide_seats": sorted(s for s, p in seats.items() if p in hidden),
     }
-    await c.store.redis.publish(chat_channel(c.settings.store.key_prefix), orjson.dumps(live))
+    if not shadow:
+        await c.store.redis.publish(chat_channel(c.settings.store.key_prefix), orjson.dumps(live))
     return message
 
 
@@ -224,6 +231,8 @@ async def read(
         author = f["player"]
         text = sealing.open_sealed(keys.get(author), author, f["text"]) if author in keys else None
         if text is None:  # erased (its key gone) or kept apart by a block
+            continue
+        if f.get("shadow") and author != who.player_id:  # shadow-muted: its author's only
             continue
         out.append(
             {

@@ -2,6 +2,7 @@
 
     python -m gateway.accounts.admin erase pl0123… pl4567…
     python -m gateway.accounts.admin erase --from-log gateway.log --since 2026-12-02T07:00:00
+    python -m gateway.accounts.admin moderator pl0123…     (make a player a moderator)
 
 ``erase`` erases accounts as their players would (gateway.accounts.service.Accounts.erased: the
 sealing key, the name, the directory entry, the games list; an Erased event in the
@@ -59,6 +60,25 @@ async def erase(players: list[str]) -> int:
     return 0 if done == len(players) else 1
 
 
+async def moderators(players: list[str]) -> int:
+    """Make players moderators (docs/social.md): a ModeratorGranted in each stream."""
+    settings = GatewaySettings()
+    store = await open_store(settings.store)
+    failed = 0
+    try:
+        who = accounts(store, SeatTokens(store, settings.token_ttl_s), settings)
+        for player_id in players:
+            try:
+                await who.grant_moderator(player_id)
+                print(f"{player_id}: a moderator", flush=True)
+            except Problem as problem:
+                print(f"{player_id}: {problem.detail}", flush=True)
+                failed += 1
+    finally:
+        await store.redis.aclose()
+    return 1 if failed else 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m gateway.accounts.admin", description=__doc__)
     sub = parser.add_subparsers(dest="action", required=True)
@@ -66,7 +86,11 @@ def main(argv: list[str]) -> int:
     erasing.add_argument("players", nargs="*", help="player ids")
     erasing.add_argument("--from-log", default="", help="a gateway log (JSON lines)")
     erasing.add_argument("--since", default="", help="lines at or after this ISO time (UTC)")
+    granting = sub.add_parser("moderator", help="make players moderators")
+    granting.add_argument("players", nargs="+", help="player ids")
     args = parser.parse_args(argv)
+    if args.action == "moderator":
+        return asyncio.run(moderators(list(args.players)))
     players = list(args.players)
     if args.from_log:
         players += [p for p in erased_in_log(Path(args.from_log), args.since) if p not in players]

@@ -237,6 +237,9 @@ class Accounts:
         ok = await asyncio.to_thread(self.passwords.verify, hashed or None, password)
         if not ok or state.erased or not state.exists:
             raise Problem(401, "bad_credentials", "that name and password do not match")
+        if state.banned:  # the right password, so the player may know why
+            reason = next((r for a, _, r, _, _ in reversed(state.moderated) if a == "ban"), "")
+            raise Problem(403, "banned", f"this account is banned: {reason}")
         token, session = self._session("session", list(rules.SCOPES), label)
         state = await self._decide(player_id, lambda s: rules.open_session(s, session, _now_ms()))
         await self._bind(player_id, token, session)
@@ -326,6 +329,24 @@ class Accounts:
         for other in others:
             pipe.sismember(self.blocks_key(other), player_id)
         return {o for o, hit in zip(others, await pipe.execute(), strict=True) if hit}
+
+    async def grant_moderator(self, player_id: str) -> None:
+        if not (await self.load(player_id)).exists:
+            raise Problem(404, "no_player", f"no player {player_id}")
+        await self._decide(player_id, rules.grant_moderator)
+
+    async def moderate(
+        self, moderator: str, player_id: str, action: str, reason: str, until_ms: int
+    ) -> Account:
+        """A moderator's action, in the player's stream; a ban ends every session and
+        API token of theirs on every gateway (the revocation channel)."""
+        if not (await self.load(moderator)).moderator:
+            raise Problem(403, "not_moderator", "only moderators act on players")
+        if not (await self.load(player_id)).exists:
+            raise Problem(404, "no_player", f"no player {player_id}")
+        return await self._decide(
+            player_id, lambda s: rules.moderate(s, action, moderator, reason, until_ms)
+        )
 
     async def followers(self, player_id: str) -> set[str]:
         found = await self.store.redis.smembers(self.followers_key(player_id))

@@ -112,6 +112,10 @@ async def join(body: JoinQueue, c: ClientsDep, who: CallerDep, request: Request)
     spec = GAMES.get(body.game)
     if spec is None:
         raise Problem(422, "unknown_game", f"no game kind {body.game}")
+    # Quick play is rated: a moderator's suspension of rated play holds here.
+    held = (await c.accounts.load(me.player_id)).held("suspend_rated", int(time.time() * 1000))
+    if held is not None:
+        raise Problem(403, "rated_suspended", f"your rated play is suspended: {held[0]}")
     rule = spec.seat_rule({})
     if not rule["min"] <= body.seats <= rule["max"] or body.seats < 2:
         raise Problem(

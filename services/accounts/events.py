@@ -88,6 +88,26 @@ class Unblocked:
 
 
 @event
+class ModeratorGranted:
+    """An operator made the player a moderator (``python -m gateway.accounts.admin``)."""
+
+    by: str  # "operator" (the admin command)
+
+
+@event
+class Moderated:
+    """A moderator acted on the player (docs/social.md): ``action`` is warn, mute,
+    shadow_mute, suspend_rated, ban or clear (which lifts mutes and suspensions), until
+    ``until_ms`` (0: for good, or at once for a warning), with the moderator and the
+    reason the player is shown."""
+
+    action: str
+    by: str
+    reason: str
+    until_ms: int
+
+
+@event
 class Erased:
     """The account is gone: its key was deleted, so its sealed data reads as nothing."""
 
@@ -103,5 +123,7 @@ TYPES = EventTypes(
     Unfollowed,
     Blocked,
     Unblocked,
+    ModeratorGranted,
+    Moderated,
     Erased,
 )

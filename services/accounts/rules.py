@@ -17,6 +17,8 @@ from services.accounts.events import (
     Blocked,
     Erased,
     Followed,
+    Moderated,
+    ModeratorGranted,
     NameClaimed,
     Registered,
     SeatTaken,
@@ -63,6 +65,21 @@ class Account:
     sessions: tuple[Session, ...] = ()
     following: frozenset[str] = frozenset()  # players it follows (docs/social.md)
     blocking: frozenset[str] = frozenset()  # players it blocks
+    moderator: bool = False
+    # Moderators' actions on it (docs/social.md), oldest first: (action, by, reason,
+    # until_ms, at_ms); what holds now is read off them (``held``).
+    moderated: tuple[tuple[str, str, str, int, int], ...] = ()
+    banned: bool = False
+
+    def held(self, action: str, now_ms: int) -> tuple[str, int] | None:
+        """The reason and end (0: for good) of a mute, shadow mute or suspension in force
+        now, if any (a later ``clear`` lifts every earlier one)."""
+        for done, _, reason, until, _ in reversed(self.moderated):
+            if done == "clear":
+                return None
+            if done == action and (until == 0 or until > now_ms):
+                return reason, until
+        return None
 
     def session(self, session_id: str) -> Session | None:
         return next((s for s in self.sessions if s.session_id == session_id), None)
@@ -100,6 +117,8 @@ def open_session(
 ) -> list[Any]:
     """A sign-in or an API token; at the sign-in limit the oldest sign-in closes."""
     _live(state)
+    if state.banned:
+        raise RuleViolation("this account is banned", "banned")
     allowed = SCOPES if session.kind == "session" else TOKEN_SCOPES
     bad = sorted(set(session.scopes) - set(allowed))
     if bad or not session.scopes:
@@ -173,6 +192,24 @@ def unblock(state: Account, player: str) -> list[Any]:
     return [Unblocked(player)] if player in state.blocking else []
 
 
+MODERATION = ("warn", "mute", "shadow_mute", "suspend_rated", "ban", "clear")
+
+
+def grant_moderator(state: Account) -> list[Any]:
+    _live(state)
+    return [] if state.moderator else [ModeratorGranted("operator")]
+
+
+def moderate(state: Account, action: str, by: str, reason: str, until_ms: int) -> list[Any]:
+    """A moderator's action on the account, with the reason its player is shown."""
+    _live(state)
+    if action not in MODERATION:
+        raise InvalidArgument(f"action is one of {', '.join(MODERATION)}", "bad_action")
+    if not reason.strip():
+        raise InvalidArgument("a moderator's action needs a reason", "bad_reason")
+    return [Moderated(action, by, reason.strip()[:500], until_ms)]
+
+
 def erase(state: Account) -> list[Any]:
     _live(state)
     return [Erased()]
@@ -186,8 +223,8 @@ def closed_by(state: Account, events: Iterable[Any]) -> list[Session]:
             ended += [s for s in state.sessions if s.session_id == e.session_id]
         elif isinstance(e, SignedOutEverywhere):
             ended += [s for s in state.sessions if s.kind == "session"]
-        elif isinstance(e, Erased):
-            ended += list(state.sessions)
+        elif isinstance(e, Erased) or (isinstance(e, Moderated) and e.action == "ban"):
+            ended += list(state.sessions)  # every session and API token
     return ended
 
 
@@ -243,6 +280,15 @@ def evolve(state: Account, typed: Any, time_ms: int) -> Account:
         return dataclasses.replace(state, following=state.following - {typed.player})
     if isinstance(typed, Blocked):
         return dataclasses.replace(state, blocking=state.blocking | {typed.player})
+    if isinstance(typed, ModeratorGranted):
+        return dataclasses.replace(state, moderator=True)
+    if isinstance(typed, Moderated):
+        done = (typed.action, typed.by, typed.reason, typed.until_ms, time_ms)
+        banned = {"ban": True, "clear": False}.get(typed.action, state.banned)
+        sessions = () if typed.action == "ban" else state.sessions
+        return dataclasses.replace(
+            state, moderated=(*state.moderated, done), banned=banned, sessions=sessions
+        )
     if isinstance(typed, Unblocked):
         return dataclasses.replace(state, blocking=state.blocking - {typed.player})
     raise TypeError(f"no fold for {type(typed).__name__}")
