@@ -3,6 +3,7 @@
 // docs/accounts.md describes the API.
 
 import { account, actionButton as button, api, el, setAccount, toast } from "/static/api.js";
+import { myModeration } from "/static/moderation.js";
 import { notificationsBox } from "/static/notify.js";
 
 // The games' titles by name, from the app's cached GET /v1/game-types (kept across the
@@ -35,6 +36,7 @@ export async function renderAccount(showAnywhere, types) {
       el("a", { href: `#/players/${me.player_id}`, id: "my-page" }, "Your ratings and rated games"),
     ),
     mine.guest ? claimForm(me, show) : null,
+    await myModeration(),
     el("h2", {}, "Your games"),
     gameList(games.games, titles),
     mine.guest ? null : await notificationsBox(me).catch(() => null),

@@ -29,6 +29,7 @@ import { challengesBox } from "/static/challenges.js";
 import { chatPanel } from "/static/chat.js";
 import { renderFriends } from "/static/friends.js";
 import { renderLadder } from "/static/ladder.js";
+import { renderModeration } from "/static/moderation.js";
 import { renderLeaderboard, renderPlayer, renderRatingsHelp } from "/static/ratings.js";
 import { renderRules, rulesLink } from "/static/rules.js";
 import { awaitingBox } from "/static/awaiting.js";
@@ -74,6 +75,7 @@ const ROUTES = [
   [/^#\/ratings$/, () => renderRatingsHelp(show)],
   [/^#\/ladder(?:\/([\w-]+))?$/, (game) => renderLadder(game, show, gameTypes)],
   [/^#\/friends$/, () => renderFriends(show, gameTypes)],
+  [/^#\/moderation$/, () => renderModeration(show)],
   [/^.*$/, () => lobbyPage()],
 ];
 

@@ -3,6 +3,7 @@
 // with the table's live stream (chat frames) and are announced politely.
 
 import { account, api, el, toast } from "/static/api.js";
+import { reportForm } from "/static/moderation.js";
 
 const PRESETS = {
   hello: "Hello!",
@@ -22,7 +23,9 @@ export function chatPanel(gameId, held) {
   function add(m) {
     if (m.audience !== audience || seen.has(m.id)) return;
     seen.add(m.id);
-    log.append(el("li", {}, el("strong", {}, m.name || "someone"), `: ${m.text}`));
+    // Someone else's line can be reported from where it was said.
+    const report = me && m.player_id !== me.player_id ? reportForm(m.player_id, gameId) : null;
+    log.append(el("li", {}, el("strong", {}, m.name || "someone"), `: ${m.text}`, report));
   }
   api("GET", `/v1/games/${gameId}/chat?audience=${audience}`, undefined, readToken)
     .then((found) => found.messages.forEach(add))

@@ -5,6 +5,7 @@
 import { account, api, el } from "/static/api.js";
 import { challengeForm } from "/static/challenges.js";
 import { followButton } from "/static/friends.js";
+import { reportForm } from "/static/moderation.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -128,6 +129,7 @@ export async function renderPlayer(id, show, gameTypes) {
     el("h1", {}, name),
     follow,
     challengeForm(id, types),
+    reportForm(id),
     kinds.length
       ? el(
           "ul",

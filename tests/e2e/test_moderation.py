@@ -12,10 +12,15 @@ import sys
 from typing import Any
 
 import httpx
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
+from tests.e2e.browser import accessibility_problems, browser, needs_chromium, wait_for
 from tests.e2e.players import auth
 from tests.e2e.system import System, extra_gateway
 from tests.e2e.test_accounts import register
+from tests.e2e.test_browser import overflows
+from tests.e2e.test_browser_accounts import sign_in
 
 PASSWORD = "a long password"
 
@@ -122,3 +127,61 @@ def test_shadow_mute_suspension_and_ban(system: System, http: httpx.Client) -> N
         headers=auth(cy["token"]),
     )
     assert refused.status_code == 403 and refused.json()["code"] == "not_moderator"
+
+
+@needs_chromium
+def test_a_report_from_a_chat_line_reaches_the_moderator_who_mutes_in_the_browser(
+    system: System, http: httpx.Client
+) -> None:
+    """#54's done-criterion in Chromium: a player reports another from a line of the
+    table's chat; the moderator's page shows the case with that line and mutes; the muted
+    player can no longer chat (on every gateway: the test above) and is told why on their
+    account page. The pages pass axe at 390 px."""
+    mod = moderator(system, http)
+    ann_name, bob_name = f"Ann {secrets.token_hex(3)}", f"Bob {secrets.token_hex(3)}"
+    register(http, ann_name, PASSWORD)
+    bob = register(http, bob_name, PASSWORD)
+    reporter, moderating = browser(), browser()
+    try:
+        for driver, name in ((reporter, ann_name), (moderating, mod["name"])):
+            driver.set_window_size(390, 844)
+            sign_in(driver, system.base_url, name, PASSWORD)
+            wait_for(lambda d=driver: d.find_elements(By.CSS_SELECTOR, "#sign-out"), 10)
+        ann = {
+            "token": reporter.execute_script(
+                "return JSON.parse(localStorage.getItem('raffe.account')).token"
+            )
+        }
+        seats = [{"kind": "human", "player": "me"}, {"kind": "human", "player": bob["player_id"]}]
+        game_id = http.post(
+            "/v1/games", json={"game": "giraffometer", "seats": seats}, headers=auth(ann["token"])
+        ).json()["game_id"]
+        assert say(http, game_id, bob, "you are all terrible").status_code == 201
+        reporter.get(f"{system.base_url}/#/games/{game_id}")
+        line = wait_for(lambda: reporter.find_elements(By.CSS_SELECTOR, "#chat-log li"), 15)[0]
+        line.find_element(By.TAG_NAME, "summary").click()
+        line.find_element(By.CSS_SELECTOR, ".report-text").send_keys("insults")
+        line.find_element(By.XPATH, ".//button[text()='Send report']").click()
+
+        def queued() -> list[Any]:  # the page reads the queue when it is opened
+            moderating.get(system.base_url + "/#/moderation")
+            moderating.refresh()
+            wait_for(lambda: moderating.find_elements(By.CSS_SELECTOR, "main h1"), 10)
+            return moderating.find_elements(By.CSS_SELECTOR, "#cases li.case")
+
+        case = wait_for(queued, 20)[0]
+        assert bob_name in case.text and "you are all terrible" in case.text
+        assert accessibility_problems(moderating) == [] and not overflows(moderating)
+        Select(case.find_element(By.CSS_SELECTOR, ".mod-action")).select_by_value("mute")
+        case.find_element(By.CSS_SELECTOR, ".mod-reason").send_keys("insulting other players")
+        case.find_element(By.CSS_SELECTOR, ".mod-go").click()
+        wait_for(lambda: not moderating.find_elements(By.CSS_SELECTOR, "#cases li.case"), 15)
+        muted = say(http, game_id, bob, "again")
+        assert muted.status_code == 403 and "insulting other players" in muted.json()["detail"]
+        reporter.execute_script("localStorage.removeItem('raffe.account')")  # now Bob's
+        sign_in(reporter, system.base_url, bob_name, PASSWORD)  # on his account page
+        told = wait_for(lambda: reporter.find_elements(By.CSS_SELECTOR, "#moderation li"), 15)
+        assert "insulting other players" in told[0].text
+    finally:
+        reporter.quit()
+        moderating.quit()
