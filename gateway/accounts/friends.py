@@ -8,12 +8,14 @@ shown with the tables they have open now (from presence) and their most recent g
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import APIRouter, Response
 from pydantic import BaseModel, Field
 
 from gateway.accounts.routes import PlayerId
+from gateway.accounts.service import Accounts
 from gateway.clients import Clients
 from gateway.http.auth import CallerDep, ClientsDep, player
 from gateway.http.openapi import TOKEN_REQUIRED
@@ -45,37 +47,54 @@ class Person(BaseModel):
     recent: list[Table] = Field(default_factory=list, description="friends: their last games")
 
 
+def relation(
+    path: str,
+    make: Callable[[Accounts, str, str], Awaitable[None]],
+    undo: Callable[[Accounts, str, str], Awaitable[None]],
+    made: str,
+    undone: str,
+) -> None:
+    """``PUT path`` makes a relation to a player (follow, block) and ``DELETE path`` ends
+    it; again, either changes nothing. Both answer 204."""
+
+    async def put(player_id: PlayerId, c: ClientsDep, who: CallerDep) -> Response:
+        await make(c.accounts, player(who, "play").player_id, player_id)
+        return Response(status_code=204)
+
+    async def delete(player_id: PlayerId, c: ClientsDep, who: CallerDep) -> Response:
+        await undo(c.accounts, player(who, "play").player_id, player_id)
+        return Response(status_code=204)
+
+    common: dict[str, Any] = {"status_code": 204, "responses": PROBLEMS}
+    common["openapi_extra"] = TOKEN_REQUIRED
+    # Named after what they do: the API document's operation ids (and a typed client's
+    # functions) come from the names.
+    router.put(path, description=made, name=make.__name__, **common)(put)
+    router.delete(path, description=undone, name=undo.__name__, **common)(delete)
+
+
+relation(
+    "/v1/accounts/me/following/{player_id}",
+    Accounts.follow,
+    Accounts.unfollow,
+    "Follow a player (again: nothing changes). Two players who follow each other are friends.",
+    "Stop following a player (one you do not follow: nothing changes).",
+)
+relation(
+    "/v1/accounts/me/blocks/{player_id}",
+    Accounts.block,
+    Accounts.unblock,
+    "Block a player (again: nothing changes): the two of you are no friends, see none of "
+    "each other's chat, send no challenges, and quick play never seats you at one table, "
+    "whoever blocked whom; you stop following them.",
+    "Stop blocking a player.",
+)
+
+
 class Friends(BaseModel):
     friends: list[Person] = Field(description="you follow each other")
     following: list[Person] = Field(description="everyone you follow")
     followers: list[Person] = Field(description="everyone who follows you")
-
-
-@router.put(
-    "/v1/accounts/me/following/{player_id}",
-    status_code=204,
-    responses=PROBLEMS,
-    openapi_extra=TOKEN_REQUIRED,
-)
-async def follow(player_id: PlayerId, c: ClientsDep, who: CallerDep) -> Response:
-    """Follow a player (again: nothing changes). Two players who follow each other are
-    friends."""
-    me = player(who, "play")
-    await c.accounts.follow(me.player_id, player_id)
-    return Response(status_code=204)
-
-
-@router.delete(
-    "/v1/accounts/me/following/{player_id}",
-    status_code=204,
-    responses=PROBLEMS,
-    openapi_extra=TOKEN_REQUIRED,
-)
-async def unfollow(player_id: PlayerId, c: ClientsDep, who: CallerDep) -> Response:
-    """Stop following a player (one you do not follow: nothing changes)."""
-    me = player(who, "play")
-    await c.accounts.unfollow(me.player_id, player_id)
-    return Response(status_code=204)
 
 
 @router.get(
@@ -148,33 +167,6 @@ async def _streams(c: Clients, game_ids: list[str]) -> dict[str, set[int]]:
 
 class Blocks(BaseModel):
     blocking: list[Person] = Field(description="everyone you block")
-
-
-@router.put(
-    "/v1/accounts/me/blocks/{player_id}",
-    status_code=204,
-    responses=PROBLEMS,
-    openapi_extra=TOKEN_REQUIRED,
-)
-async def block(player_id: PlayerId, c: ClientsDep, who: CallerDep) -> Response:
-    """Block a player (again: nothing changes): the two of you are no friends and quick
-    play never seats you at one table, whoever blocked whom; you stop following them."""
-    me = player(who, "play")
-    await c.accounts.block(me.player_id, player_id)
-    return Response(status_code=204)
-
-
-@router.delete(
-    "/v1/accounts/me/blocks/{player_id}",
-    status_code=204,
-    responses=PROBLEMS,
-    openapi_extra=TOKEN_REQUIRED,
-)
-async def unblock(player_id: PlayerId, c: ClientsDep, who: CallerDep) -> Response:
-    """Stop blocking a player."""
-    me = player(who, "play")
-    await c.accounts.unblock(me.player_id, player_id)
-    return Response(status_code=204)
 
 
 @router.get(

@@ -7,29 +7,22 @@ streams alone."""
 from __future__ import annotations
 
 import re
-import time
-import uuid
 from collections.abc import Callable
 from typing import Any
 
 from services.accounts import rules, sealing
 from services.accounts.events import SeatTaken
 from services.accounts.rules import Account
+from services.core.aggregates import append_typed, now_ms
 from services.core.codec import dumps, to_domain
 from services.core.errors import VersionConflict
-from services.core.eventstore import EventStore, NewEvent
-from services.core.ids import random_uuid
+from services.core.eventstore import EventStore
 from services.core.seating import player_games_key
-from services.kernel.events import payload
 
 ACCOUNT = "account"  # the aggregate type of account streams
 ENGINE_VERSION = "accounts/1"
 ATTEMPTS = 4  # decisions retried on a version conflict
 ACCOUNT_STREAM = re.compile(r":game:(pl[0-9a-f]{24})$")  # not its ":seats" and the like
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def directory_key(store: EventStore) -> str:
@@ -55,19 +48,7 @@ async def load(store: EventStore, player_id: str) -> Account:
 async def append(store: EventStore, player_id: str, state: Account, events: list[Any]) -> Account:
     """The events appended at the state's version (VersionConflict if it moved); none:
     nothing to append (a decision that changes nothing, e.g. following again)."""
-    if not events:
-        return state
-    now = now_ms()
-    new = [NewEvent(random_uuid(), type(e).__name__, dumps(payload(e))) for e in events]
-    await store.append(
-        player_id,
-        ACCOUNT,
-        state.version,
-        uuid.uuid4().hex,
-        new,
-        time_ms=now,
-        engine_version=ENGINE_VERSION,
-    )
+    now = await append_typed(store, player_id, ACCOUNT, state.version, events, ENGINE_VERSION)
     for e in events:
         state = rules.evolve(state, e, now)
     return state

@@ -3,27 +3,20 @@ challenges (docs/social.md)."""
 
 from __future__ import annotations
 
-import time
-import uuid
 from collections.abc import Callable
 from typing import Any, cast
 
 from services.challenges import rules
 from services.challenges.rules import Challenge
-from services.core.codec import dumps, to_domain
+from services.core.aggregates import append_typed, now_ms
+from services.core.codec import to_domain
 from services.core.errors import VersionConflict
-from services.core.eventstore import EventStore, NewEvent
-from services.core.ids import random_uuid
-from services.kernel.events import payload
+from services.core.eventstore import EventStore
 
 CHALLENGE = "challenge"  # the aggregate type of challenge streams
 ENGINE_VERSION = "challenges/1"
 ATTEMPTS = 4
 KEPT_MS = 86_400_000  # an answered or expired challenge stays in the lists a day
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def index_key(store: EventStore, player_id: str) -> str:
@@ -46,17 +39,14 @@ async def decide(
     for attempt in range(ATTEMPTS):
         state = await load(store, challenge_id)
         events = decision(state)
-        now = now_ms()
-        new = [NewEvent(random_uuid(), type(e).__name__, dumps(payload(e))) for e in events]
         try:
-            await store.append(
+            now = await append_typed(
+                store,
                 challenge_id,
                 CHALLENGE,
                 state.version,
-                uuid.uuid4().hex,
-                new,
-                time_ms=now,
-                engine_version=ENGINE_VERSION,
+                events,
+                ENGINE_VERSION,
                 attended=True,  # the notifier follows it: the invitee is told
             )
         except VersionConflict:
