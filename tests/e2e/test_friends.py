@@ -106,7 +106,9 @@ def test_follow_refusals_and_an_erased_friend(http: httpx.Client) -> None:
 
 
 @needs_chromium
-def test_two_people_become_friends_from_a_players_page(system: System, http: httpx.Client) -> None:
+def test_two_people_become_friends_and_one_blocks_the_other_from_a_players_page(
+    system: System, http: httpx.Client
+) -> None:
     """In Chromium at phone width: Ann follows Bob from his page, Bob follows back, and
     Ann's friends page shows him at the table he has open (axe clean, no overflow)."""
     ann_name = f"Ann {secrets.token_hex(3)}"
@@ -146,6 +148,18 @@ def test_two_people_become_friends_from_a_players_page(system: System, http: htt
             assert bob["name"] in find(driver, "#friends").text
             assert accessibility_problems(driver) == []
             assert not overflows(driver)
+            # Ann blocks Bob from his page: the follow ends and they are no friends.
+            driver.get(f"{system.base_url}/#/players/{bob['player_id']}")
+            click(driver, "#block")
+            wait_for(lambda: find(driver, "#block").text == "Unblock", 10)
+            assert (
+                find(driver, "#follow").text == "Follow"
+                and not find(driver, "#follow").is_enabled()
+            )
+            blocked = http.get("/v1/accounts/me/blocks", headers=auth(ann["token"])).json()
+            assert ids(blocked["blocking"]) == [bob["player_id"]]
+            assert not friends_of(http, ann)["friends"] and not friends_of(http, bob)["friends"]
+            assert accessibility_problems(driver) == []
         finally:
             stream.close()
     finally:
