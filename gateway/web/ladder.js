@@ -75,7 +75,8 @@ export async function renderLadder(game, show, gameTypes) {
       "p",
       { id: "ladder-standing" },
       next
-        ? `You stand on rung ${ladder.climbed} of ${ladder.rungs.length}. Beat ${next.name} twice to climb.`
+        ? `You stand on rung ${ladder.climbed} of ${ladder.rungs.length}. ` +
+            `Beat ${next.name} twice to climb.`
         : `You have climbed all ${ladder.rungs.length} rungs.`,
     ),
     el(
