@@ -20,6 +20,7 @@ from gateway.games.routes import seated
 from gateway.http.auth import CallerDep, ClientsDep, player
 from gateway.http.openapi import TOKEN_REQUIRED
 from gateway.http.problems import Problem, problems
+from services.accounts.social import ONLINE_S, online_key
 from services.challenges import rules, streams
 from services.challenges.rules import Challenge
 from services.core.ids import random_uuid
@@ -151,8 +152,11 @@ async def challenge(body: ChallengeIn, c: ClientsDep, who: CallerDep) -> dict[st
 @router.get("", response_model=Challenges, responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED)
 async def my_challenges(c: ClientsDep, who: CallerDep) -> dict[str, Any]:
     """Your challenges, sent and received, open ones and those answered or expired in
-    the last day, the latest to expire first."""
+    the last day, the latest to expire first. Reading them marks you online for a
+    minute (your friends see it): the web client's lobby reads them every few seconds."""
     me = player(who, "read")
+    # The lobby reads this every few seconds while it is open: the player is online.
+    await c.store.redis.set(online_key(c.settings.store.key_prefix, me.player_id), 1, ex=ONLINE_S)
     incoming: list[dict[str, Any]] = []
     outgoing: list[dict[str, Any]] = []
     for challenge_id in await streams.of_player(c.store, me.player_id):

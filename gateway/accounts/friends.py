@@ -20,6 +20,7 @@ from gateway.clients import Clients
 from gateway.http.auth import CallerDep, ClientsDep, player
 from gateway.http.openapi import TOKEN_REQUIRED
 from gateway.http.problems import problems
+from services.accounts.social import online_key
 
 router = APIRouter(tags=["accounts"])
 RECENT = 5  # a friend's most recent games shown
@@ -41,6 +42,7 @@ class Person(BaseModel):
     player_id: str
     name: str
     friend: bool = Field(description="you follow each other")
+    online: bool = Field(False, description="friends: the lobby or a table open now")
     playing: list[Table] = Field(
         default_factory=list, description="friends: tables they have open on a screen now"
     )
@@ -128,11 +130,17 @@ async def friends(c: ClientsDep, who: CallerDep) -> dict[str, Any]:
 
 
 async def _tables(c: Clients, players: list[str]) -> dict[str, dict[str, Any]]:
-    """Each player's last games, and those of them they have a live stream open on."""
+    """Each player's last games, those of them they have a live stream open on, and
+    whether they are online (at a table, or with the lobby open)."""
     recent = {p: [g for g, _ in await c.accounts.games(p, RECENT)] for p in players}
     ids = sorted({g for games in recent.values() for g in games})
+    prefix = c.settings.store.key_prefix
+    pipe = c.store.redis.pipeline(transaction=False)
+    for p in players:
+        pipe.exists(online_key(prefix, p))
+    lobby = dict(zip(players, await pipe.execute(), strict=True)) if players else {}
     if not ids:
-        return {}
+        return {p: {"online": bool(lobby[p])} for p in players}
     summaries = await c.read_models.summaries(await c.generation(), ids)
     seats = await c.tokens.players(ids)
     open_now = await _streams(c, ids)
@@ -145,7 +153,8 @@ async def _tables(c: Clients, players: list[str]) -> dict[str, dict[str, Any]]:
         ]
         seat_of = {g: next((s for s, q in seats[g].items() if q == p), None) for g in games}
         playing = [t for t in shown if seat_of[t["game_id"]] in open_now.get(t["game_id"], ())]
-        out[p] = {"recent": shown, "playing": [t for t in playing if not t["over"]]}
+        playing = [t for t in playing if not t["over"]]
+        out[p] = {"recent": shown, "playing": playing, "online": bool(lobby[p] or playing)}
     return out
 
 

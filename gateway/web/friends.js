@@ -16,7 +16,7 @@ function tableLink(t, titles) {
 function friendItem(f, titles) {
   const where = f.playing.length
     ? [" is at a table now: ", ...f.playing.map((t) => tableLink(t, titles))]
-    : [" is not at a table now"];
+    : [f.online ? " is online" : " is not online now"];
   const recent = f.recent.length
     ? el(
         "p",

@@ -15,6 +15,14 @@ def followers_key(prefix: str, player_id: str) -> str:
     return f"{prefix}:followers:{player_id}"
 
 
+ONLINE_S = 60  # a player seen this recently is online
+
+
+def online_key(prefix: str, player_id: str) -> str:
+    """Present while the player has the lobby open (it reads their challenges)."""
+    return f"{prefix}:online:{player_id}"
+
+
 def blocks_key(prefix: str, player_id: str) -> str:
     """Whom the player blocks."""
     return f"{prefix}:blocks:{player_id}"

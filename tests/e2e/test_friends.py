@@ -69,6 +69,9 @@ def test_mutual_follows_are_friends_who_show_at_their_tables(
     finally:
         stream.close()
     until(lambda: not friends_of(http, ann)["friends"][0]["playing"], 30)  # the page closed
+    assert not friends_of(http, ann)["friends"][0]["online"]
+    assert http.get("/v1/challenges", headers=auth(bob["token"])).status_code == 200  # lobby
+    assert friends_of(http, ann)["friends"][0]["online"]
 
     assert (
         http.delete(
