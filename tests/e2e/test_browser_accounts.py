@@ -114,6 +114,16 @@ def sign_in(driver: WebDriver, base_url: str, name: str, password: str) -> None:
     click(driver, "#sign-in button[type=submit]")
 
 
+def signed_in_on_a_phone(driver: WebDriver, base_url: str, name: str, password: str) -> str:
+    """The page 390 px wide, signed in as ``name`` (as a person types it): the account's
+    token, as the page keeps it."""
+    driver.set_window_size(390, 844)
+    sign_in(driver, base_url, name, password)
+    wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#sign-out"), 20, "not signed in")
+    script = "return JSON.parse(localStorage.getItem('raffe.account')).token"
+    return str(driver.execute_script(script))
+
+
 def sign_up(driver: WebDriver, base_url: str, name: str, password: str) -> dict[str, Any]:
     driver.get(base_url + "/#/account")
     fill(driver, "#register-name", name)

@@ -16,7 +16,7 @@ from tests.e2e.players import auth
 from tests.e2e.system import System
 from tests.e2e.test_accounts import register
 from tests.e2e.test_browser import overflows
-from tests.e2e.test_browser_accounts import sign_in
+from tests.e2e.test_browser_accounts import signed_in_on_a_phone
 
 PASSWORD = "a long password"
 
@@ -113,10 +113,8 @@ def test_a_challenge_from_a_players_page_is_accepted_in_the_other_browser(
     lee = register(http, lee_name, PASSWORD)
     kim_browser, lee_browser = browser(), browser()
     try:
-        for driver, name in ((kim_browser, kim_name), (lee_browser, lee_name)):
-            driver.set_window_size(390, 844)
-            sign_in(driver, system.base_url, name, PASSWORD)
-            wait_for(lambda d=driver: d.find_elements(By.CSS_SELECTOR, "#sign-out"), 10)
+        signed_in_on_a_phone(kim_browser, system.base_url, kim_name, PASSWORD)
+        signed_in_on_a_phone(lee_browser, system.base_url, lee_name, PASSWORD)
         lee_browser.get(system.base_url + "/#/")
         kim_browser.get(f"{system.base_url}/#/players/{lee['player_id']}")
         Select(find(kim_browser, "#challenge-game")).select_by_value("giraffometer")

@@ -10,7 +10,6 @@ import time
 from typing import Any
 
 import httpx
-from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from tests.e2e.browser import accessibility_problems, browser, find, needs_chromium, wait_for
@@ -18,7 +17,7 @@ from tests.e2e.players import auth
 from tests.e2e.system import System
 from tests.e2e.test_accounts import register
 from tests.e2e.test_browser import overflows
-from tests.e2e.test_browser_accounts import sign_in
+from tests.e2e.test_browser_accounts import signed_in_on_a_phone
 from tests.e2e.test_fair_table import Stream, until
 
 PASSWORD = "a long password"
@@ -138,15 +137,9 @@ def test_they_chat_at_the_table_and_a_spectators_chat_never_shows_to_the_seats(
     bob = person(http, "Hal")
     seated_browser, spectator_browser = browser(), browser()
     try:
-        for driver, name in ((seated_browser, ann_name), (spectator_browser, cy_name)):
-            driver.set_window_size(390, 844)
-            sign_in(driver, system.base_url, name, PASSWORD)
-            wait_for(lambda d=driver: d.find_elements(By.CSS_SELECTOR, "#sign-out"), 10)
-        ann = {
-            "token": seated_browser.execute_script(
-                "return JSON.parse(localStorage.getItem('raffe.account')).token"
-            )
-        }
+        first = signed_in_on_a_phone(seated_browser, system.base_url, ann_name, PASSWORD)
+        signed_in_on_a_phone(spectator_browser, system.base_url, cy_name, PASSWORD)
+        ann = {"token": first}
         game_id = table(http, ann, bob)
         seated_browser.get(f"{system.base_url}/#/games/{game_id}")
         spectator_browser.get(f"{system.base_url}/#/games/{game_id}")

@@ -15,7 +15,7 @@ from tests.e2e.players import auth
 from tests.e2e.system import System
 from tests.e2e.test_accounts import register
 from tests.e2e.test_browser import overflows
-from tests.e2e.test_browser_accounts import sign_in
+from tests.e2e.test_browser_accounts import signed_in_on_a_phone
 from tests.e2e.test_fair_table import Stream, until
 from tests.e2e.test_quickplay import seated
 
@@ -119,17 +119,11 @@ def test_two_people_become_friends_and_one_blocks_the_other_from_a_players_page(
     bob = register(http, f"Bob {secrets.token_hex(3)}", PASSWORD)
     driver = browser()
     try:
-        driver.set_window_size(390, 844)
-        sign_in(driver, system.base_url, ann_name, PASSWORD)
-        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#sign-out"), 10)
+        token = signed_in_on_a_phone(driver, system.base_url, ann_name, PASSWORD)
         driver.get(f"{system.base_url}/#/players/{bob['player_id']}")
         click(driver, "#follow")
         wait_for(lambda: find(driver, "#follow").text == "Unfollow", 10)
-        ann = {
-            "token": driver.execute_script(
-                "return JSON.parse(localStorage.getItem('raffe.account')).token"
-            )
-        }
+        ann = {"token": token}
         assert ids(friends_of(http, ann)["following"]) == [bob["player_id"]]
         assert (
             follow(http, bob, friends_of(http, bob)["followers"][0]["player_id"]).status_code == 204

@@ -17,7 +17,7 @@ from tests.e2e.players import auth
 from tests.e2e.system import System, wait_over
 from tests.e2e.test_accounts import register
 from tests.e2e.test_browser import overflows
-from tests.e2e.test_browser_accounts import sign_in
+from tests.e2e.test_browser_accounts import signed_in_on_a_phone
 
 PASSWORD = "a long password"
 
@@ -94,9 +94,7 @@ def test_the_ladder_page_shows_where_one_stands_and_plays_the_next_rung(
     ladder(http, me, counted=2)
     driver = browser()
     try:
-        driver.set_window_size(390, 844)
-        sign_in(driver, system.base_url, name, PASSWORD)
-        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#sign-out"), 10)
+        signed_in_on_a_phone(driver, system.base_url, name, PASSWORD)
         driver.get(system.base_url + "/#/ladder/giraffometer")
         standing = find(driver, "#ladder-standing")
         assert "rung 1 of 4" in standing.text and "Novice" in standing.text

@@ -20,7 +20,7 @@ from tests.e2e.players import auth
 from tests.e2e.system import System, extra_gateway
 from tests.e2e.test_accounts import register
 from tests.e2e.test_browser import overflows
-from tests.e2e.test_browser_accounts import sign_in
+from tests.e2e.test_browser_accounts import sign_in, signed_in_on_a_phone
 
 PASSWORD = "a long password"
 
@@ -143,15 +143,8 @@ def test_a_report_from_a_chat_line_reaches_the_moderator_who_mutes_in_the_browse
     bob = register(http, bob_name, PASSWORD)
     reporter, moderating = browser(), browser()
     try:
-        for driver, name in ((reporter, ann_name), (moderating, mod["name"])):
-            driver.set_window_size(390, 844)
-            sign_in(driver, system.base_url, name, PASSWORD)
-            wait_for(lambda d=driver: d.find_elements(By.CSS_SELECTOR, "#sign-out"), 10)
-        ann = {
-            "token": reporter.execute_script(
-                "return JSON.parse(localStorage.getItem('raffe.account')).token"
-            )
-        }
+        ann = {"token": signed_in_on_a_phone(reporter, system.base_url, ann_name, PASSWORD)}
+        signed_in_on_a_phone(moderating, system.base_url, mod["name"], PASSWORD)
         seats = [{"kind": "human", "player": "me"}, {"kind": "human", "player": bob["player_id"]}]
         game_id = http.post(
             "/v1/games", json={"game": "giraffometer", "seats": seats}, headers=auth(ann["token"])
