@@ -146,11 +146,15 @@ async def _tables(c: Clients, players: list[str]) -> dict[str, dict[str, Any]]:
     open_now = await _streams(c, ids)
     out = {}
     for p, games in recent.items():
-        shown = [
-            {"game_id": g, "game": summaries[g]["game"], "over": summaries[g]["status"]["over"]}
-            for g in games
-            if g in summaries
-        ]
+        # A game a moment old may not be in the read models yet: its kind is in its
+        # metadata, and a game nobody has finished is not over.
+        shown: list[dict[str, Any]] = []
+        for g in games:
+            summary = summaries.get(g)
+            kind = summary["game"] if summary else await c.game_type(g)
+            shown.append(
+                {"game_id": g, "game": kind, "over": bool(summary and summary["status"]["over"])}
+            )
         seat_of = {g: next((s for s, q in seats[g].items() if q == p), None) for g in games}
         playing = [t for t in shown if seat_of[t["game_id"]] in open_now.get(t["game_id"], ())]
         playing = [t for t in playing if not t["over"]]

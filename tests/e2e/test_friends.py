@@ -141,7 +141,7 @@ def test_two_people_become_friends_and_one_blocks_the_other_from_a_players_page(
                 friends = driver.find_elements(By.CSS_SELECTOR, "#friends li")
                 return bool(found) and any("at a table now" in f.text for f in friends)
 
-            wait_for(shown, 20, "the friend at a table never showed")
+            wait_for(shown, 40, "the friend at a table never showed")
             assert bob["name"] in find(driver, "#friends").text
             assert accessibility_problems(driver) == []
             assert not overflows(driver)
