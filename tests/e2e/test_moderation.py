@@ -156,13 +156,13 @@ def test_a_report_from_a_chat_line_reaches_the_moderator_who_mutes_in_the_browse
         line.find_element(By.CSS_SELECTOR, ".report-text").send_keys("insults")
         line.find_element(By.XPATH, ".//button[text()='Send report']").click()
 
-        def queued() -> list[Any]:  # the page reads the queue when it is opened
-            moderating.get(system.base_url + "/#/moderation")
-            moderating.refresh()
-            wait_for(lambda: moderating.find_elements(By.CSS_SELECTOR, "main h1"), 10)
-            return moderating.find_elements(By.CSS_SELECTOR, "#cases li.case")
+        def reported() -> bool:  # the report sent from the page has landed
+            queue = http.get("/v1/moderation/queue", headers=auth(mod["token"])).json()
+            return bob["player_id"] in [c["player_id"] for c in queue["cases"]]
 
-        case = wait_for(queued, 20)[0]
+        wait_for(reported, 30, "the report never reached the queue")
+        moderating.get(system.base_url + "/#/moderation")
+        case = wait_for(lambda: moderating.find_elements(By.CSS_SELECTOR, "#cases li.case"), 30)[0]
         assert bob_name in case.text and "you are all terrible" in case.text
         assert accessibility_problems(moderating) == [] and not overflows(moderating)
         Select(case.find_element(By.CSS_SELECTOR, ".mod-action")).select_by_value("mute")
