@@ -152,26 +152,35 @@ def ladder(http: httpx.Client, args: argparse.Namespace) -> int:
     if args.action == "show":
         show_ladder(_ok(http.get(f"/v1/tournaments/{args.tournament_id}")))
         return 0
-    (game,) = [g for g in _ok_list(http.get("/v1/game-types")) if g["name"] == args.game]
+    chosen = args.levels.split(",") if args.levels else []
+    code, tid = run_ladder(http, args.game, args.deals, chosen, args.name, args.timeout)
+    show_ladder(_ok(http.get(f"/v1/tournaments/{tid}")))
+    return code
+
+
+def run_ladder(
+    http: httpx.Client, game_name: str, deals: int, chosen: list[str], name: str, timeout: float
+) -> tuple[int, str]:
+    """Creates, fills and starts a ladder of ``chosen`` levels (all when empty), then
+    shows its progress until it ends: the watch's exit code and the tournament id."""
+    (game,) = [g for g in _ok_list(http.get("/v1/game-types")) if g["name"] == game_name]
     known = {lv["level"]: lv["name"] for lv in game["bot_levels"]}
-    chosen = args.levels.split(",") if args.levels else list(known)
+    chosen = chosen or list(known)
     body = {
-        "name": args.name or f"{game['title']} bot ladder",
-        "games": [args.game],
+        "name": name or f"{game['title']} bot ladder",
+        "games": [game_name],
         "format": "ladder",
         "table_size": len(chosen),
-        "rounds": args.deals,
+        "rounds": deals,
     }
     created = _ok(http.post("/v1/tournaments", json=body))
     tid, auth = created["tournament_id"], {"Authorization": f"Bearer {created['organiser_token']}"}
     for level in chosen:
         player = {"name": f"{known.get(level, level)} ({level})", "kind": "bot", "bot_level": level}
         _ok(http.post(f"/v1/tournaments/{tid}/players", json=player, headers=auth))
-    console.print(f"ladder {tid}: {', '.join(chosen)}, {args.deals} deals")
+    console.print(f"ladder {tid}: {', '.join(chosen)}, {deals} deals")
     start(http, {"tournament_id": tid, "organiser_token": created["organiser_token"]})
-    code = watch(http, tid, "", args.timeout)
-    show_ladder(_ok(http.get(f"/v1/tournaments/{tid}")))
-    return code
+    return watch(http, tid, "", timeout), tid
 
 
 def show_ladder(t: dict[str, Any]) -> None:
