@@ -76,7 +76,7 @@ test: $(STAMP) proto
 lint: $(STAMP) proto
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy services gateway bench tests deploy
+	$(BIN)/mypy services gateway bench tests deploy clients
 	$(BIN)/lint-imports  # the floors: pyproject.toml, [tool.importlinter]
 	@if [ -x $(PRETTIER) ]; then $(PRETTIER) --check $(WEB_JS); \
 	else echo "prettier not installed (needs npm): the web client's format is not checked"; fi

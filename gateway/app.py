@@ -10,6 +10,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 
 from gateway import challenges, chat, moderation
+from gateway.accounts import events as account_events
 from gateway.accounts import friends, ladder, notifications, vacation
 from gateway.accounts import routes as accounts
 from gateway.clients import Clients
@@ -59,6 +60,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.include_router(tournaments.router)
     app.include_router(catalog.router)
     app.include_router(accounts.router)
+    app.include_router(account_events.router)
     app.include_router(notifications.router)
     app.include_router(vacation.router)
     app.include_router(ladder.router)

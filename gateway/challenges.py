@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
 
+from gateway.accounts import bot_limits
 from gateway.accounts.awaiting import check_turn_based_cap
 from gateway.clients import Clients
 from gateway.games.models import GameName
@@ -60,6 +61,9 @@ class ChallengeOut(BaseModel):
     challenger_name: str
     invitee: str
     invitee_name: str
+    bot_accounts: list[str] = Field(
+        default_factory=list, description="which of the two are programs (docs/bot-api.md)"
+    )
     game: str
     seats: int
     options: dict[str, Any]
@@ -83,14 +87,16 @@ def _new_id() -> str:
     return "ch" + random_uuid().replace("-", "")[:24]
 
 
-async def _shown(c: Clients, challenge_id: str, ch: Challenge) -> dict[str, Any]:
-    names = await c.accounts.names([ch.challenger, ch.invitee])
+async def shown_challenge(c: Clients, challenge_id: str, ch: Challenge) -> dict[str, Any]:
+    entries = await c.accounts.entries([ch.challenger, ch.invitee])
+    names = {p: e["name"] for p, e in entries.items()}
     return {
         "challenge_id": challenge_id,
         "challenger": ch.challenger,
         "challenger_name": names.get(ch.challenger, ""),
         "invitee": ch.invitee,
         "invitee_name": names.get(ch.invitee, ""),
+        "bot_accounts": sorted(p for p, e in entries.items() if e.get("bot")),
         "game": ch.game,
         "seats": ch.seats,
         "options": dict(ch.options),
@@ -133,6 +139,9 @@ async def challenge(body: ChallengeIn, c: ClientsDep, who: CallerDep) -> dict[st
         raise Problem(404, "no_player", f"no player {body.to}")
     if await _apart(c, me.player_id, body.to):
         raise Problem(403, "not_accepted", "that player takes no challenge from you")
+    programs = await c.accounts.bots([me.player_id, body.to])
+    cap = c.settings.bot_games_per_day
+    await bot_limits.check_challenge(c.store, cap, programs, me.player_id, body.to)
     seats = _seats(body.seats, me.player_id, body.to)
     try:
         GAMES[body.game].options(body.options, seats)
@@ -146,7 +155,7 @@ async def challenge(body: ChallengeIn, c: ClientsDep, who: CallerDep) -> dict[st
 
     ch = await _decided(c, challenge_id, issue)
     await streams.listed(c.store, ch, challenge_id)
-    return await _shown(c, challenge_id, ch)
+    return await shown_challenge(c, challenge_id, ch)
 
 
 @router.get("", response_model=Challenges, responses=PROBLEMS, openapi_extra=TOKEN_REQUIRED)
@@ -163,7 +172,7 @@ async def my_challenges(c: ClientsDep, who: CallerDep) -> dict[str, Any]:
         ch = await streams.load(c.store, challenge_id)
         if not ch.state:
             continue
-        shown = await _shown(c, challenge_id, ch)
+        shown = await shown_challenge(c, challenge_id, ch)
         (incoming if ch.invitee == me.player_id else outgoing).append(shown)
     return {"incoming": incoming, "outgoing": outgoing}
 
@@ -188,15 +197,19 @@ async def accept(challenge_id: ChallengeId, c: ClientsDep, who: CallerDep) -> di
     options, players = dict(ch.options), {0: ch.challenger, 1: ch.invitee}
     if options.get("speed") == "turn_based":
         await check_turn_based_cap(c, list(players.values()))
+    programs = sorted(await c.accounts.bots(list(players.values())))
+    if len(programs) > 1:
+        await bot_limits.check_cap(c.store, c.settings.bot_games_per_day, programs)
     game_id = f"{challenge_id}-g"  # one table a challenge, however often it is accepted
     engine, seats = c.engines[ch.game], _seats(ch.seats, ch.challenger, ch.invitee)
     await engine.create(seats, options, game_id=game_id, command_id=f"create:{game_id}")
     kinds = [s.kind for s in seats]
     await seated(c, engine, game_id, kinds, players, options, others=frozenset(players))
+    await bot_limits.count_game(c.store, programs)
     after = await _decided(
         c, challenge_id, lambda s: rules.accept(s, me.player_id, game_id, _now())
     )
-    return await _shown(c, challenge_id, after)
+    return await shown_challenge(c, challenge_id, after)
 
 
 @router.post(
@@ -213,7 +226,7 @@ async def decline(
     ch = await _decided(
         c, challenge_id, lambda s: rules.decline(s, me.player_id, body.reason, _now())
     )
-    return await _shown(c, challenge_id, ch)
+    return await shown_challenge(c, challenge_id, ch)
 
 
 @router.delete(
@@ -223,7 +236,7 @@ async def cancel(challenge_id: ChallengeId, c: ClientsDep, who: CallerDep) -> di
     """Take your challenge back while it is open."""
     me = player(who, "play")
     ch = await _decided(c, challenge_id, lambda s: rules.cancel(s, me.player_id, _now()))
-    return await _shown(c, challenge_id, ch)
+    return await shown_challenge(c, challenge_id, ch)
 
 
 def _seats(count: int, challenger: str, invitee: str) -> list[SeatSpec]:

@@ -122,12 +122,25 @@ class Clients:
 
     async def names(self, game_ids: list[str]) -> dict[str, dict[int, str]]:
         """Each game's seats held by players (seat -> the player's name now)."""
+        return (await self.seated(game_ids))[0]
+
+    async def seated(
+        self, game_ids: list[str]
+    ) -> tuple[dict[str, dict[int, str]], dict[str, set[int]]]:
+        """Each game's seats held by players: seat -> the player's name now; and the
+        seats whose players are bot accounts (docs/bot-api.md), marked wherever shown."""
         seated = await self.tokens.players(game_ids)
-        names = await self.accounts.names(sorted({p for s in seated.values() for p in s.values()}))
-        return {
-            g: {seat: names.get(p, "") for seat, p in players.items()}
+        found = sorted({p for s in seated.values() for p in s.values()})
+        entries = await self.accounts.entries(found)
+        names = {
+            g: {seat: entries.get(p, {}).get("name", "") for seat, p in players.items()}
             for g, players in seated.items()
         }
+        bots = {
+            g: {seat for seat, p in players.items() if entries.get(p, {}).get("bot")}
+            for g, players in seated.items()
+        }
+        return names, bots
 
     async def player_names(self, players: list[str]) -> dict[str, str]:
         """Names of rated players: an account's name now, a bot level's own."""

@@ -57,6 +57,10 @@ class GatewaySettings(Env):
     turn_based_cap: int = Field(50, ge=1, le=1000)
     # A challenge not answered by then expires (docs/social.md).
     challenge_ttl_s: int = Field(900, ge=10, le=7 * 86_400)
+    # Bot accounts (docs/bot-api.md): requests a minute per account, and games against
+    # other bot accounts a UTC day (the matchmaker's setting too).
+    bot_requests_per_minute: int = Field(120, ge=1, le=100_000)
+    bot_games_per_day: int = Field(100, ge=0, le=100_000)
     # A table's chat is kept this long after its last message (docs/social.md).
     chat_retention_s: int = Field(30 * 86_400, ge=60, le=366 * 86_400)
     vacation_days: int = Field(30, ge=0, le=365)  # a player's days off a year (turn-based)

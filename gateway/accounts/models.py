@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from services.kernel.commands import Strict
 
-Scope = Literal["read", "play", "account"]
+Scope = Literal["read", "play", "account", "bot"]
 TokenScope = Literal["read", "play"]
 
 
@@ -55,6 +55,8 @@ class Account(BaseModel):
     created_ms: int
     sessions: list[Session] = Field(description="sign-ins still open")
     tokens: list[Session] = Field(description="personal API tokens")
+    bot: bool = Field(description="a program's account (docs/bot-api.md), for good")
+    bots_welcome: BotsWelcome
 
 
 class SignedIn(BaseModel):
@@ -64,12 +66,13 @@ class SignedIn(BaseModel):
     token: str = Field(description="the bearer token of this session, shown once")
     session_id: str
     expires_ms: int
+    bot: bool = Field(False, description="a program's account (docs/bot-api.md)")
 
 
 class TokenIssued(BaseModel):
     id: str
     label: str
-    scopes: list[TokenScope]
+    scopes: list[Scope] = Field(description="a bot account's tokens carry ``bot`` as well")
     token: str = Field(description="shown once")
 
 
@@ -77,6 +80,14 @@ class Player(BaseModel):
     player_id: str
     name: str
     guest: bool
+    bot: bool = Field(False, description="a program's account (docs/bot-api.md)")
+
+
+class BotsWelcome(Strict):
+    """Where you meet programs (bot accounts): both off until you turn them on."""
+
+    quick_play: bool = Field(False, description="bot accounts may sit at your quick-play tables")
+    challenges: bool = Field(False, description="bot accounts may challenge you")
 
 
 class Presence(BaseModel):
@@ -96,6 +107,7 @@ class SeatOut(BaseModel):
     name: str = Field(description="the player's name now, else the seat's own")
     bot_level: str = ""
     player_id: str | None = Field(None, description="the player holding the seat, if any")
+    bot_account: bool = Field(False, description="that player is a program (docs/bot-api.md)")
     open: bool = Field(description="an open seat nobody has claimed yet")
     presence: Presence | None = Field(
         None,

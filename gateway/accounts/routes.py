@@ -11,6 +11,7 @@ from gateway.accounts.awaiting import awaiting, games_in_play, turn_based_held
 from gateway.accounts.models import (
     Account,
     Awaiting,
+    BotsWelcome,
     ClaimName,
     EraseAccount,
     MyGames,
@@ -46,6 +47,7 @@ def signed_in(s: Signed) -> SignedIn:
         token=s.token,
         session_id=s.session.session_id,
         expires_ms=s.session.expires_ms,
+        bot=s.account.bot,
     )
 
 
@@ -145,7 +147,40 @@ async def new_token(body: NewToken, c: ClientsDep, who: CallerDep) -> TokenIssue
     scopes = sorted(set(body.scopes))
     token, state = await c.accounts.new_token(player(who, "account"), body.label, list(scopes))
     issued = state.sessions[-1]
-    return TokenIssued(id=issued.session_id, label=issued.label, scopes=scopes, token=token)
+    return TokenIssued(
+        id=issued.session_id, label=issued.label, scopes=list(issued.scopes), token=token
+    )
+
+
+@router.post(
+    "/v1/accounts/me/bot",
+    status_code=201,
+    response_model=SignedIn,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def become_bot(c: ClientsDep, who: CallerDep) -> SignedIn:
+    """Make this account a program's (docs/bot-api.md): for good, and only before its
+    first game (422 ``has_played``; a guest: 422 ``guest``). It is marked as a bot
+    wherever it is shown, its requests are limited as a bot's, and it meets people only
+    where they welcome bots. Every sign-in and token of it ends; the answer carries a
+    new sign-in whose token has the ``bot`` scope (so will every token made later)."""
+    return signed_in(await c.accounts.become_bot(player(who, "account")))
+
+
+@router.put(
+    "/v1/accounts/me/bots-welcome",
+    response_model=BotsWelcome,
+    responses=PROBLEMS,
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def welcome_bots(body: BotsWelcome, c: ClientsDep, who: CallerDep) -> BotsWelcome:
+    """Whether programs (bot accounts) may sit at your quick-play tables and challenge
+    you. Both are off until you turn them on; a person you challenge yourself, bot or
+    not, is your choice either way."""
+    me = player(who, "account")
+    state = await c.accounts.welcome_bots(me.player_id, body.quick_play, body.challenges)
+    return BotsWelcome(quick_play=state.bots_in_quick_play, challenges=state.bots_in_challenges)
 
 
 @router.delete(

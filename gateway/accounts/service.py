@@ -22,13 +22,14 @@ import hashlib
 import logging
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
 from gateway.accounts.tokens import Caller, SeatTokens, token_hash
 from gateway.http.problems import Problem
 from gateway.http.quota import counted
-from services.accounts import rules, sealing, social, streams
+from services.accounts import bots, rules, sealing, social, streams
 from services.accounts.events import SessionOpened
 from services.accounts.passwords import Passwords, check_password
 from services.accounts.rules import Account
@@ -117,10 +118,18 @@ class Accounts:
 
     async def names(self, player_ids: list[str]) -> dict[str, str]:
         """Public names of players (absent: no such player, or erased)."""
+        return {p: e["name"] for p, e in (await self.entries(player_ids)).items()}
+
+    async def entries(self, player_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Players' directory entries: name, guest, and ``bot`` for a bot account."""
         if not player_ids:
             return {}
         raw = await self.store.redis.hmget(self.directory_key, player_ids)
-        return {p: loads(r)["name"] for p, r in zip(player_ids, raw, strict=True) if r}
+        return {p: dict(loads(r)) for p, r in zip(player_ids, raw, strict=True) if r}
+
+    async def bots(self, player_ids: list[str]) -> set[str]:
+        """Which of these players are bot accounts (docs/bot-api.md)."""
+        return {p for p, e in (await self.entries(player_ids)).items() if e.get("bot")}
 
     async def directory_entry(self, player_id: str) -> dict[str, Any] | None:
         raw = await self.store.redis.hget(self.directory_key, player_id)
@@ -193,8 +202,8 @@ class Accounts:
         await self._reserve(name, player_id)
         return name
 
-    async def _publish(self, player_id: str, name: str, guest: bool) -> None:
-        entry = dumps({"name": name, "guest": guest})
+    async def _publish(self, player_id: str, name: str, guest: bool, bot: bool = False) -> None:
+        entry = dumps(bots.entry(name, guest, bot))
         await self.store.redis.hset(self.directory_key, player_id, entry)
 
     async def register(self, name: str | None, password: str | None, address: str) -> Signed:
@@ -240,7 +249,7 @@ class Accounts:
         if state.banned:  # the right password, so the player may know why
             reason = next((r for a, _, r, _, _ in reversed(state.moderated) if a == "ban"), "")
             raise Problem(403, "banned", f"this account is banned: {reason}")
-        token, session = self._session("session", list(rules.SCOPES), label)
+        token, session = self._session("session", scopes_of(state, rules.SCOPES), label)
         state = await self._decide(player_id, lambda s: rules.open_session(s, session, _now_ms()))
         await self._bind(player_id, token, session)
         shown = await self.opened(player_id, state.name) or ""
@@ -269,7 +278,8 @@ class Accounts:
         return state
 
     async def new_token(self, who: Caller, label: str, scopes: list[str]) -> tuple[str, Account]:
-        token, session = self._session("token", scopes, label)
+        before = await self.load(who.player_id)
+        token, session = self._session("token", scopes_of(before, scopes), label)
         state = await self._decide(
             who.player_id, lambda s: rules.open_session(s, session, _now_ms())
         )
@@ -285,6 +295,31 @@ class Accounts:
             if error.code != "no_session":
                 raise
             raise Problem(404, f"no_{kind}", f"no such {kind} on your account") from None
+
+    async def become_bot(self, who: Caller) -> Signed:
+        """The account becomes a bot's (docs/bot-api.md), for good: every sign-in and
+        token of it ends, and the answer carries a new sign-in with the bot scope."""
+        state = await self._decide(who.player_id, rules.become_bot)
+        name = await self.opened(who.player_id, state.name) or ""
+        await self._publish(who.player_id, name, False, bot=True)
+        token, session = self._session("session", scopes_of(state, rules.SCOPES), "bot")
+        state = await self._decide(
+            who.player_id, lambda s: rules.open_session(s, session, _now_ms())
+        )
+        await self._bind(who.player_id, token, session)
+        return Signed(state, who.player_id, name, token, session)
+
+    async def welcome_bots(self, player_id: str, quick_play: bool, challenges: bool) -> Account:
+        """The player's consent to meet bot accounts, kept where the matchmaker and the
+        challenges read it."""
+        decide = lambda s: rules.welcome_bots(s, quick_play, challenges)  # noqa: E731
+        state = await self._decide(player_id, decide)
+        key, welcome = bots.welcome_key(self._prefix), bots.flags(quick_play, challenges)
+        if welcome:
+            await self.store.redis.hset(key, player_id, welcome)
+        else:
+            await self.store.redis.hdel(key, player_id)
+        return state
 
     async def sign_out_everywhere(self, who: Caller) -> None:
         await self._decide(who.player_id, rules.sign_out_everywhere)
@@ -451,6 +486,12 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
+def scopes_of(state: Account, asked: Sequence[str]) -> list[str]:
+    """The scopes a new session or token of this account gets: a bot's always has
+    ``bot`` (its requests are a bot's, limited as such: docs/bot-api.md)."""
+    return [*asked, rules.BOT_SCOPE] if state.bot and rules.BOT_SCOPE not in asked else list(asked)
+
+
 def account_json(state: Account, player_id: str, name: str, now_ms: int) -> dict[str, Any]:
     return {
         "player_id": player_id,
@@ -461,6 +502,11 @@ def account_json(state: Account, player_id: str, name: str, now_ms: int) -> dict
             _session_json(s) for s in state.sessions if s.kind == "session" and s.live(now_ms)
         ],
         "tokens": [_session_json(s) for s in state.sessions if s.kind == "token"],
+        "bot": state.bot,
+        "bots_welcome": {
+            "quick_play": state.bots_in_quick_play,
+            "challenges": state.bots_in_challenges,
+        },
     }
 
 

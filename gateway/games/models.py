@@ -271,6 +271,7 @@ class SeatSummary(Open):
     kind: str = Field(description="human, open or bot")
     name: str = ""
     bot_level: str = ""
+    bot_account: bool = Field(False, description="its player is a program (docs/bot-api.md)")
 
 
 class StatusSummary(Open):

@@ -38,6 +38,7 @@ from gateway.http.auth import (
 from gateway.http.openapi import TOKEN_OPTIONAL, TOKEN_REQUIRED
 from gateway.http.problems import Problem, problems
 from gateway.live.delay import Delay
+from gateway.live.formats import Format, chosen
 from gateway.live.stream import event_stream
 from services.accounts.vacations import seated_on_vacation
 from services.core.codec import dumps, to_domain
@@ -174,13 +175,13 @@ async def lobby(
     """Games, newest first. ``status=open``: games with a seat anyone may claim."""
     games = await c.read_models.lobby(await c.generation(), limit * 4)
     unclaimed = await c.tokens.open_seats([g["game_id"] for g in games])
-    names = await c.names([g["game_id"] for g in games])
+    names, bots = await c.seated([g["game_id"] for g in games])
     out = []
     for summary in games:
         if await c.holds.held(summary["game_id"]):
             continue  # a duplicate table whose deal is still played elsewhere
         summary["open_seats"] = unclaimed[summary["game_id"]]
-        with_names(summary.get("seats", []), names[summary["game_id"]])
+        with_names(summary.get("seats", []), names[summary["game_id"]], bots[summary["game_id"]])
         over = summary["status"]["over"]
         wanted = (
             (game is None or summary["game"] == game)
@@ -206,11 +207,13 @@ async def shown_late(c: Clients, summary: dict[str, Any]) -> None:
         summary["version"], summary["updated_ms"] = shown[0], shown[1] or summary["created_ms"]
 
 
-def with_names(seats: list[dict[str, Any]], names: dict[int, str]) -> None:
-    """Seats held by players show the player's name now (erased: none)."""
+def with_names(seats: list[dict[str, Any]], names: dict[int, str], bots: set[int]) -> None:
+    """Seats held by players show the player's name now (erased: none), and whether the
+    player is a bot account."""
     for i, seat in enumerate(seats):
         if i in names:
             seat["name"] = names[i]
+        seat["bot_account"] = i in bots
 
 
 @router.post(
@@ -253,7 +256,8 @@ async def seats(game_id: GameId, c: ClientsDep) -> dict[str, Any]:
     await c.game_type(game_id)
     listed = await _seat_list(c, game_id)
     seated = (await c.tokens.players([game_id]))[game_id]
-    names = (await c.names([game_id]))[game_id]
+    all_names, all_bots = await c.seated([game_id])
+    names, bots = all_names[game_id], all_bots[game_id]
     unclaimed = set((await c.tokens.open_seats([game_id]))[game_id])
     presence = await c.live.presence.of(game_id) if c.live.presence is not None else {}
     out = []
@@ -265,6 +269,7 @@ async def seats(game_id: GameId, c: ClientsDep) -> dict[str, Any]:
                 "name": names.get(i, s.get("name", "")),
                 "bot_level": s.get("bot_level", ""),
                 "player_id": seated.get(i),
+                "bot_account": i in bots,
                 "open": i in unclaimed,
                 "presence": presence.get(i),
             }
@@ -515,10 +520,16 @@ async def stream(
             "and legal commands at the new version (and one at once, for where you start)"
         ),
     ] = False,
+    format: Annotated[
+        Format | None,
+        Query(description="sse or ndjson; else the Accept header's choice (SSE by default)"),
+    ] = None,
 ) -> Response:
-    """The same events live (Server-Sent Events); reconnect with Last-Event-ID. A seat
-    sends its bearer token, or (browsers) a ticket from ``stream-tickets``. With
-    ``views=true`` a table redraws from the stream alone."""
+    """The same events live, as Server-Sent Events or new-line delimited JSON (the
+    client's choice, docs/bot-api.md); reconnect with Last-Event-ID (or ``after``, the
+    last id you had). A seat sends its bearer token, or (browsers) a ticket from
+    ``stream-tickets``. With ``views=true`` a table redraws from the stream alone: your
+    view and legal commands first, then after each change."""
     if ticket is not None:
         found = await c.tokens.resolve_ticket(ticket)
         if found is None:
@@ -528,7 +539,8 @@ async def stream(
     game_type = await c.game_type(game_id)
     resume = version_number(last_event_id.strip()) if last_event_id else None
     start = after if resume is None else resume
-    return event_stream(c, request, game_id, game_type, who, start, views)
+    fmt = chosen(request, format)
+    return event_stream(c, request, game_id, game_type, who, start, views, fmt)
 
 
 @router.get(

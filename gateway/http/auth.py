@@ -8,9 +8,11 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from gateway.accounts.bot_limits import take_request
 from gateway.accounts.tokens import Caller, TokenRotated
 from gateway.clients import Clients
 from gateway.http.problems import Problem
+from services.accounts.rules import BOT_SCOPE
 
 
 async def clients(request: Request) -> Clients:
@@ -47,6 +49,8 @@ async def bearer(c: Clients, header: str, rotating: bool = False, game_id: str =
         raise Problem(401, "token_rotated", "this token was rotated: use the new one") from None
     if found is None:
         raise Problem(401, "bad_token", "unknown, expired or revoked token")
+    if BOT_SCOPE in found.scopes:  # a bot account's (docs/bot-api.md)
+        await take_request(c.store, c.settings.bot_requests_per_minute, found.player_id)
     return await c.tokens.in_game(found, game_id)
 
 

@@ -4,6 +4,7 @@ sends), and operation ids that stay put (``<tag>_<function>``)."""
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -36,6 +37,9 @@ class ProblemDetail(BaseModel):
     code: str = Field(description="machine-readable, stable: not_your_turn, bad_json, ...")
     current_version: int | None = Field(None, description="version conflicts: the game's")
     retry_after: int | None = Field(None, description="429 and 503: seconds to wait")
+    limit: int | None = Field(
+        None, description="a bot account's 429: the limit reached (the code names it)"
+    )
     errors: list[dict[str, Any]] | None = Field(None, description="invalid_request: where")
 
 
@@ -289,6 +293,38 @@ def typed_legal_commands(schema: dict[str, Any]) -> None:
     answer["content"] = {"application/json": {"schema": versioned}}
 
 
+class GameFrame(BaseModel):
+    """An account stream's ``game_start`` (you hold a seat of a game that is not over)
+    or ``game_end`` (it is over): open its stream (``/v1/games/{game_id}/events/stream``)
+    to play it."""
+
+    model_config = ConfigDict(title="GameFrame")
+
+    game_id: str
+    game: str = Field(description="its kind: giraffe-raffe, giraffometer, riff-raff")
+    seat: int = Field(description="your seat")
+
+
+class OpenedFrame(BaseModel):
+    """An account stream's ``opened``: every open challenge and game in progress came
+    before it; changes come after."""
+
+    model_config = ConfigDict(title="OpenedFrame")
+
+    after: str = Field(description="the feed id live frames follow (0-0: none yet)")
+
+
+class StreamLine(BaseModel):
+    """A line of a stream asked for as new-line delimited JSON (``format=ndjson``, or
+    ``Accept: application/x-ndjson``); an empty line is a heartbeat."""
+
+    model_config = ConfigDict(title="StreamLine")
+
+    event: str = Field(description="the frame's kind: as SSE's ``event:``")
+    id: str | None = Field(description="resume after it (``after``); null: not resumable")
+    data: dict[str, Any] = Field(description="the frame, as SSE's ``data:``")
+
+
 class ViewFrame(BaseModel):
     """A live stream's ``view`` frame (streams opened with ``views=true``): after each
     batch of events, the caller's view and legal commands at the new version."""
@@ -318,7 +354,7 @@ def typed_streams(schema: dict[str, Any]) -> None:
         for name, shape in schemas.items()
         if name.endswith("Event") and "oneOf" in shape
     ]
-    streams = {
+    streams: dict[str, dict[str, Any]] = {
         "/v1/games/{game_id}/events/stream": {
             "oneOf": [*unions, {"$ref": "#/components/schemas/ViewFrame"}],
             "description": "Server-Sent Events: `id:` the event's version, `event:` its "
@@ -336,10 +372,27 @@ def typed_streams(schema: dict[str, Any]) -> None:
             "type, `data:` the tournament's event as JSON",
         },
     }
+    refs = {m.__name__: component(schemas, m) for m in (GameFrame, OpenedFrame, StreamLine)}
+    streams["/v1/accounts/me/events"] = {
+        "oneOf": [
+            {"$ref": "#/components/schemas/ChallengeOut"},
+            {"$ref": refs["GameFrame"]},
+            {"$ref": refs["OpenedFrame"]},
+        ],
+        "description": "Server-Sent Events: `event:` challenge (a ChallengeOut), game_start "
+        "or game_end (a GameFrame), opened (an OpenedFrame); `id:` on live frames, to "
+        "resume after; a `: ping` comment keeps a quiet stream open",
+    }
+    both = ("/v1/games/{game_id}/events/stream", "/v1/accounts/me/events")
     for path, frames in streams.items():
         answer = schema["paths"][path]["get"]["responses"]["200"]
         answer["description"] = "a live stream of frames"
         answer["content"] = {"text/event-stream": {"schema": frames}}
+        if path in both:  # also as lines: a StreamLine whose data is such a frame
+            line = copy.deepcopy(schemas["StreamLine"])
+            line["properties"]["data"] = {k: v for k, v in frames.items() if k != "description"}
+            line["description"] = "new-line delimited JSON: " + line.get("description", "")
+            answer["content"]["application/x-ndjson"] = {"schema": line}
 
 
 def _refs(node: Any) -> set[str]:

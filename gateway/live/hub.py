@@ -55,10 +55,12 @@ from gateway.accounts.tokens import Caller, SeatTokens, revoked_channel
 from gateway.http.problems import Problem
 from gateway.live.channels import GameChannels, chat_channel, game_of
 from gateway.live.delay import Delays, Held
+from gateway.live.feeds import AccountFeeds
 from gateway.live.frames import PING, drained, frame, view_frame
 from gateway.live.revocation import TokenStreams
 from gateway.live.versions import VersionWaiters
 from gateway.live.watched import Viewer, Watched
+from services.accounts.feed import feed_channel
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.eventstore.announce import parse_announcement
 from services.core.eventstore.connect import follows_sentinels, primary_moved
@@ -105,6 +107,8 @@ class LiveHub:
         self.versions = VersionWaiters(store, self.channels)
         self.draining = False
         self._chat_channel = chat_channel(store.settings.key_prefix)
+        self.feeds = AccountFeeds()  # account streams (docs/bot-api.md), by player
+        self._feed_channel = feed_channel(store.settings.key_prefix)
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -126,6 +130,7 @@ class LiveHub:
             for viewers in watched.viewers.values():
                 for viewer in viewers:
                     viewer.end(drained())
+        self.feeds.end_all(drained())
 
     # -- viewers -----------------------------------------------------------------------
 
@@ -415,7 +420,7 @@ class LiveHub:
         while True:
             try:
                 async with self.listener.pubsub() as pubsub:
-                    await pubsub.subscribe(revocations, self._chat_channel)
+                    await pubsub.subscribe(revocations, self._chat_channel, self._feed_channel)
                     if self.presence is not None:
                         await pubsub.subscribe(self.presence.keys.channel)
                     await self.channels.attach(pubsub)
@@ -467,6 +472,8 @@ class LiveHub:
                     self._presence(message["data"])
                 elif channel == self._chat_channel:
                     self._chat(message["data"])
+                elif channel == self._feed_channel:
+                    self.feeds.woken(message["data"].decode())
                 else:  # a game's announcement
                     self._on_message(game_of(channel), message["data"])
             elif kind == "subscribe":
@@ -492,6 +499,7 @@ class LiveHub:
         for game_id, watched in list(self.watched.items()):
             self._announced(game_id, watched.version + 1)
         self.versions.look_again()
+        self.feeds.wake_all()
 
 
 def _until_expiry(viewer: Viewer, heartbeat_s: float) -> float:

@@ -10,6 +10,7 @@ from starlette.background import BackgroundTask
 from starlette.responses import StreamingResponse
 
 from gateway.accounts.tokens import Caller
+from gateway.live.formats import Format, media_type, shaped
 from gateway.live.hub import LiveHub
 
 
@@ -21,6 +22,7 @@ def event_stream(
     who: Caller,
     after: int,
     views: bool = False,
+    fmt: Format = "sse",
 ) -> StreamingResponse:
     """The SSE answer of a stream route (``c``: the gateway's Clients). A plain streaming
     answer of pre-encoded frames: sse-starlette's per-frame machinery (an event object,
@@ -37,8 +39,8 @@ def event_stream(
             release()
 
     return StreamingResponse(
-        frames(),
-        media_type="text/event-stream",
+        shaped(frames(), fmt),
+        media_type=media_type(fmt),
         headers={"X-Accel-Buffering": "no"},
         background=BackgroundTask(release),
     )

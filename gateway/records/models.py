@@ -34,6 +34,7 @@ class RecordedSeat(BaseModel):
     bot_level: str = ""
     player: str | None = None
     player_name: str = ""
+    bot_account: bool = Field(False, description="a program's account (docs/bot-api.md)")
 
 
 class GameRecord(BaseModel):

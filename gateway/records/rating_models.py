@@ -12,6 +12,7 @@ class BoardRow(BaseModel):
     score: float = Field(description="the rating boards sort by: openskill's mu - 3 sigma")
     rating: int = Field(description="the rating shown to people: 1500 + 40 x score, rounded")
     games: int
+    bot_account: bool = Field(False, description="a program's account (docs/bot-api.md)")
 
 
 class Leaderboard(BaseModel):
@@ -40,6 +41,7 @@ class Opponent(BaseModel):
     player_id: str
     name: str
     place: int
+    bot_account: bool = Field(False, description="a program's account (docs/bot-api.md)")
 
 
 class RatedGame(BaseModel):

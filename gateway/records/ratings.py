@@ -42,6 +42,7 @@ async def season_of(c: Clients, season: str) -> tuple[str, int, int]:
 async def rows(c: Clients, game: str, found: list[tuple[int, str, float]]) -> list[dict[str, Any]]:
     players = [p for _, p, _ in found]
     names = await c.player_names(players)
+    bots = await c.accounts.bots(players)
     ratings = await c.boards.ratings_many(game, players)
     return [
         {
@@ -51,6 +52,7 @@ async def rows(c: Clients, game: str, found: list[tuple[int, str, float]]) -> li
             "score": board_score,
             "rating": shown(board_score),
             "games": ratings.get(player, {}).get("games", 0),
+            "bot_account": player in bots,
         }
         for rank, player, board_score in found
     ]
@@ -99,15 +101,16 @@ async def rated_games(
         history += [{**h, "game": g} for h in await c.boards.history(g, player_id, limit)]
     history.sort(key=lambda h: h["ended_ms"], reverse=True)
     history = history[:limit]
-    names = await c.player_names(sorted({p for h in history for p in h["players"]}))
+    everyone = sorted({p for h in history for p in h["players"]})
+    names, bots = await c.player_names(everyone), await c.accounts.bots(everyone)
     return {
         "player_id": player_id,
         "ratings": await c.boards.ratings_of(list(GAMES), player_id),
-        "games": [entry(h, names) for h in history],
+        "games": [entry(h, names, bots) for h in history],
     }
 
 
-def entry(h: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+def entry(h: dict[str, Any], names: dict[str, str], bots: set[str]) -> dict[str, Any]:
     return {
         "game_id": h["game_id"],
         "game": h["game"],
@@ -115,7 +118,7 @@ def entry(h: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
         "seat": h["seat"],
         "place": h["places"][h["seat"]],
         "players": [
-            {"player_id": p, "name": names.get(p, ""), "place": place}
+            {"player_id": p, "name": names.get(p, ""), "place": place, "bot_account": p in bots}
             for p, place in zip(h["players"], h["places"], strict=True)
         ],
         "before": score(h["before"]),

@@ -39,8 +39,9 @@ async def game_record(game_id: GameId, c: ClientsDep) -> Response:
         raise Problem(404, "unknown_game", f"no game {game_id}")
     if game is None or not is_finished(stored):
         raise Problem(409, "game_not_over", "a record is made once the game is over")
-    names = (await c.names([game_id]))[game_id]
-    return Response(orjson.dumps(record(game, stored, names)), media_type="application/json")
+    names, bots = await c.seated([game_id])
+    doc = record(game, stored, names[game_id], bots[game_id])
+    return Response(orjson.dumps(doc), media_type="application/json")
 
 
 @router.get(
@@ -80,6 +81,6 @@ async def export(
 
 async def _line(c: Clients, stored: list[StoredEvent]) -> bytes:
     game_id = stored[0].game_id
-    names = (await c.names([game_id]))[game_id]
-    doc: dict[str, Any] = record(GAMES[stored[0].game_type], stored, names)
+    names, bots = await c.seated([game_id])
+    doc: dict[str, Any] = record(GAMES[stored[0].game_type], stored, names[game_id], bots[game_id])
     return orjson.dumps(doc) + b"\n"

@@ -108,6 +108,21 @@ class Moderated:
 
 
 @event
+class BecameBot:
+    """The account is a program's from now on (docs/bot-api.md): marked as a bot wherever
+    it is shown, limited as a bot, and for good. Only before its first game."""
+
+
+@event
+class BotsWelcomed:
+    """The player's consent to meet programs (bot accounts): at quick-play tables and in
+    challenges from them. Both are off until the player turns them on."""
+
+    quick_play: bool
+    challenges: bool
+
+
+@event
 class Erased:
     """The account is gone: its key was deleted, so its sealed data reads as nothing."""
 
@@ -125,5 +140,7 @@ TYPES = EventTypes(
     Unblocked,
     ModeratorGranted,
     Moderated,
+    BecameBot,
+    BotsWelcomed,
     Erased,
 )

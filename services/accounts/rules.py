@@ -14,7 +14,9 @@ from typing import Any
 
 from services.accounts.events import (
     TYPES,
+    BecameBot,
     Blocked,
+    BotsWelcomed,
     Erased,
     Followed,
     Moderated,
@@ -32,9 +34,11 @@ from services.kernel.errors import InvalidArgument, RuleViolation
 from services.kernel.game import Event
 
 # read: my games, my account; play: act at my seats, create and join games;
-# account: manage the account itself (tokens, sign-out everywhere, erasure).
+# account: manage the account itself (tokens, sign-out everywhere, erasure);
+# bot: play as a program (docs/bot-api.md): every token of a bot account, and only its.
 SCOPES = ("read", "play", "account")
 TOKEN_SCOPES = ("read", "play")  # a personal API token never manages the account
+BOT_SCOPE = "bot"
 MAX_SESSIONS = 50
 MAX_TOKENS = 20
 
@@ -70,6 +74,10 @@ class Account:
     # until_ms, at_ms); what holds now is read off them (``held``).
     moderated: tuple[tuple[str, str, str, int, int], ...] = ()
     banned: bool = False
+    played: bool = False  # it holds or held a seat
+    bot: bool = False  # a program's account (docs/bot-api.md), for good
+    bots_in_quick_play: bool = False  # the player meets bot accounts at quick-play tables
+    bots_in_challenges: bool = False  # the player may be challenged by bot accounts
 
     def held(self, action: str, now_ms: int) -> tuple[str, int] | None:
         """The reason and end (0: for good) of a mute, shadow mute or suspension in force
@@ -119,7 +127,10 @@ def open_session(
     _live(state)
     if state.banned:
         raise RuleViolation("this account is banned", "banned")
-    allowed = SCOPES if session.kind == "session" else TOKEN_SCOPES
+    allowed: tuple[str, ...] = SCOPES if session.kind == "session" else TOKEN_SCOPES
+    allowed += (BOT_SCOPE,) if state.bot else ()
+    if state.bot and BOT_SCOPE not in session.scopes:  # a bot's every token says so
+        raise InvalidArgument("a bot account's tokens carry the bot scope", "bad_scope")
     bad = sorted(set(session.scopes) - set(allowed))
     if bad or not session.scopes:
         raise InvalidArgument(
@@ -210,6 +221,29 @@ def moderate(state: Account, action: str, by: str, reason: str, until_ms: int) -
     return [Moderated(action, by, reason.strip()[:500], until_ms)]
 
 
+def become_bot(state: Account) -> list[Any]:
+    """The account becomes a bot's, for good: only a registered account that has never
+    held a seat. Every sign-in and token ends (a new one carries the bot scope)."""
+    _live(state)
+    if state.bot:
+        return []
+    if state.guest:
+        raise RuleViolation("a guest cannot become a bot: claim a name first", "guest")
+    if state.played:
+        raise RuleViolation("only an account that has never played becomes a bot", "has_played")
+    tokens = [SessionClosed(s.session_id) for s in state.sessions if s.kind == "token"]
+    return [BecameBot(), SignedOutEverywhere(), *tokens]
+
+
+def welcome_bots(state: Account, quick_play: bool, challenges: bool) -> list[Any]:
+    _live(state)
+    if state.bot:
+        raise RuleViolation("a bot account meets bots as it is", "bot_account")
+    if (state.bots_in_quick_play, state.bots_in_challenges) == (quick_play, challenges):
+        return []
+    return [BotsWelcomed(quick_play, challenges)]
+
+
 def erase(state: Account) -> list[Any]:
     _live(state)
     return [Erased()]
@@ -273,7 +307,7 @@ def evolve(state: Account, typed: Any, time_ms: int) -> Account:
             blocking=frozenset(),
         )
     if isinstance(typed, SeatTaken):
-        return state
+        return dataclasses.replace(state, played=True)
     if isinstance(typed, Followed):
         return dataclasses.replace(state, following=state.following | {typed.player})
     if isinstance(typed, Unfollowed):
@@ -291,6 +325,12 @@ def evolve(state: Account, typed: Any, time_ms: int) -> Account:
         )
     if isinstance(typed, Unblocked):
         return dataclasses.replace(state, blocking=state.blocking - {typed.player})
+    if isinstance(typed, BecameBot):
+        return dataclasses.replace(state, bot=True)
+    if isinstance(typed, BotsWelcomed):
+        return dataclasses.replace(
+            state, bots_in_quick_play=typed.quick_play, bots_in_challenges=typed.challenges
+        )
     raise TypeError(f"no fold for {type(typed).__name__}")
 
 

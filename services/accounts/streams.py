@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from services.accounts import rules, sealing
+from services.accounts import bots, rules, sealing
 from services.accounts.events import SeatTaken
 from services.accounts.rules import Account
 from services.core.aggregates import append_typed, now_ms
@@ -89,7 +89,7 @@ async def rebuild(store: EventStore, progress: bool = False) -> int:
         if found:
             ids.append(found[1])
     ids.sort()
-    await redis.delete(directory_key(store))
+    await redis.delete(directory_key(store), bots.welcome_key(store.settings.key_prefix))
     for done, player_id in enumerate(ids, start=1):
         stored = await store.read_game(player_id)
         if not stored or stored[0].game_type != ACCOUNT:
@@ -103,7 +103,11 @@ async def rebuild(store: EventStore, progress: bool = False) -> int:
         name = sealing.open_sealed(key, player_id, state.name)
         pipe = redis.pipeline(transaction=False)
         if name:
-            pipe.hset(directory_key(store), player_id, dumps({"name": name, "guest": state.guest}))
+            shown = bots.entry(name, state.guest, state.bot)
+            pipe.hset(directory_key(store), player_id, dumps(shown))
+        welcome = bots.flags(state.bots_in_quick_play, state.bots_in_challenges)
+        if welcome:
+            pipe.hset(bots.welcome_key(store.settings.key_prefix), player_id, welcome)
         for e in stored:
             if e.type == "SeatTaken":
                 taken = SeatTaken(**to_domain(e).data)

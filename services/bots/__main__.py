@@ -37,7 +37,9 @@ async def main() -> None:
     # The quick-play matchmaker runs beside it (one at a time across replicas: a lease).
     boards = boards_of(store, settings.ratings)  # bot levels are rated: bots to match
     after, turn_based_after = bots.quickplay_bots_after_s, bots.turn_based_bots_after_s
-    matchmaker = Matchmaker(store, engines, after, boards, settings.lease_ms, turn_based_after)
+    matchmaker = Matchmaker(
+        store, engines, after, boards, settings.lease_ms, turn_based_after, bots.bot_games_per_day
+    )
     # Presence: a seat whose player is gone gets a bot (services.bots.sweeper).
     prefix, heartbeat = settings.store.key_prefix, bots.sse_heartbeat_s
     presence = Presence(store.redis, prefix, heartbeat, bots.gone_after_s, bots.claim_after_s)

@@ -101,6 +101,9 @@ class BotSettings(Env):
     quickplay_bots_after_s: float = Field(30.0, ge=0, le=3600)
     # A turn-based quick-play table fills over hours; bots take its empty seats after this.
     turn_based_bots_after_s: float = Field(86_400.0, ge=0, le=14 * 86_400)
+    # A bot account's games against other bot accounts a UTC day (docs/bot-api.md): the
+    # matchmaker's tables and the gateway's challenges stop there.
+    bot_games_per_day: int = Field(100, ge=0, le=100_000)
     # A seat's player away this long (no live stream open on any gateway) is gone: a bot
     # stands in; at a table of two the other may claim the win after claim_after_s more
     # (docs/fair-table.md). gone_after_s is read by the gateway too, for what it shows.

@@ -11,6 +11,7 @@ from prometheus_client import Counter, Gauge
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.worker import Batch, PartitionWorker
 from services.projection.archive import Archiver
+from services.projection.feed import Feeds
 from services.projection.folding import Folded, Folder, model
 from services.projection.readmodels import ReadModels, Save
 from services.ratings.rater import Rater
@@ -39,6 +40,7 @@ class Projector(PartitionWorker):
         self.folder = Folder(store, cache_bytes)
         self.archiver = Archiver(store, store.settings.retain_finished_s)
         self.rater = Rater(store)
+        self.feeds = Feeds(store)  # the players' account streams (docs/bot-api.md)
         self.gen = 1
         self._gen_checked = 0.0
         self._lag_reported = 0.0
@@ -84,6 +86,7 @@ class Projector(PartitionWorker):
         for p, (fence, events) in batches.items():
             touched = await fold_batch(self.folder, events)
             await self.rate_ended(events, touched)
+            await self.feeds.post(events)
             games = [model(gid, f) for gid, f in touched.items()]
             saves.append(Save(p, str(fence), events[-1].position, games))
             EVENTS.inc(len(events))

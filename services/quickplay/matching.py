@@ -33,10 +33,13 @@ def tables(
     now_ms: int,
     bots_after_ms: int,
     apart: Collection[frozenset[str]] = frozenset(),
+    programs: Collection[str] = frozenset(),
 ) -> list[list[str | None]]:
     """Tables to form: each ``size`` seats of players, None where a bot sits; every
     table has at least one player, no player is at two, and no pair in ``apart`` (one
-    blocks the other, docs/social.md) is at one."""
+    blocks the other, docs/social.md; a bot account and a person who does not welcome
+    bots, docs/bot-api.md) is at one. House bots fill a table only for a person: a table
+    of ``programs`` (bot accounts) alone waits for more of them."""
     pool = sorted(waiting, key=lambda w: (w.joined_ms, w.player))
     out: list[list[str | None]] = []
     while pool:
@@ -52,7 +55,8 @@ def tables(
                 frozenset((w.player, t.player)) in apart for t in table
             ):
                 table.append(w)
-        if len(table) < size and waited < bots_after_ms:
+        people = any(w.player not in programs for w in table)
+        if len(table) < size and (waited < bots_after_ms or not people):
             # nobody near enough yet, and bots not yet due: the next oldest's turn
             pool = rest
             continue

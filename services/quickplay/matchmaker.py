@@ -16,8 +16,9 @@ import uuid
 
 from prometheus_client import Counter
 
+from services.accounts.bots import bot_accounts, count_bot_game, kept_from_bots
 from services.accounts.social import kept_apart
-from services.accounts.streams import take_seat
+from services.accounts.streams import directory_key, take_seat
 from services.accounts.vacations import seated_on_vacation
 from services.core.eventstore import EventStore
 from services.core.seating import seat_calls
@@ -51,9 +52,12 @@ class Matchmaker:
         boards: Boards,
         lease_ms: int = 5000,
         turn_based_bots_after_s: float = 86_400,
+        bot_games_per_day: int = 100,
     ) -> None:
         self.store, self.engines, self.boards = store, engines, boards
         self.queue = Queue(store)
+        self.directory = directory_key(store)
+        self.bot_games_per_day = bot_games_per_day  # bot accounts' games against bots
         self.bots_after_ms = int(bots_after_s * 1000)
         # A turn-based table fills over hours: people join and play when they can.
         self.bots_after = {"realtime": self.bots_after_ms}
@@ -124,8 +128,13 @@ class Matchmaker:
             waiting = [Waiting(*w) for w in await self.queue.waiting(game, size, speed)]
             scores = {w.player: w.score for w in waiting}
             prefix = self.store.settings.key_prefix  # blocks keep players apart:
-            apart = await kept_apart(self.store.redis, prefix, [w.player for w in waiting])
-            formed = tables(waiting, size, now, self.bots_after[speed], apart)
+            players = [w.player for w in waiting]
+            apart = await kept_apart(self.store.redis, prefix, players)
+            programs, kept = await kept_from_bots(
+                self.store.redis, prefix, self.directory, players, self.bot_games_per_day
+            )
+            after = self.bots_after[speed]
+            formed = tables(waiting, size, now, after, apart | kept, programs)
             left += len(waiting) if speed == "realtime" else 0
             for seats in formed:
                 level = await self.level_for(game, [scores[p] for p in seats if p])
@@ -160,6 +169,7 @@ class Matchmaker:
         kinds = [s.kind for s in seats]
         seat_calls(pipe, self.store, table.game_id, kinds, players, int(time.time() * 1000))
         await pipe.execute()
+        await self._count_bot_game(list(players.values()))
         for seat, player in players.items():
             try:
                 await take_seat(self.store, player, table.game_id, seat)
@@ -175,6 +185,13 @@ class Matchmaker:
             "table seated",
             extra={"game_id": table.game_id, "game": table.game, "speed": table.speed},
         )
+
+    async def _count_bot_game(self, players: list[str]) -> None:
+        """Bot accounts seated together play one more game against bots today."""
+        redis, prefix = self.store.redis, self.store.settings.key_prefix
+        programs = sorted(await bot_accounts(redis, self.directory, players))
+        if len(programs) > 1:
+            await count_bot_game(redis, prefix, programs, time.time())
 
 
 def _shuffled(seats: list[str | None]) -> list[str | None]:

@@ -7,7 +7,7 @@ game still seals once it is over (``sealed``: a duplicate tournament's shared de
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import orjson
@@ -27,15 +27,19 @@ def is_finished(stored: list[StoredEvent]) -> bool:
 
 
 def record(
-    game: Game[Any], stored: list[StoredEvent], names: Mapping[int, str] | None = None
+    game: Game[Any],
+    stored: list[StoredEvent],
+    names: Mapping[int, str] | None = None,
+    bots: Collection[int] = (),
 ) -> dict[str, Any]:
-    """The record of a finished game (``stored``: all its events, from the store)."""
+    """The record of a finished game (``stored``: all its events, from the store); each
+    seat with its player's name now and whether that player is a bot account."""
     state = fold(game, stored)
     stored = current_shapes(game, stored)  # every event in its type's current version
     shown = redact_stored(game, state, stored, SPECTATOR)
     created = loads(stored[0].payload)
     seats = [
-        {"seat": i, **s, "player_name": (names or {}).get(i, "")}
+        {"seat": i, **s, "player_name": (names or {}).get(i, ""), "bot_account": i in bots}
         for i, s in enumerate(created.get("seats", []))
     ]
     return {

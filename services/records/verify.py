@@ -25,6 +25,9 @@ from services.kernel.spec import GameSpec
 from services.kernel.table import StandIn
 from services.records.document import FORMAT
 
+# What a record adds to each seat from the accounts as the record is made, not the log.
+SHOWN_NOW = ("seat", "player_name", "bot_account")
+
 
 class Mismatch(Exception):
     """The record does not re-play: ``where`` names the command and event."""
@@ -112,7 +115,7 @@ def _as_created(doc: dict[str, Any], creation: dict[str, Any]) -> None:
         raise Mismatch(
             "options", f"the record says {doc['options']}, its log {created.get('options')}"
         )
-    seats = [{k: v for k, v in s.items() if k not in ("seat", "player_name")} for s in doc["seats"]]
+    seats = [{k: v for k, v in s.items() if k not in SHOWN_NOW} for s in doc["seats"]]
     if orjson.dumps(seats) != orjson.dumps(created.get("seats", [])):
         raise Mismatch("seats", f"the record says {seats}, its log {created.get('seats')}")
 

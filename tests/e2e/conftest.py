@@ -28,6 +28,7 @@ def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
         RAFFE_PROVISIONAL_GAMES="1",
         RAFFE_QUICKPLAY_BOTS_AFTER_S="3",
         RAFFE_TURN_BASED_BOTS_AFTER_S="6",
+        RAFFE_BOT_GAMES_PER_DAY="2",
     ) as s:
         yield s
 

@@ -1,0 +1,332 @@
+"""The Bot API (#57, docs/bot-api.md) over HTTP against the real system: bot accounts
+and their marks, the account stream (opening state, live frames, resume, NDJSON and
+SSE, one at a time), consent, the limits, and the reference client
+(clients/raffe_bot.py) playing quick play against another bot account and each game
+kind against a person."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+
+from clients.raffe_bot import POLICIES
+from tests.e2e.players import auth
+from tests.e2e.system import System
+from tests.e2e.test_accounts import register
+from tests.e2e.test_quickplay import seated
+
+PASSWORD = "a long password"
+
+
+def person(http: httpx.Client, name: str) -> dict[str, Any]:
+    return register(http, f"{name} {secrets.token_hex(3)}", PASSWORD)
+
+
+def bot(http: httpx.Client, name: str) -> dict[str, Any]:
+    """A new bot account: registered, then made a bot (its new token carries ``bot``)."""
+    account = person(http, name)
+    made = http.post("/v1/accounts/me/bot", headers=auth(account["token"]))
+    assert made.status_code == 201, made.text
+    return dict(made.json())
+
+
+def challenge(http: httpx.Client, who: dict[str, Any], to: str, game: str) -> httpx.Response:
+    body = {"to": to, "game": game, "options": {"target": 2} if game == "giraffometer" else {}}
+    return http.post("/v1/challenges", json=body, headers=auth(who["token"]))
+
+
+class AccountStream:
+    """An account stream read in a thread: its frames as (event, id, data)."""
+
+    def __init__(self, base_url: str, token: str, fmt: str = "ndjson", after: str = "") -> None:
+        self.frames: list[tuple[str, str | None, dict[str, Any]]] = []
+        self.status = 0
+        self.client = httpx.Client(base_url=base_url, timeout=httpx.Timeout(5, read=None))
+        params = {"format": fmt, **({"after": after} if after else {})}
+        self.args = ("/v1/accounts/me/events", params, auth(token), fmt)
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        """Opens the stream (again after a 429's Retry-After: a stream just closed
+        holds a bot's lock until its gateway notices), then reads it."""
+        url, params, headers, fmt = self.args
+        for _ in range(5):
+            with (
+                contextlib.suppress(httpx.HTTPError),
+                self.client.stream("GET", url, params=params, headers=headers) as stream,
+            ):
+                self.status = stream.status_code
+                if self.status == 429:
+                    time.sleep(float(stream.headers["retry-after"]))
+                    continue
+                if self.status != 200:
+                    self.frames.append(("problem", None, orjson.loads(stream.read())))
+                self._frames(stream.iter_lines(), fmt)
+            return
+
+    def _frames(self, lines: Iterator[str], fmt: str) -> None:
+        kind, frame_id = "", None
+        for line in lines:
+            if fmt == "ndjson" and line.strip():
+                f = orjson.loads(line)
+                self.frames.append((f["event"], f["id"], f["data"]))
+            elif line.startswith("id: "):
+                frame_id = line[4:]
+            elif line.startswith("event: "):
+                kind = line[7:]
+            elif line.startswith("data: "):
+                self.frames.append((kind, frame_id, orjson.loads(line[6:])))
+                frame_id = None
+
+    def wait(self, test: Any, timeout: float = 20.0) -> tuple[str, str | None, dict[str, Any]]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for f in list(self.frames):
+                if test(f):
+                    return f
+            time.sleep(0.05)
+        raise AssertionError(f"no such frame among {self.frames}")
+
+    def close(self) -> None:
+        self.client.close()
+
+
+@contextlib.contextmanager
+def account_stream(system: System, token: str, **kw: Any) -> Iterator[AccountStream]:
+    stream = AccountStream(system.base_url, token, **kw)
+    try:
+        yield stream
+    finally:
+        stream.close()
+
+
+def test_a_bot_account_is_for_good_only_before_playing_and_marked(http: httpx.Client) -> None:
+    account = person(http, "Robo")
+    made = http.post("/v1/accounts/me/bot", headers=auth(account["token"]))
+    assert made.status_code == 201 and made.json()["bot"] is True, made.text
+    old = http.get("/v1/accounts/me", headers=auth(account["token"]))
+    assert old.status_code == 401  # every earlier sign-in ended
+    me = http.get("/v1/accounts/me", headers=auth(made.json()["token"])).json()
+    assert me["bot"] is True and "bot" in me["sessions"][0]["scopes"]
+    token = http.post(
+        "/v1/accounts/me/tokens",
+        json={"label": "engine", "scopes": ["play"]},
+        headers=auth(made.json()["token"]),
+    )
+    assert token.status_code == 201 and "bot" in token.json()["scopes"], token.text
+    assert http.get(f"/v1/players/{account['player_id']}").json()["bot"] is True
+    # A guest, and an account that has held a seat, stay people.
+    guest = http.post("/v1/accounts", json={}).json()
+    no = http.post("/v1/accounts/me/bot", headers=auth(guest["token"]))
+    assert no.status_code == 422 and no.json()["code"] == "guest"
+    played = person(http, "Played")
+    seats = [{"kind": "human", "player": "me"}, {"kind": "bot"}]
+    body = {"game": "giraffometer", "seats": seats}
+    assert http.post("/v1/games", json=body, headers=auth(played["token"])).status_code == 201
+    late = http.post("/v1/accounts/me/bot", headers=auth(played["token"]))
+    assert late.status_code == 422 and late.json()["code"] == "has_played"
+    assert http.get(f"/v1/players/{played['player_id']}").json()["bot"] is False
+
+
+def test_bots_challenge_only_people_who_welcome_them_and_are_marked_at_the_table(
+    http: httpx.Client, system: System
+) -> None:
+    robo, ann = bot(http, "Robo"), person(http, "Ann")
+    refused = challenge(http, robo, ann["player_id"], "giraffometer")
+    assert refused.status_code == 403 and refused.json()["code"] == "bots_not_welcome"
+    welcome = {"quick_play": False, "challenges": True}
+    put = http.put("/v1/accounts/me/bots-welcome", json=welcome, headers=auth(ann["token"]))
+    assert put.status_code == 200 and put.json() == welcome, put.text
+    assert http.get("/v1/accounts/me", headers=auth(ann["token"])).json()["bots_welcome"] == welcome
+    with account_stream(system, ann["token"]) as stream:
+        sent = challenge(http, robo, ann["player_id"], "giraffometer")
+        assert sent.status_code == 201, sent.text
+        assert sent.json()["bot_accounts"] == [robo["player_id"]]
+        cid = sent.json()["challenge_id"]
+        stream.wait(lambda f: f[0] == "challenge" and f[2]["challenge_id"] == cid)
+        taken = http.post(f"/v1/challenges/{cid}/accept", headers=auth(ann["token"]))
+        game_id = taken.json()["game_id"]
+        stream.wait(lambda f: f[0] == "game_start" and f[2]["game_id"] == game_id)
+    seats = http.get(f"/v1/games/{game_id}/seats").json()["seats"]
+    assert [s["bot_account"] for s in seats] == [True, False]
+    lobby = http.get("/v1/games", params={"limit": 200}).json()["games"]
+    (listed,) = [g for g in lobby if g["game_id"] == game_id]
+    assert [s.get("bot_account") for s in listed["seats"]] == [True, False]
+
+
+def test_the_account_stream_opens_with_the_state_then_changes_and_resumes(
+    http: httpx.Client, system: System
+) -> None:
+    robo, bea = bot(http, "Robo"), person(http, "Bea")
+    with account_stream(system, robo["token"]) as stream:
+        stream.wait(lambda f: f[0] == "opened")  # its opening state (nothing yet) was sent
+        first = challenge(http, bea, robo["player_id"], "giraffometer").json()
+        frame = stream.wait(lambda f: f[0] == "challenge")
+        assert frame[1] and frame[2]["challenge_id"] == first["challenge_id"]
+        assert frame[2]["state"] == "open" and frame[2]["challenger"] == bea["player_id"]
+        resume_from = frame[1]
+    # While it is closed: a second challenge, and the first taken back.
+    second = challenge(http, bea, robo["player_id"], "riff-raff").json()
+    http.delete(f"/v1/challenges/{first['challenge_id']}", headers=auth(bea["token"]))
+    with account_stream(system, robo["token"], fmt="sse", after=resume_from) as again:
+        opened = again.wait(lambda f: f[0] == "challenge" and f[1] is None)
+        assert opened[2]["challenge_id"] == second["challenge_id"]  # the opening state
+        cancelled = again.wait(lambda f: f[1] is not None and f[2]["state"] == "cancelled")
+        assert cancelled[2]["challenge_id"] == first["challenge_id"]  # missed, not lost
+        again.wait(lambda f: f[1] is not None and f[2]["challenge_id"] == second["challenge_id"])
+        taken = http.post(
+            f"/v1/challenges/{second['challenge_id']}/accept", headers=auth(robo["token"])
+        )
+        game_id = taken.json()["game_id"]
+        again.wait(lambda f: f[0] == "game_start" and f[2]["game_id"] == game_id)
+    with account_stream(system, robo["token"]) as third:  # a game in progress opens it
+        third.wait(lambda f: f[0] == "game_start" and f[1] is None and f[2]["game_id"] == game_id)
+
+
+def test_a_bot_account_holds_one_stream_and_its_limits_say_which_and_how_long(
+    http: httpx.Client, system: System
+) -> None:
+    robo, other = bot(http, "Robo"), bot(http, "Other")
+    with account_stream(system, robo["token"]) as first:
+        first.wait(lambda f: f[0] == "opened")
+        second = http.get("/v1/accounts/me/events", headers=auth(robo["token"]))
+        assert second.status_code == 429 and second.json()["code"] == "bot_streams"
+        assert int(second.headers["retry-after"]) >= 1
+    # Games against other bots: the session's cap is 2 a day.
+    for _ in range(2):
+        sent = challenge(http, robo, other["player_id"], "giraffometer").json()
+        taken = http.post(
+            f"/v1/challenges/{sent['challenge_id']}/accept", headers=auth(other["token"])
+        )
+        assert taken.status_code == 200, taken.text
+    capped = challenge(http, robo, other["player_id"], "giraffometer")
+    assert capped.status_code == 429 and capped.json()["code"] == "bot_games_per_day"
+    assert 0 < int(capped.headers["retry-after"]) <= 86_400
+    # Requests a minute (120 in the session): a person is not counted as a bot.
+    codes = [
+        http.get("/v1/accounts/me", headers=auth(robo["token"])).status_code for _ in range(125)
+    ]
+    assert codes.count(429) >= 1 and codes[0] == 200
+    limited = http.get("/v1/accounts/me", headers=auth(robo["token"]))
+    assert limited.json()["code"] == "bot_requests_per_minute" and limited.json()["limit"] == 120
+    assert 1 <= int(limited.headers["retry-after"]) <= 60
+
+
+def test_quick_play_keeps_bots_from_people_who_did_not_welcome_them(http: httpx.Client) -> None:
+    robo, cy = bot(http, "Robo"), person(http, "Cy")
+    queue = {"game": "riff-raff", "seats": 2}
+    for who in (robo, cy):
+        joined = http.post("/v1/quickplay", json=queue, headers=auth(who["token"]))
+        assert joined.status_code == 202, joined.text
+    table = seated(http, cy["token"])  # after 3 s: a house bot, not the bot account
+    players = {
+        s["player_id"] for s in http.get(f"/v1/games/{table['game_id']}/seats").json()["seats"]
+    }
+    assert robo["player_id"] not in players
+    time.sleep(1)
+    assert http.get("/v1/quickplay", headers=auth(robo["token"])).json()["state"] != "seated"
+    http.delete("/v1/quickplay", headers=auth(robo["token"]))
+
+
+def seated_bot(http: httpx.Client, token: str, timeout: float = 40.0) -> dict[str, Any]:
+    """A bot account's quick-play table, asked once a second (its requests are limited)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ticket = http.get("/v1/quickplay", headers=auth(token)).json()
+        if ticket.get("state") == "seated":
+            return dict(ticket)
+        time.sleep(1)
+    raise AssertionError(f"not seated: {ticket}")
+
+
+def start_client(system: System, token: str, *args: str) -> subprocess.Popen[str]:
+    command = [sys.executable, "clients/raffe_bot.py", "--url", system.base_url, "--token", token]
+    return subprocess.Popen([*command, *args], stdout=subprocess.PIPE, text=True)
+
+
+def over(http: httpx.Client, game_id: str, timeout: float = 120.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        view = http.get(f"/v1/games/{game_id}").json()
+        if view["view"]["status"]["over"]:
+            return dict(view)
+        time.sleep(0.3)
+    raise AssertionError(f"game {game_id} not over")
+
+
+def test_two_reference_clients_play_a_quick_play_game(http: httpx.Client, system: System) -> None:
+    one, two = bot(http, "Ref One"), bot(http, "Ref Two")
+    clients = [
+        start_client(system, b["token"], "--quickplay", "giraffometer:2") for b in (one, two)
+    ]
+    try:
+        table = seated_bot(http, one["token"])
+        seats = http.get(f"/v1/games/{table['game_id']}/seats").json()["seats"]
+        assert {s["player_id"] for s in seats} == {one["player_id"], two["player_id"]}
+        assert all(s["bot_account"] for s in seats)
+        over(http, table["game_id"])
+    finally:
+        for c in clients:
+            c.kill()
+    record = http.get(f"/v1/games/{table['game_id']}/record").json()
+    assert all(s["bot_account"] for s in record["seats"])
+
+
+@pytest.mark.parametrize("game", ["giraffe-raffe", "giraffometer", "riff-raff"])
+def test_the_reference_client_plays_each_game_against_a_person(
+    http: httpx.Client, system: System, game: str
+) -> None:
+    """A person challenges the reference client and plays their seat by the same simple
+    policy over HTTP, to the end."""
+    ref, dee = bot(http, "Ref"), person(http, "Dee")
+    client = start_client(system, ref["token"])
+    try:
+        time.sleep(1)  # its account stream is open
+        sent = challenge(http, dee, ref["player_id"], game).json()
+        game_id = wait_accepted(http, dee, sent["challenge_id"])
+        play_person(http, game, game_id, dee["token"])
+        assert over(http, game_id)["view"]["status"]["over"]
+    finally:
+        client.kill()
+
+
+def wait_accepted(http: httpx.Client, who: dict[str, Any], challenge_id: str) -> str:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        (sent,) = [
+            c
+            for c in http.get("/v1/challenges", headers=auth(who["token"])).json()["outgoing"]
+            if c["challenge_id"] == challenge_id
+        ]
+        if sent["state"] == "accepted":
+            return str(sent["game_id"])
+        time.sleep(0.2)
+    raise AssertionError("the reference client never accepted")
+
+
+def play_person(http: httpx.Client, game: str, game_id: str, token: str) -> None:
+    deadline = time.monotonic() + 150
+    while time.monotonic() < deadline:
+        view = http.get(f"/v1/games/{game_id}", headers=auth(token)).json()
+        if view["view"]["status"]["over"]:
+            return
+        legal = http.get(f"/v1/games/{game_id}/commands", headers=auth(token)).json()
+        command = POLICIES[game](view["view"], legal) if legal.get("to_act") else None
+        if command is None:
+            time.sleep(0.1)
+            continue
+        body = {"command": command, "command_id": uuid.uuid4().hex}
+        http.post(f"/v1/games/{game_id}/commands", json=body, headers=auth(token))
+    raise AssertionError(f"{game} game {game_id} not over")
