@@ -40,6 +40,7 @@ export async function renderAccount(showAnywhere, types) {
     el("h2", {}, "Your games"),
     gameList(games.games, titles),
     mine.guest ? null : await notificationsBox(me).catch(() => null),
+    mine.guest || mine.bot ? null : botsBox(mine.bots_welcome, me),
     el("h2", {}, "Signed in on"),
     sessionList(mine.sessions, me, show),
     el(
@@ -181,5 +182,27 @@ function sessionList(sessions, me, show) {
             }),
       ),
     ),
+  );
+}
+
+// Where programs (bot accounts, docs/bot-api.md) may meet you: both off until you say.
+function botsBox(welcome, me) {
+  const box = (id, label, key) => {
+    const input = el("input", { type: "checkbox", id });
+    input.checked = Boolean(welcome[key]);
+    input.addEventListener("change", async () => {
+      welcome = { ...welcome, [key]: input.checked };
+      await api("PUT", "/v1/accounts/me/bots-welcome", welcome, me.token);
+      toast(input.checked ? `${label}: yes` : `${label}: no`);
+    });
+    return el("p", {}, el("label", { for: id }, input, ` ${label}`));
+  };
+  return el(
+    "section",
+    { "aria-labelledby": "bots-heading" },
+    el("h2", { id: "bots-heading" }, "Bots"),
+    el("p", { class: "muted" }, "Programs people connect to Raffe show as BOT."),
+    box("bots-quick-play", "Programs may sit at my quick-play tables", "quick_play"),
+    box("bots-challenges", "Programs may challenge me", "challenges"),
   );
 }

@@ -96,11 +96,16 @@ export async function heldSeat(gameId) {
   }
 }
 
+// A player's name as shown: a program's account (docs/bot-api.md) says so, everywhere.
+export function named(p) {
+  return p.bot_account || p.bot ? `BOT ${p.name}` : p.name;
+}
+
 // Each seat's name as it is now (a player's current name), by seat.
 export async function seatNames(gameId) {
   try {
     const found = await api("GET", `/v1/games/${gameId}/seats`);
-    return Object.fromEntries(found.seats.filter((s) => s.name).map((s) => [s.seat, s.name]));
+    return Object.fromEntries(found.seats.filter((s) => s.name).map((s) => [s.seat, named(s)]));
   } catch {
     return {};
   }

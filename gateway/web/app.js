@@ -10,6 +10,7 @@ import {
   el,
   follow,
   heldSeat,
+  named,
   remember,
   seatOf,
   toast,
@@ -523,7 +524,9 @@ async function tablePage(gameId) {
   // The move log: every move as a sentence, newest first; the newest is announced.
   const events = await allEvents(gameId, token).catch(() => []);
   const seated = await api("GET", `/v1/games/${gameId}/seats`).catch(() => ({ seats: [] }));
-  const names = Object.fromEntries(seated.seats.filter((s) => s.name).map((s) => [s.seat, s.name]));
+  const names = Object.fromEntries(
+    seated.seats.filter((s) => s.name).map((s) => [s.seat, named(s)]),
+  );
   const who = namer(events, held ? held.seat : -1, names);
   // Each seat's presence (connected, away, gone), kept current by the stream's frames.
   const presence = Object.fromEntries(

@@ -4,6 +4,12 @@
 
 import { account, api, el, toast } from "/static/api.js";
 
+// A challenge's player as shown: a program's account says so (docs/bot-api.md).
+function who(ch, side) {
+  const name = ch[`${side}_name`];
+  return (ch.bot_accounts || []).includes(ch[side]) ? `BOT ${name}` : name;
+}
+
 const EVERY_MS = 4000;
 
 function incomingItem(ch, titles, me, redraw) {
@@ -21,11 +27,11 @@ function incomingItem(ch, titles, me, redraw) {
   };
   const what = `${titles[ch.game] || ch.game}, ${ch.seats} seats`;
   if (ch.state !== "open")
-    return el("li", {}, `${ch.challenger_name}: ${what} (${ch.state})`, tableLink(ch));
+    return el("li", {}, `${who(ch, "challenger")}: ${what} (${ch.state})`, tableLink(ch));
   return el(
     "li",
     {},
-    `${ch.challenger_name} challenges you: ${what} `,
+    `${who(ch, "challenger")} challenges you: ${what} `,
     el("button", { type: "button", class: "accept", onclick: answer("accept") }, "Accept"),
     " ",
     el("button", { type: "button", onclick: answer("decline", { reason: "generic" }) }, "Decline"),
@@ -46,10 +52,11 @@ function outgoingItem(ch, titles, me, redraw) {
       toast(e.message);
     }
   };
+  const answered = `${ch.state}${ch.reason ? `: ${ch.reason}` : ""}`;
   return el(
     "li",
     {},
-    `You challenged ${ch.invitee_name}: ${what} (${ch.state}${ch.reason ? `: ${ch.reason}` : ""})`,
+    `You challenged ${who(ch, "invitee")}: ${what} (${answered})`,
     ch.state === "open" ? [" ", el("button", { type: "button", onclick: back }, "Take back")] : [],
     tableLink(ch),
   );

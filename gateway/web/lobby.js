@@ -1,7 +1,7 @@
 // The lobby's list of games: a row each (its game, players, whom it waits for, when it
 // started, and links to play, watch, join or replay), or a line saying there are none.
 
-import { el } from "/static/api.js";
+import { el, named } from "/static/api.js";
 
 // The table's heading row and body for ``found`` (GET /v1/games); ``titles`` names each
 // game type, ``mine(g)`` says whether the caller plays in g (their link says "Play").
@@ -53,7 +53,7 @@ function playersOf(g) {
   return (g.seats || [])
     .map(
       (s, i) =>
-        s.name ||
+        (s.name && named(s)) ||
         (s.kind === "bot"
           ? `bot${s.bot_level ? ` (${s.bot_level})` : ""}`
           : g.open_seats.includes(i)

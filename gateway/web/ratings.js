@@ -2,7 +2,7 @@
 // game kind, a chart of their score over their rated games, recent games with replays.
 // docs/ratings.md describes the API.
 
-import { account, api, el } from "/static/api.js";
+import { account, api, el, named } from "/static/api.js";
 import { challengeForm } from "/static/challenges.js";
 import { followButton } from "/static/friends.js";
 import { reportForm } from "/static/moderation.js";
@@ -104,7 +104,11 @@ function boardTable(entries, id, me) {
           "tr",
           { class: me && e.player_id === me.player_id ? "mine" : null },
           el("td", {}, e.rank),
-          el("td", {}, el("a", { href: `#/players/${e.player_id}` }, e.name || "an erased player")),
+          el(
+            "td",
+            {},
+            el("a", { href: `#/players/${e.player_id}` }, e.name ? named(e) : "an erased player"),
+          ),
           el("td", {}, e.rating),
           el("td", {}, e.games),
         ),
@@ -119,7 +123,7 @@ export async function renderPlayer(id, show, gameTypes) {
   let name = id.startsWith("bot:") ? `Bot (${id.slice(4)})` : "";
   if (!name)
     name = await api("GET", `/v1/players/${id}`).then(
-      (p) => p.name,
+      (p) => named(p),
       () => "an erased player",
     );
   const kinds = Object.entries(rated.ratings);
@@ -162,7 +166,7 @@ export async function renderPlayer(id, show, gameTypes) {
           `place ${g.place} of ${g.players.length} against `,
           g.players
             .filter((p) => p.player_id !== id)
-            .map((p) => p.name || "an erased player")
+            .map((p) => (p.name ? named(p) : "an erased player"))
             .join(", "),
           `, rating ${g.rating_after} (${signed(g.rating_after - g.rating_before)}) `,
           el("a", { href: `#/games/${g.game_id}/replay` }, "replay"),

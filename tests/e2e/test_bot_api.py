@@ -19,11 +19,25 @@ from typing import Any
 import httpx
 import orjson
 import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 from clients.raffe_bot import POLICIES
+from tests.e2e.browser import (
+    accessibility_problems,
+    browser,
+    click,
+    find,
+    game_id_of,
+    needs_chromium,
+    status,
+    wait_for,
+)
 from tests.e2e.players import auth
 from tests.e2e.system import System
 from tests.e2e.test_accounts import register
+from tests.e2e.test_browser import overflows, play_by_clicking
+from tests.e2e.test_browser_accounts import signed_in_on_a_phone
 from tests.e2e.test_quickplay import seated
 
 PASSWORD = "a long password"
@@ -330,3 +344,47 @@ def play_person(http: httpx.Client, game: str, game_id: str, token: str) -> None
         body = {"command": command, "command_id": uuid.uuid4().hex}
         http.post(f"/v1/games/{game_id}/commands", json=body, headers=auth(token))
     raise AssertionError(f"{game} game {game_id} not over")
+
+
+@needs_chromium
+@pytest.mark.parametrize("game", ["giraffe-raffe", "giraffometer", "riff-raff"])
+def test_a_person_in_chromium_challenges_the_reference_client_and_plays_it_to_the_end(
+    system: System, http: httpx.Client, game: str
+) -> None:
+    """At 390 px: the person finds the bot's page (marked BOT), challenges it, follows
+    the lobby's link to the table the bot accepted, sees the bot marked there, and
+    plays their seat by clicking until the game is over. Once, the account page's Bots
+    box (axe clean) turns consent on."""
+    name = f"Eve {secrets.token_hex(3)}"
+    eve = register(http, name, PASSWORD)
+    ref = bot(http, "Ref")
+    client = start_client(system, ref["token"])
+    driver = browser()
+    try:
+        token = signed_in_on_a_phone(driver, system.base_url, name, PASSWORD)
+        if game == "giraffometer":
+            driver.get(system.base_url + "/#/account")
+            click(driver, "#bots-challenges")
+            assert accessibility_problems(driver) == [] and not overflows(driver)
+            wait_for(lambda: welcomed(http, eve["token"])["challenges"], 10, "not saved")
+        driver.get(f"{system.base_url}/#/players/{ref['player_id']}")
+        wait_for(lambda: "BOT Ref" in find(driver, "h1").text, 10, "the bot is not marked")
+        Select(find(driver, "#challenge-game")).select_by_value(game)
+        click(driver, "#challenge")
+        driver.get(system.base_url + "/#/")
+        link = wait_for(
+            lambda: driver.find_elements(By.CSS_SELECTOR, '#challenges a[href^="#/games/"]'), 20
+        )
+        assert "BOT Ref" in find(driver, "#challenges").text
+        link[0].click()
+        game_id = game_id_of(driver)
+        wait_for(lambda: "BOT Ref" in find(driver, "main").text, 20, "no BOT at the table")
+        assert play_by_clicking(driver, http, game, game_id, token) > 0
+        assert "Game over" in status(driver)
+    finally:
+        driver.quit()
+        client.kill()
+
+
+def welcomed(http: httpx.Client, token: str) -> dict[str, bool]:
+    return dict(http.get("/v1/accounts/me", headers=auth(token)).json()["bots_welcome"])
