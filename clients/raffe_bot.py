@@ -2,7 +2,7 @@
 accepts challenges, optionally queues for quick play, and plays Giraffe Raffe,
 Giraffometer and Riff Raff with a simple policy, one thread per game.
 
-    python clients/raffe_bot.py --url http://127.0.0.1:8000 --token <bot token> \
+    python clients/raffe_bot.py --url http://127.0.0.1:8000 --token=<bot token> \
         [--quickplay giraffometer:2] [--games 3]
 
 Its one dependency is httpx. Streams are new-line delimited JSON; each resumes after a
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import random
 import threading
 import time
@@ -150,7 +151,8 @@ def run(url: str, token: str, quickplay: str, games: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--url", default="http://127.0.0.1:8000")
-    parser.add_argument("--token", required=True, help="a bot account's token (scope bot)")
+    token = os.environ.get("RAFFE_BOT_TOKEN")  # or --token=T (a token may begin with "-")
+    parser.add_argument("--token", default=token, required=not token, help="a bot's token")
     parser.add_argument("--quickplay", default="", help="game:seats to queue for, e.g. riff-raff:2")
     parser.add_argument("--games", type=int, default=1, help="quick-play games at once")
     args = parser.parse_args()

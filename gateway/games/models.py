@@ -183,6 +183,11 @@ class CreateTournament(Strict):
         False,
         description="anyone with the tournament's id may join (POST .../join) until it starts",
     )
+    bots_allowed: StrictBool = Field(
+        False,
+        description="bot accounts (programs, docs/bot-api.md) may enter; a ladder takes "
+        "them anyway",
+    )
 
     model_config = ConfigDict(
         extra="forbid",
@@ -223,14 +228,22 @@ REGISTRATION_ID = (
 
 
 class RegisterPlayer(Strict):
-    name: str = Field(min_length=1, max_length=64)
+    name: str = Field("", max_length=64, description="else the account's name")
     kind: Literal["human", "bot"] = "bot"
     bot_level: str = Field("", max_length=32)
+    account: str | None = Field(
+        None,
+        pattern=r"^pl[0-9a-f]{24}$",
+        description="an account's entrant (kind human): its tables seat that account, whose "
+        "token plays them; a bot account's enters a ladder as a bot (docs/bot-api.md)",
+    )
     command_id: str | None = Field(None, min_length=1, max_length=128, description=REGISTRATION_ID)
 
 
 class JoinTournament(Strict):
-    name: str = Field(min_length=1, max_length=64, description="as the standings show you")
+    name: str = Field(
+        "", max_length=64, description="as the standings show you; signed in: your name"
+    )
     command_id: str | None = Field(None, min_length=1, max_length=128, description=REGISTRATION_ID)
 
 
@@ -305,6 +318,8 @@ class TournamentPlayer(Open):
     kind: str
     bot_level: str
     removed: bool = False
+    account: str | None = Field(None, description="the account whose tables these are")
+    bot_account: bool = Field(False, description="a program's account (docs/bot-api.md)")
 
 
 class TournamentTable(Open):

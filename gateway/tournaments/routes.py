@@ -74,6 +74,8 @@ async def create(
         del options["open_registration"]
     if options["max_players"] == MAX_PLAYERS:
         del options["max_players"]
+    if not options["bots_allowed"]:
+        del options["bots_allowed"]
     created = await _engine(c).create([SeatSpec("human", "organiser")], options)
     tokens = await c.tokens.register(created.game_id, ["human"])
     response.headers["Location"] = f"/v1/tournaments/{created.game_id}"
@@ -97,7 +99,9 @@ async def register(
     _organiser(tournament_id, who)
     if body.kind == "bot" and body.bot_level and body.bot_level not in BOT_LEVELS:
         raise Problem(422, "bad_bot_level", f"bot levels are {', '.join(sorted(BOT_LEVELS))}")
-    command = {"type": "register", **body.model_dump(exclude={"command_id"})}
+    command = {"type": "register", **body.model_dump(exclude={"command_id", "account"})}
+    if body.account is not None:
+        command |= await _account_entrant(c, body.account, body.name)
     human = body.kind == "human"
     return await _registered(c, tournament_id, ORGANISER, command, human, body.command_id)
 
@@ -106,11 +110,18 @@ async def register(
     "/{tournament_id}/join", status_code=201, response_model=PlayerRegistered, responses=PROBLEMS
 )
 async def join(
-    tournament_id: TournamentId, body: JoinTournament, c: ClientsDep, request: Request
+    tournament_id: TournamentId,
+    body: JoinTournament,
+    c: ClientsDep,
+    request: Request,
+    who: CallerDep,
 ) -> PlayerRegistered:
     """Join an open tournament (one created with open_registration) as a human, before it
     starts; no token needed. Keep the player token: with it, GET /me shows your table and
-    the seat token to play it. A closed tournament answers 422 ``closed``; a name that is
+    the seat token to play it. Signed in (a player's token), your account enters: its
+    token plays your tables, and your account stream announces each (docs/bot-api.md);
+    a bot account enters only a tournament created with ``bots_allowed`` (422
+    ``bots_not_allowed``), or a ladder. A closed tournament answers 422 ``closed``; a name that is
     not plain text 422 ``bad_name``, one that looks like a name taken 422 ``name_taken``.
     One address adds at most RAFFE_JOINS_PER_ADDRESS entrants to a tournament, and a
     tournament takes at most RAFFE_JOINS_PER_MINUTE joins a minute (429, Retry-After)."""
@@ -118,6 +129,10 @@ async def join(
         raise Problem(404, "unknown_tournament", f"no tournament {tournament_id}")
     await c.joins.take(tournament_id, request.state.client_address, body.command_id)
     command = {"type": "join", "name": body.name}
+    if who.player_id:  # signed in: the account enters, and its token plays its tables
+        command |= await _account_entrant(c, who.player_id, body.name)
+    elif not body.name:
+        raise Problem(422, "bad_name", "a name to show in the standings")
     return await _registered(c, tournament_id, ENGINE, command, True, body.command_id)
 
 
@@ -139,6 +154,15 @@ async def remove(
     command = {"type": "remove", "player": player}
     done = await _engine(c).execute(tournament_id, ORGANISER, command, _cid(), 0)
     return {"version": done.version}
+
+
+async def _account_entrant(c: Clients, account: str, name: str) -> dict[str, Any]:
+    """An account's entry: its name (unless another is given) and whether it is a bot
+    account's (only a tournament allowing bots, or a ladder, takes those)."""
+    entry = await c.accounts.directory_entry(account)
+    if entry is None:
+        raise Problem(404, "no_player", f"no player {account}")
+    return {"account": account, "name": name or entry["name"], "program": bool(entry.get("bot"))}
 
 
 async def _registered(

@@ -29,6 +29,8 @@ class Register(Strict):
     name: str | None = None
     kind: str = "bot"
     bot_level: str | None = None
+    account: str | None = Field(None, pattern=r"^pl[0-9a-f]{24}$")  # its tables seat it
+    program: bool = False  # the account is a bot's (the gateway says, from the directory)
 
 
 class Join(Strict):
@@ -36,6 +38,8 @@ class Join(Strict):
 
     type: Literal["join"]
     name: str | None = None
+    account: str | None = Field(None, pattern=r"^pl[0-9a-f]{24}$")  # a signed-in player
+    program: bool = False
 
 
 class Remove(Strict):

@@ -22,6 +22,10 @@ class PlayerRegistered:
     name: str
     kind: str  # "human" or "bot"
     bot_level: str = ""
+    # An account's entrant (docs/bot-api.md): its tables seat that account, whose token
+    # plays them; ``program``: a bot account's, which a ladder takes as a bot.
+    account: str | None = None
+    program: bool | None = None
 
 
 @event

@@ -21,7 +21,7 @@ def _options_set(state: State, e: ev.GameOptionsSet) -> State:
 
 
 def _registered(state: State, e: ev.PlayerRegistered) -> State:
-    player = Player(e.name, e.kind, e.bot_level)
+    player = Player(e.name, e.kind, e.bot_level, account=e.account or "", program=bool(e.program))
     return state.but(players=(*state.players, player), taken=state.taken | {look_alike_key(e.name)})
 
 

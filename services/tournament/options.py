@@ -24,6 +24,7 @@ def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]
         *("name", "games", "format", "table_size", "rounds", "advance", "game_options"),
         "open_registration",
         "max_players",
+        "bots_allowed",
     }
     extra = sorted(set(raw) - known)
     if extra:
@@ -45,6 +46,9 @@ def options(raw: Mapping[str, Any], seats: Sequence[SeatSpec]) -> dict[str, Any]
         "open_registration": _flag(raw, "open_registration"),
         # Registration (by the organiser or by joining) stops at this many entrants.
         "max_players": _int(raw, "max_players", MAX_PLAYERS, 2, MAX_PLAYERS),
+        # Bot accounts (programs, docs/bot-api.md) may enter; a ladder takes them anyway.
+        # Kept only when on: tournaments made before it read the same.
+        **({"bots_allowed": True} if _flag(raw, "bots_allowed") else {}),
     }
 
 

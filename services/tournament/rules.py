@@ -57,7 +57,8 @@ def _events(state: State, seat: int, command: Command, rng: SeededRng) -> list[E
         raise RuleViolation("the tournament has started", "already_started")
     match command:
         case Register():
-            return [_register(state, command.name, command.kind, command.bot_level)]
+            entrant = (command.account, command.program)
+            return [_register(state, command.name, command.kind, command.bot_level, entrant)]
         case Remove():
             return [_remove(state, command)]
         case Start():
@@ -74,21 +75,38 @@ def _join(state: State, seat: int, command: Join) -> Event:
         raise RuleViolation("this tournament's organiser registers its players", "closed")
     if state.started:
         raise RuleViolation("the tournament has started", "already_started")
-    return _register(state, command.name, "human", None, ENGINE)
+    entrant = (command.account, command.program)
+    return _register(state, command.name, "human", None, entrant, ENGINE)
 
 
 def _register(
-    state: State, raw_name: str | None, kind: str, bot_level: str | None, actor: int = ORGANISER
+    state: State,
+    raw_name: str | None,
+    kind: str,
+    bot_level: str | None,
+    entrant: tuple[str | None, bool] = (None, False),
+    actor: int = ORGANISER,
 ) -> Event:
+    """A new entrant; ``entrant``: the account it is (if any) and whether that account is
+    a program's, which only a tournament allowing bots (or a ladder) takes."""
     name, level = clean_name(raw_name), bot_level or ""
-    if kind not in ("human", "bot") or len(level) > 32:
+    account, program = entrant
+    if kind not in ("human", "bot") or len(level) > 32 or (account and kind != "human"):
         raise InvalidArgument("kind is human or bot; bot_level a short string", "bad_player")
+    allowed = state.options.get("bots_allowed") or state.options["format"] == "ladder"
+    if program and not allowed:
+        raise RuleViolation("this tournament takes no bot accounts", "bots_not_allowed")
+    if account and any(p.account == account for p in state.players if not p.removed):
+        raise RuleViolation("that account has entered already", "already_entered")
     most = state.options.get("max_players", MAX_PLAYERS)
     if len(entrants(state)) >= most:
         raise RuleViolation(f"at most {most} players", "tournament_full")
     if look_alike_key(name) in state.taken:
         raise RuleViolation(f"{name!r} (or a name that looks like it) is taken", "name_taken")
-    return stored(ev.PlayerRegistered(len(state.players), name, kind, level), actor)
+    registered = ev.PlayerRegistered(
+        len(state.players), name, kind, level, account or None, True if program else None
+    )
+    return stored(registered, actor)
 
 
 def _remove(state: State, command: Remove) -> Event:
@@ -120,8 +138,10 @@ def _check_ladder(state: State) -> None:
     if len(players) != state.options["table_size"]:
         need = state.options["table_size"]
         raise RuleViolation(f"a ladder has exactly {need} entrants (the table)", "bad_ladder")
-    if any(p.kind != "bot" for p in players):
-        raise RuleViolation("a ladder is for bots: every entrant a bot level", "bad_ladder")
+    if not all(p.plays_as_bot for p in players):
+        raise RuleViolation(
+            "a ladder is for bots: every entrant a bot level or a bot account", "bad_ladder"
+        )
 
 
 def _result(state: State, command: Result, rng: SeededRng) -> list[Event]:

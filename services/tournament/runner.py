@@ -15,13 +15,17 @@ every step above is idempotent.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import time
 from typing import Any
 
 from prometheus_client import Counter
 
+from services.accounts.streams import take_seat
 from services.core.codec import loads
 from services.core.eventstore import EventStore, StoredEvent
+from services.core.seating import seat_calls
 from services.core.transport import EngineClient
 from services.core.worker import TOURNAMENT_GROUP, CheckpointedWorker, gather_all
 from services.kernel.errors import RuleViolation
@@ -73,9 +77,24 @@ class TournamentRunner(CheckpointedWorker):
                 command_id=f"create:{game_id}",
                 attended=True,  # this runner reports its result when it ends
             )
+            await self._seat_accounts(game_id, seats)
             STEPS.labels("game_created").inc()
 
         await gather_all(create(table) for table in started["tables"])
+
+    async def _seat_accounts(self, game_id: str, seats: list[SeatSpec]) -> None:
+        """An account's seats at a table (docs/bot-api.md): bound to it, so its token
+        plays them, and in its stream (SeatTaken), so its account stream says so."""
+        players = {i: s.player for i, s in enumerate(seats) if s.player}
+        if not players:
+            return
+        pipe = self.store.redis.pipeline(transaction=False)
+        now_ms = int(time.time() * 1000)
+        seat_calls(pipe, self.store, game_id, [s.kind for s in seats], players, now_ms)
+        await pipe.execute()
+        for seat, player in players.items():
+            with contextlib.suppress(RuleViolation):  # erased meanwhile: the seat stays
+                await take_seat(self.store, player, game_id, seat)
 
     async def report(self, game_type: str, game_id: str) -> bool:
         """Send a finished table game's result to its tournament (once, by command id);
@@ -135,4 +154,4 @@ def table_options(options: dict[str, Any], people: bool = False) -> dict[str, An
 def _seat(player: dict[str, Any]) -> SeatSpec:
     if player["kind"] == "bot":
         return SeatSpec("bot", player["name"], player.get("bot_level", ""))
-    return SeatSpec("human", player["name"])
+    return SeatSpec("human", player["name"], player=player.get("account") or "")

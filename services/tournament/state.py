@@ -15,6 +15,13 @@ class Player:
     kind: str  # "human" | "bot"
     bot_level: str = ""
     removed: bool = False  # taken out by the organiser before the start
+    account: str = ""  # the account whose tables these are (docs/bot-api.md)
+    program: bool = False  # a bot account's
+
+    @property
+    def plays_as_bot(self) -> bool:
+        """A bot level, or a program's account: what a ladder takes."""
+        return self.kind == "bot" or self.program
 
 
 @dataclass(frozen=True)

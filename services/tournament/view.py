@@ -69,6 +69,8 @@ def view(state: State, seat: int, reveal: bool = False) -> dict[str, Any]:
                 "kind": p.kind,
                 "bot_level": p.bot_level,
                 "removed": p.removed,
+                "account": p.account or None,
+                "bot_account": p.program,
             }
             for i, p in enumerate(state.players)
         ],

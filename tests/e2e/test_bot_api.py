@@ -23,6 +23,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from clients.raffe_bot import POLICIES
+from services.tournament.ladder import levels
 from tests.e2e.browser import (
     accessibility_problems,
     browser,
@@ -254,19 +255,9 @@ def test_quick_play_keeps_bots_from_people_who_did_not_welcome_them(http: httpx.
     http.delete("/v1/quickplay", headers=auth(robo["token"]))
 
 
-def seated_bot(http: httpx.Client, token: str, timeout: float = 40.0) -> dict[str, Any]:
-    """A bot account's quick-play table, asked once a second (its requests are limited)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ticket = http.get("/v1/quickplay", headers=auth(token)).json()
-        if ticket.get("state") == "seated":
-            return dict(ticket)
-        time.sleep(1)
-    raise AssertionError(f"not seated: {ticket}")
-
-
 def start_client(system: System, token: str, *args: str) -> subprocess.Popen[str]:
-    command = [sys.executable, "clients/raffe_bot.py", "--url", system.base_url, "--token", token]
+    # --token=...: a token may begin with "-", which argparse would take for an option.
+    command = [sys.executable, "clients/raffe_bot.py", "--url", system.base_url, f"--token={token}"]
     return subprocess.Popen([*command, *args], stdout=subprocess.PIPE, text=True)
 
 
@@ -281,21 +272,34 @@ def over(http: httpx.Client, game_id: str, timeout: float = 120.0) -> dict[str, 
 
 
 def test_two_reference_clients_play_a_quick_play_game(http: httpx.Client, system: System) -> None:
+    """Two reference bots queue for quick play: seated together (bot accounts meet each
+    other without anyone's consent), they play it to the end. They queue again after
+    each game, until the session's daily cap (2) keeps them apart."""
     one, two = bot(http, "Ref One"), bot(http, "Ref Two")
-    clients = [
-        start_client(system, b["token"], "--quickplay", "giraffometer:2") for b in (one, two)
-    ]
+    args = ("--quickplay", "giraffometer:2")
+    clients = [start_client(system, b["token"], *args) for b in (one, two)]
     try:
-        table = seated_bot(http, one["token"])
-        seats = http.get(f"/v1/games/{table['game_id']}/seats").json()["seats"]
-        assert {s["player_id"] for s in seats} == {one["player_id"], two["player_id"]}
-        assert all(s["bot_account"] for s in seats)
-        over(http, table["game_id"])
+        game_id = first_game_over(http, one["token"])
     finally:
         for c in clients:
             c.kill()
-    record = http.get(f"/v1/games/{table['game_id']}/record").json()
+    seats = http.get(f"/v1/games/{game_id}/seats").json()["seats"]
+    assert {s["player_id"] for s in seats} == {one["player_id"], two["player_id"]}
+    assert all(s["bot_account"] for s in seats)
+    record = http.get(f"/v1/games/{game_id}/record").json()
     assert all(s["bot_account"] for s in record["seats"])
+
+
+def first_game_over(http: httpx.Client, token: str, timeout: float = 60.0) -> str:
+    """A bot account's first finished game, asked every 2 s (its requests are limited)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        games = http.get("/v1/accounts/me/games", headers=auth(token)).json()["games"]
+        done = [g for g in games if g["over"]]
+        if done:
+            return str(min(done, key=lambda g: g["created_ms"])["game_id"])
+        time.sleep(2)
+    raise AssertionError(f"no game over: {games}")
 
 
 @pytest.mark.parametrize("game", ["giraffe-raffe", "giraffometer", "riff-raff"])
@@ -388,3 +392,51 @@ def test_a_person_in_chromium_challenges_the_reference_client_and_plays_it_to_th
 
 def welcomed(http: httpx.Client, token: str) -> dict[str, bool]:
     return dict(http.get("/v1/accounts/me", headers=auth(token)).json()["bots_welcome"])
+
+
+def test_a_bot_account_plays_the_duplicate_ladder_and_open_tournaments_that_allow_it(
+    http: httpx.Client, system: System
+) -> None:
+    """The organiser enters a bot account into a ladder beside a house level: its account
+    stream announces each table and the reference client plays them. An open tournament
+    takes a bot account's join only if it allows bots."""
+    ref = bot(http, "Ref Ladder")
+    client = start_client(system, ref["token"])
+    try:
+        body = {"games": ["giraffometer"], "format": "ladder", "table_size": 2, "rounds": 2}
+        created = http.post("/v1/tournaments", json=body).json()
+        tid, org = created["tournament_id"], auth(created["organiser_token"])
+        level = {"name": "Novice", "kind": "bot", "bot_level": "easy"}
+        assert http.post(f"/v1/tournaments/{tid}/players", json=level, headers=org).is_success
+        entrant = {"kind": "human", "account": ref["player_id"]}
+        entered = http.post(f"/v1/tournaments/{tid}/players", json=entrant, headers=org)
+        assert entered.status_code == 201, entered.text
+        assert http.post(f"/v1/tournaments/{tid}/start", headers=org).is_success
+        view = tournament_over(http, tid)
+    finally:
+        client.kill()
+    (program,) = [p for p in view["players"] if p["account"] == ref["player_id"]]
+    assert program["bot_account"] and program["name"] == ref["name"]
+    results = {r.level: r for r in levels(view)}
+    assert results[ref["name"]].games == 4  # 2 deals, each in both seats
+    shut = {"games": ["giraffometer"], "open_registration": True}
+    for allowed, answer in ((False, 422), (True, 201)):
+        made = http.post("/v1/tournaments", json=shut | {"bots_allowed": allowed}).json()
+        joined = http.post(
+            f"/v1/tournaments/{made['tournament_id']}/join",
+            json={},
+            headers=auth(ref["token"]),
+        )
+        assert joined.status_code == answer, joined.text
+        if not allowed:
+            assert joined.json()["code"] == "bots_not_allowed"
+
+
+def tournament_over(http: httpx.Client, tid: str, timeout: float = 90.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        view = http.get(f"/v1/tournaments/{tid}").json()
+        if view["status"]["over"]:
+            return dict(view)
+        time.sleep(0.5)
+    raise AssertionError(f"tournament {tid} not over: {view['progress']}")

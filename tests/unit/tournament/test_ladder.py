@@ -85,3 +85,38 @@ def test_shared_places_and_no_difference() -> None:
             p.execute(ENGINE, result)
     gap = paired(GAME.view(p.state, -1), "search", "random")
     assert gap.mean == 0.0 and not gap.excludes_zero
+
+
+ROBO = "pl" + "ab" * 12  # a bot account's id (docs/bot-api.md)
+
+
+def test_a_bot_account_enters_a_ladder_as_a_bot_and_a_person_account_does_not() -> None:
+    p = ladder(2, [("bot", "random"), ("bot", "heuristic")])
+    program = {"type": "register", "name": "Robo", "kind": "human", "account": ROBO}
+    p.execute(ORGANISER, {**program, "program": True})
+    with pytest.raises(RuleViolation) as twice:
+        p.execute(ORGANISER, {**program, "name": "Robo again", "program": True})
+    assert twice.value.code == "already_entered"
+    p.execute(ORGANISER, {"type": "start"})
+    assert p.state.started and p.state.players[2].account == ROBO
+    person = ladder(2, [("bot", "random"), ("bot", "heuristic")])
+    person.execute(ORGANISER, {**program, "program": False})
+    with pytest.raises(RuleViolation) as refused:
+        person.execute(ORGANISER, {"type": "start"})
+    assert refused.value.code == "bad_ladder"
+
+
+@pytest.mark.parametrize("allowed", [False, True])
+def test_a_tournament_takes_bot_accounts_only_when_it_says_so(allowed: bool) -> None:
+    options = {"format": "swiss", "games": ["giraffometer"], "open_registration": True}
+    options |= {"bots_allowed": True} if allowed else {}
+    p = Playthrough.start(GAME, options, [SeatSpec("human")], "open-seed")
+    join = {"type": "join", "name": "Robo", "account": ROBO, "program": True}
+    if allowed:
+        p.execute(ENGINE, join)
+        assert p.state.players[0].plays_as_bot
+    else:
+        with pytest.raises(RuleViolation) as refused:
+            p.execute(ENGINE, join)
+        assert refused.value.code == "bots_not_allowed" and not p.state.players
+    assert ("bots_allowed" in p.state.options) == allowed  # left out when off
