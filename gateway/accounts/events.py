@@ -28,6 +28,7 @@ from gateway.http.problems import Problem, problems
 from gateway.live.feeds import StreamLock
 from gateway.live.formats import Format, chosen, media_type, shaped, sse_frame
 from gateway.live.frames import PING
+from gateway.live.hub import until_expiry
 from gateway.live.watched import Viewer
 from services.accounts.feed import feed_key
 from services.accounts.rules import BOT_SCOPE
@@ -91,7 +92,10 @@ async def account_frames(
     hub.feeds.add(viewer)
     hub.streams_of.add(viewer)
     try:
-        last = after or await latest(c, key)  # taken first: nothing falls between
+        newest = await latest(c, key)  # taken first: nothing falls between
+        # A resume id past the feed's end (one this stream never sent) would skip what
+        # comes next: it starts at the end instead.
+        last = after if after and _order(after) <= _order(newest) else newest
         opened = sse_frame("opened", orjson.dumps({"after": last}))
         yield b"".join([*await opening(c, who.player_id), opened])
         while True:
@@ -105,10 +109,13 @@ async def account_frames(
                 if any(chunk):
                     yield b"".join(chunk)
                 continue
+            quiet = until_expiry(viewer, heartbeat)
             try:
-                async with asyncio.timeout(heartbeat):
+                async with asyncio.timeout(quiet):
                     item = await viewer.queue.get()
             except TimeoutError:
+                if quiet < heartbeat:  # the token expired: so does its stream
+                    return
                 if lock is not None:
                     await lock.renew()
                 yield PING
@@ -186,6 +193,11 @@ async def account_events(
         headers={"X-Accel-Buffering": "no"},
         background=BackgroundTask(ended),
     )
+
+
+def _order(feed_id: str) -> tuple[int, int]:
+    ms, _, seq = feed_id.partition("-")
+    return int(ms), int(seq or 0)
 
 
 def _feed_id(text: str) -> bool:

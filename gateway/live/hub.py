@@ -207,7 +207,7 @@ class LiveHub:
                 if backlog and backlog[-1].type == "GameEnded":
                     return
             while True:
-                quiet = _until_expiry(viewer, heartbeat_s)
+                quiet = until_expiry(viewer, heartbeat_s)
                 try:
                     async with asyncio.timeout(quiet):
                         item = await viewer.queue.get()
@@ -502,7 +502,7 @@ class LiveHub:
         self.feeds.wake_all()
 
 
-def _until_expiry(viewer: Viewer, heartbeat_s: float) -> float:
+def until_expiry(viewer: Viewer, heartbeat_s: float) -> float:
     """How long a stream may stay quiet: a heartbeat, or less if its token expires
     sooner."""
     if not viewer.expires_at:

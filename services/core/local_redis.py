@@ -60,6 +60,12 @@ def ephemeral_floor() -> int:
         return 32768
 
 
+# Ports this process has handed out: not bound yet (a service's, chosen before it
+# starts), so the kernel still calls them free. A sentinel drew a port the launcher had
+# given an engine's metrics, and the engine could not start.
+RESERVED: set[int] = set()
+
+
 def free_port(cluster_bus: bool = False) -> int:
     """A free loopback port below the ephemeral range; with ``cluster_bus`` also port +
     10000 (Redis Cluster bus).
@@ -71,7 +77,9 @@ def free_port(cluster_bus: bool = False) -> int:
     high = min(floor, 55000) if floor > 20000 else 55000
     for _ in range(500):
         port = random.randrange(10000, high)
-        if port_free(port) and (not cluster_bus or port_free(port + 10000)):
+        wanted = {port, port + 10000} if cluster_bus else {port}
+        if not wanted & RESERVED and all(port_free(p) for p in wanted):
+            RESERVED.update(wanted)
             return port
     raise RuntimeError("no free port found")
 

@@ -440,3 +440,19 @@ def tournament_over(http: httpx.Client, tid: str, timeout: float = 90.0) -> dict
             return dict(view)
         time.sleep(0.5)
     raise AssertionError(f"tournament {tid} not over: {view['progress']}")
+
+
+def test_a_resume_id_it_never_sent_is_refused_or_starts_at_the_end(
+    http: httpx.Client, system: System
+) -> None:
+    robo, bea = bot(http, "Robo"), person(http, "Bea")
+    url, headers = "/v1/accounts/me/events", auth(robo["token"])
+    made_up = http.get(url, params={"after": "yesterday"}, headers=headers)
+    assert made_up.status_code == 422
+    garbled = http.get(url, headers={**headers, "Last-Event-ID": "12-x"})
+    assert garbled.status_code == 422 and garbled.json()["code"] == "bad_event_id"
+    with account_stream(system, robo["token"], after="99999999999999-0") as stream:
+        stream.wait(lambda f: f[0] == "opened")
+        sent = challenge(http, bea, robo["player_id"], "giraffometer").json()
+        frame = stream.wait(lambda f: f[0] == "challenge" and f[1] is not None)
+        assert frame[2]["challenge_id"] == sent["challenge_id"]  # not skipped
