@@ -19,9 +19,10 @@ from starlette.background import BackgroundTask
 from starlette.responses import StreamingResponse
 
 from gateway.accounts.awaiting import games_in_play
-from gateway.accounts.tokens import Caller
+from gateway.accounts.tokens import TICKET_S, Caller
 from gateway.challenges import shown_challenge
 from gateway.clients import Clients
+from gateway.games.models import StreamTicket
 from gateway.http.auth import CallerDep, ClientsDep, player
 from gateway.http.openapi import TOKEN_REQUIRED
 from gateway.http.problems import Problem, problems
@@ -156,6 +157,9 @@ async def account_events(
         Format | None,
         Query(description="sse or ndjson; else the Accept header's choice (SSE by default)"),
     ] = None,
+    ticket: Annotated[
+        str | None, Query(max_length=64, description="a stream ticket (browsers)")
+    ] = None,
 ) -> StreamingResponse:
     """Your account's live stream, as Server-Sent Events or new-line delimited JSON:
     first every open challenge (``challenge``) and game in progress (``game_start``),
@@ -164,6 +168,11 @@ async def account_events(
     quick play, a challenge, a create or a claim) and ``game_end``. Reconnect with the
     last id you had to miss nothing. A bot account holds one at a time (429
     ``bot_streams``)."""
+    if ticket is not None:  # a browser's EventSource sends no Authorization header
+        found = await c.tokens.resolve_ticket(ticket)
+        if found is None or found.game_id:
+            raise Problem(401, "bad_ticket", "unknown or expired stream ticket")
+        who = found
     me = player(who, "read")
     resume = (last_event_id or "").strip() or after or ""
     if resume and not _feed_id(resume):
@@ -203,3 +212,18 @@ def _order(feed_id: str) -> tuple[int, int]:
 def _feed_id(text: str) -> bool:
     ms, dash, seq = text.partition("-")
     return bool(dash) and ms.isdigit() and seq.isdigit() and len(ms) <= 20 and len(seq) <= 20
+
+
+@router.post(
+    "/v1/accounts/me/stream-tickets",
+    status_code=201,
+    response_model=StreamTicket,
+    responses=problems((401, "no token, or a revoked one"), (403, "lacks the read scope")),
+    openapi_extra=TOKEN_REQUIRED,
+)
+async def account_stream_ticket(c: ClientsDep, who: CallerDep) -> dict[str, Any]:
+    """A ticket for your account stream, for clients that cannot send headers with it (a
+    browser's EventSource): open ``/v1/accounts/me/events?ticket=…`` within
+    ``expires_in`` seconds."""
+    me = player(who, "read")
+    return {"ticket": await c.tokens.ticket(me), "expires_in": TICKET_S}

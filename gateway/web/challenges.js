@@ -1,6 +1,8 @@
 // Challenges (docs/social.md): on the lobby, the challenges you received (accept or
-// decline) and sent (take back; go to the table once accepted), read again every few
-// seconds while the lobby is shown. A player's page sends one (challengeForm).
+// decline) and sent (take back; go to the table once accepted), read again whenever your
+// account stream says one changed (docs/bot-api.md), and every half minute while the
+// lobby is shown (that also keeps you shown online). A player's page sends one
+// (challengeForm).
 
 import { account, api, el, toast } from "/static/api.js";
 
@@ -10,7 +12,9 @@ function who(ch, side) {
   return (ch.bot_accounts || []).includes(ch[side]) ? `BOT ${name}` : name;
 }
 
-const EVERY_MS = 4000;
+const EVERY_MS = 30000; // while the account stream is open; 4 s while it is not
+const UNFOLLOWED_MS = 4000;
+const RETRY_MS = 5000; // a lost account stream: a new ticket, a new stream, after this
 
 function incomingItem(ch, titles, me, redraw) {
   const answer = (path, body) => async () => {
@@ -73,13 +77,33 @@ export function challengesBox(titles) {
     el("h2", { id: "challenges-title" }, "Challenges"),
     list,
   );
-  const redraw = async () => {
-    if (!document.body.contains(box) && box.dataset.drawn) return; // the lobby was left
+  let source = null;
+  let live = false; // the account stream is open and has sent its opening state
+  const gone = () => !document.body.contains(box) && box.dataset.drawn; // the lobby was left
+  // The account stream: a challenge frame (sent, answered) redraws at once. EventSource
+  // reconnects by itself, but its ticket lapses: on an error, a new ticket.
+  const follow = async () => {
+    if (gone()) return;
+    try {
+      const { ticket } = await api("POST", "/v1/accounts/me/stream-tickets", {}, me.token);
+      source = new EventSource(`/v1/accounts/me/events?ticket=${encodeURIComponent(ticket)}`);
+      source.addEventListener("challenge", () => (gone() ? source.close() : draw()));
+      source.addEventListener("opened", () => (live = true));
+      source.onerror = () => {
+        live = false;
+        source.close();
+        setTimeout(follow, RETRY_MS);
+      };
+    } catch {
+      setTimeout(follow, RETRY_MS);
+    }
+  };
+  const draw = async () => {
     try {
       const found = await api("GET", "/v1/challenges", undefined, me.token);
       const items = [
-        ...found.incoming.map((ch) => incomingItem(ch, titles, me, redraw)),
-        ...found.outgoing.map((ch) => outgoingItem(ch, titles, me, redraw)),
+        ...found.incoming.map((ch) => incomingItem(ch, titles, me, draw)),
+        ...found.outgoing.map((ch) => outgoingItem(ch, titles, me, draw)),
       ];
       list.replaceChildren(...items);
       box.hidden = !items.length;
@@ -87,9 +111,17 @@ export function challengesBox(titles) {
     } catch {
       // a moment away: the next round reads them again
     }
-    setTimeout(redraw, EVERY_MS);
+  };
+  const redraw = async () => {
+    if (gone()) {
+      if (source) source.close();
+      return;
+    }
+    await draw();
+    setTimeout(redraw, live ? EVERY_MS : UNFOLLOWED_MS);
   };
   redraw();
+  follow();
   return box;
 }
 

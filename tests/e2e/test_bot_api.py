@@ -456,3 +456,26 @@ def test_a_resume_id_it_never_sent_is_refused_or_starts_at_the_end(
         sent = challenge(http, bea, robo["player_id"], "giraffometer").json()
         frame = stream.wait(lambda f: f[0] == "challenge" and f[1] is not None)
         assert frame[2]["challenge_id"] == sent["challenge_id"]  # not skipped
+
+
+def test_a_browser_opens_its_account_stream_with_a_ticket(
+    http: httpx.Client, system: System
+) -> None:
+    """EventSource sends no Authorization header: the lobby mints a ticket and names it
+    in the URL (the web client's Challenges box follows its stream so)."""
+    fay, gus = person(http, "Fay"), person(http, "Gus")
+    minted = http.post("/v1/accounts/me/stream-tickets", headers=auth(fay["token"]))
+    assert minted.status_code == 201 and minted.json()["expires_in"] > 0
+    url = "/v1/accounts/me/events"
+    wrong = http.get(url, params={"ticket": "not-a-ticket"})
+    assert wrong.status_code == 401 and wrong.json()["code"] == "bad_ticket"
+    frames: list[str] = []
+    with http.stream("GET", url, params={"ticket": minted.json()["ticket"]}) as stream:
+        assert stream.status_code == 200
+        for line in stream.iter_lines():
+            frames.append(line)
+            if line == "event: opened":
+                challenge(http, gus, fay["player_id"], "giraffometer")
+            if line == "event: challenge":
+                break
+    assert "event: challenge" in frames
