@@ -40,6 +40,7 @@ from tests.e2e.test_accounts import register
 from tests.e2e.test_browser import overflows, play_by_clicking
 from tests.e2e.test_browser_accounts import signed_in_on_a_phone
 from tests.e2e.test_quickplay import seated
+from tests.e2e.test_tournament import wait_finished
 
 PASSWORD = "a long password"
 
@@ -412,7 +413,7 @@ def test_a_bot_account_plays_the_duplicate_ladder_and_open_tournaments_that_allo
         entered = http.post(f"/v1/tournaments/{tid}/players", json=entrant, headers=org)
         assert entered.status_code == 201, entered.text
         assert http.post(f"/v1/tournaments/{tid}/start", headers=org).is_success
-        view = tournament_over(http, tid)
+        view = wait_finished(http, tid, 90)
     finally:
         client.kill()
     (program,) = [p for p in view["players"] if p["account"] == ref["player_id"]]
@@ -430,16 +431,6 @@ def test_a_bot_account_plays_the_duplicate_ladder_and_open_tournaments_that_allo
         assert joined.status_code == answer, joined.text
         if not allowed:
             assert joined.json()["code"] == "bots_not_allowed"
-
-
-def tournament_over(http: httpx.Client, tid: str, timeout: float = 90.0) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        view = http.get(f"/v1/tournaments/{tid}").json()
-        if view["status"]["over"]:
-            return dict(view)
-        time.sleep(0.5)
-    raise AssertionError(f"tournament {tid} not over: {view['progress']}")
 
 
 def test_a_resume_id_it_never_sent_is_refused_or_starts_at_the_end(
