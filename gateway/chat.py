@@ -70,6 +70,7 @@ class Message(BaseModel):
     audience: Audience
     player_id: str
     name: str
+    bot_account: bool = Field(False, description="a program's account (docs/bot-api.md)")
     seat: int = Field(description="the author's seat (players' chat); -1 for a spectator")
     text: str
     preset: str | None = None
@@ -224,7 +225,7 @@ async def read(
     hidden = await apart_from(c.store.redis, prefix, who.player_id) if who.player_id else set()
     entries = [(i, {k.decode(): v.decode() for k, v in f.items()}) for i, f in raw]
     authors = sorted({f["player"] for _, f in entries} - hidden)
-    names = await c.accounts.names(authors)
+    people = await c.accounts.entries(authors)
     keys = {a: await streams.sealing_key(c.store, a) for a in authors}
     out = []
     for entry_id, f in entries:
@@ -239,7 +240,8 @@ async def read(
                 "id": entry_id.decode(),
                 "audience": audience,
                 "player_id": author,
-                "name": names.get(author, ""),
+                "name": people.get(author, {}).get("name", ""),
+                "bot_account": bool(people.get(author, {}).get("bot")),
                 "seat": int(f["seat"]),
                 "text": text,
                 "preset": f["preset"] or None,

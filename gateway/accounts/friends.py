@@ -42,6 +42,7 @@ class Person(BaseModel):
     player_id: str
     name: str
     friend: bool = Field(description="you follow each other")
+    bot_account: bool = Field(False, description="a program's account (docs/bot-api.md)")
     online: bool = Field(False, description="friends: the lobby or a table open now")
     playing: list[Table] = Field(
         default_factory=list, description="friends: tables they have open on a screen now"
@@ -111,7 +112,8 @@ async def friends(c: ClientsDep, who: CallerDep) -> dict[str, Any]:
     me = player(who, "read")
     state = await c.accounts.load(me.player_id)
     following, followers = set(state.following), await c.accounts.followers(me.player_id)
-    names = await c.accounts.names(sorted(following | followers))
+    entries = await c.accounts.entries(sorted(following | followers))
+    names = {p: e["name"] for p, e in entries.items()}
     both = following & followers
     apart = set(state.blocking) | await c.accounts.blocked_by(me.player_id, sorted(both))
     mutual = sorted(p for p in both - apart if p in names)
@@ -119,6 +121,7 @@ async def friends(c: ClientsDep, who: CallerDep) -> dict[str, Any]:
 
     def person(p: str) -> dict[str, Any]:
         out: dict[str, Any] = {"player_id": p, "name": names[p], "friend": p in mutual}
+        out["bot_account"] = bool(entries[p].get("bot"))
         return out | tables.get(p, {})
 
     by_name = sorted(names, key=lambda p: names[p].lower())

@@ -2,7 +2,7 @@
 // for anyone watching; both open to everyone once the game is over. New messages come
 // with the table's live stream (chat frames) and are announced politely.
 
-import { account, api, el, toast } from "/static/api.js";
+import { account, api, el, named, toast } from "/static/api.js";
 import { reportForm } from "/static/moderation.js";
 
 const PRESETS = {
@@ -25,7 +25,9 @@ export function chatPanel(gameId, held) {
     seen.add(m.id);
     // Someone else's line can be reported from where it was said.
     const report = me && m.player_id !== me.player_id ? reportForm(m.player_id, gameId) : null;
-    log.append(el("li", {}, el("strong", {}, m.name || "someone"), `: ${m.text}`, report));
+    log.append(
+      el("li", {}, el("strong", {}, m.name ? named(m) : "someone"), `: ${m.text}`, report),
+    );
   }
   api("GET", `/v1/games/${gameId}/chat?audience=${audience}`, undefined, readToken)
     .then((found) => found.messages.forEach(add))

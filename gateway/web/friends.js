@@ -2,10 +2,10 @@
 // who follow each other are friends, shown with the tables they have open now (watch
 // them) and their last games. A player's page has the Follow button.
 
-import { account, api, el, toast } from "/static/api.js";
+import { account, api, el, named, toast } from "/static/api.js";
 
 function playerLink(p) {
-  return el("a", { href: `#/players/${p.player_id}` }, p.name);
+  return el("a", { href: `#/players/${p.player_id}` }, named(p));
 }
 
 function tableLink(t, titles) {
