@@ -177,6 +177,12 @@ def test_bots_challenge_only_people_who_welcome_them_and_are_marked_at_the_table
         stream.wait(lambda f: f[0] == "game_start" and f[2]["game_id"] == game_id)
     seats = http.get(f"/v1/games/{game_id}/seats").json()["seats"]
     assert [s["bot_account"] for s in seats] == [True, False]
+    followed = http.put(
+        f"/v1/accounts/me/following/{robo['player_id']}", headers=auth(ann["token"])
+    )
+    assert followed.is_success, followed.text
+    friends = http.get("/v1/accounts/me/friends", headers=auth(ann["token"])).json()
+    assert [p["bot_account"] for p in friends["following"]] == [True]
     lobby = http.get("/v1/games", params={"limit": 200}).json()["games"]
     (listed,) = [g for g in lobby if g["game_id"] == game_id]
     assert [s.get("bot_account") for s in listed["seats"]] == [True, False]
