@@ -52,11 +52,14 @@ def run(game: str, deals: int, chosen: str, replicas: int) -> str:
 def report(game: str, tournament: dict[str, Any]) -> None:
     """The published table as figures: each level's mean place against the level below
     it on the same deals (the ratio: the lower level's mean place over this one's)."""
+    cli.show_ladder(tournament)  # mu, sigma and every interval, as `raffe ladder show`
     results = levels(tournament)
     figures = []
     for r in results:
-        figures.append(Figure(f"{r.level}: mean place", r.place.mean, "place"))
-        figures.append(Figure(f"{r.level}: wins", 100 * r.wins.mean, "%"))
+        figures.append(Figure(f"{r.level}: mu (sigma {r.sigma:.2f})", r.mu, ""))
+        figures.append(Figure(f"{r.level}: mean place (± {r.place.half:.3f})", r.place.mean, ""))
+        wins = f"{r.level}: wins (± {100 * r.wins.half:.1f})"
+        figures.append(Figure(wins, 100 * r.wins.mean, "%"))
     for upper, lower in pairwise(results):
         gap = paired(tournament, upper.level, lower.level)
         figures.append(
