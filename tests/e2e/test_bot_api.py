@@ -383,11 +383,12 @@ def test_a_person_in_chromium_challenges_the_reference_client_and_plays_it_to_th
         Select(find(driver, "#challenge-game")).select_by_value(game)
         click(driver, "#challenge")
         driver.get(system.base_url + "/#/")
-        link = wait_for(
+        wait_for(
             lambda: driver.find_elements(By.CSS_SELECTOR, '#challenges a[href^="#/games/"]'), 20
         )
         assert "BOT Ref" in find(driver, "#challenges").text
-        link[0].click()
+        # The box redraws as the account stream's frames come: click finds it again.
+        click(driver, '#challenges a[href^="#/games/"]')
         game_id = game_id_of(driver)
         wait_for(lambda: "BOT Ref" in find(driver, "main").text, 20, "no BOT at the table")
         assert play_by_clicking(driver, http, game, game_id, token) > 0

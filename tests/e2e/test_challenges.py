@@ -120,12 +120,12 @@ def test_a_challenge_from_a_players_page_is_accepted_in_the_other_browser(
         Select(find(kim_browser, "#challenge-game")).select_by_value("giraffometer")
         assert accessibility_problems(kim_browser) == []
         click(kim_browser, "#challenge")
-        accept = wait_for(
+        wait_for(
             lambda: lee_browser.find_elements(By.CSS_SELECTOR, "#challenges button.accept"), 20
         )
         assert kim_name in find(lee_browser, "#challenges").text
         assert accessibility_problems(lee_browser) == [] and not overflows(lee_browser)
-        accept[0].click()
+        click(lee_browser, "#challenges button.accept")  # found again: the box redraws
         wait_for(lambda: "#/games/" in lee_browser.current_url, 15)
         game_id = lee_browser.current_url.rsplit("/", 1)[1]
         kim_browser.get(system.base_url + "/#/")
