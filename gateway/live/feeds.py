@@ -17,18 +17,9 @@ from redis.asyncio import Redis, RedisCluster
 
 from gateway.http.problems import Problem
 from gateway.live.watched import Viewer
+from services.core.partitions import RELEASE_LUA, RENEW_LUA  # a lease's, as a partition's
 
 WAKE = (b"", False)  # a frame of nothing: the stream reads its feed again
-RENEW_LUA = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return 0
-"""
-RELEASE_LUA = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
 
 
 class AccountFeeds:
