@@ -416,6 +416,9 @@ def test_a_bot_account_plays_the_duplicate_ladder_and_open_tournaments_that_allo
         tid, org = created["tournament_id"], auth(created["organiser_token"])
         level = {"name": "Novice", "kind": "bot", "bot_level": "easy"}
         assert http.post(f"/v1/tournaments/{tid}/players", json=level, headers=org).is_success
+        nobody = {"kind": "human", "account": "pl" + "0" * 24}  # no such account yet
+        missing = http.post(f"/v1/tournaments/{tid}/players", json=nobody, headers=org)
+        assert missing.status_code == 404 and missing.json()["code"] == "no_player"
         entrant = {"kind": "human", "account": ref["player_id"]}
         entered = http.post(f"/v1/tournaments/{tid}/players", json=entrant, headers=org)
         assert entered.status_code == 201, entered.text

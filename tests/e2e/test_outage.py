@@ -16,6 +16,7 @@ import httpx
 
 from tests.e2e.players import auth, create
 from tests.e2e.system import System, running_system, wait_over
+from tests.e2e.test_bot_api import AccountStream, bot, challenge, person
 from tests.e2e.voters import ORIGIN, Voter, all_events
 
 UNLIMITED = {
@@ -126,6 +127,11 @@ def test_a_hung_redis_answers_503_within_the_deadline_then_recovers(tmp_path: Pa
         ]
         pids = dict(s.processes)
         pid = redis_pid(s)
+        # A bot's account stream open across the freeze (#57): afterwards, what happens
+        # reaches it, on the same connection or on one resumed from its last id.
+        robo, bea = bot(http, "Robo"), person(http, "Bea")
+        held = AccountStream(s.base_url, robo["token"])
+        held.wait(lambda f: f[0] == "opened")
         vote = {"command": {"type": "vote", "lowest": 1, "highest": 2}, "command_id": "v1"}
         requests = [
             ("GET", f"/v1/games/{game_id}", None, {}),
@@ -169,6 +175,13 @@ def test_a_hung_redis_answers_503_within_the_deadline_then_recovers(tmp_path: Pa
         assert http.get("/v1/games").status_code == 200
         assert redis_pid(s) == pid and dict(s.processes) == pids
         assert not any("restarted" in line for line in s.output)
+        sent = challenge(http, bea, robo["player_id"], "giraffometer").json()
+        mine = lambda f: f[0] == "challenge" and f[2]["challenge_id"] == sent["challenge_id"]  # noqa: E731
+        if not held.thread.is_alive():  # the freeze ended it: resume where it was
+            after = next((f[1] for f in reversed(held.frames) if f[1]), "")
+            held = AccountStream(s.base_url, robo["token"], after=after)
+        held.wait(mine)
+        held.close()
 
 
 def pid_now(system: System, name: str) -> int:
