@@ -135,9 +135,12 @@ class _Body:
         "height",
         "id",
         "mass",
+        "on",
         "support",
         "surface",
+        "surface_grip",
         "v",
+        "weight",
         "width",
         "x",
     )
@@ -147,6 +150,9 @@ class _Body:
         self.id, self.surface, self.x, self.base = p.id, p.surface, p.x, p.base
         self.width, self.height = p.width, p.height
         self.mass, self.grip = shape.mass, shape.grip
+        self.weight = self.mass * G
+        self.on = surface_of(p.surface)  # a piece keeps its surface: looked up once
+        self.surface_grip = self.grip * self.on.grip
         self.v = 0.0
         self.support: _Body | None = None
         self.fallen: float | None = None
@@ -191,14 +197,16 @@ def _run(theta: float, omega: float, bodies: list[_Body], inertia: float) -> Out
         torque = -K_RESTORE * sin_t - DAMPING * omega
         for b in bodies:
             if b.fallen is None:
-                torque -= b.mass * G * (b.x * cos_t - (b.base + b.height / 2) * sin_t)
+                torque -= b.weight * (b.x * cos_t - (b.base + b.height / 2) * sin_t)
         alpha = torque / inertia
         omega += alpha * DT
         theta += omega * DT
         peak = max(peak, abs(theta))
         moving = False
+        # The new tilt's sine and cosine once a step, not once a piece (the same values).
+        frame = (theta, -G * math.sin(theta), -G * math.cos(theta), omega * omega, alpha)
         for b in bodies:
-            if b.fallen is None and _step_piece(b, bodies, theta, omega, alpha):
+            if b.fallen is None and _step_piece(b, bodies, frame):
                 moving = True
         quiet = 0 if moving or abs(omega) > 0.02 else quiet + 1
         if quiet >= SETTLED_STEPS:
@@ -214,20 +222,29 @@ def _run(theta: float, omega: float, bodies: list[_Body], inertia: float) -> Out
     return Outcome(round(theta, 6), kept, fell, round(peak, 6))
 
 
-def _step_piece(b: _Body, bodies: list[_Body], theta: float, omega: float, alpha: float) -> bool:
-    """Advance one piece by DT; True if it moved."""
+Frame = tuple[float, float, float, float, float]  # theta, -G sin, -G cos, omega^2, alpha
+
+
+def _step_piece(b: _Body, bodies: list[_Body], frame: Frame) -> bool:
+    """Advance one piece by DT; True if it moved. The hottest code of a search bot's
+    decision (a simulation a placement tried): written for speed, each value computed
+    as before to the last bit (tests/unit/riff_raff/test_ship_and_playthroughs.py
+    pins them)."""
+    theta, g_sin, g_cos, omega2, alpha = frame
+    x = b.x
     y = b.base + b.height / 2
-    along = -G * math.sin(theta) + alpha * y + omega * omega * b.x
-    normal = -G * math.cos(theta) - alpha * b.x + omega * omega * y
-    grip = b.grip * surface_of(b.surface).grip if b.support is None else min(b.grip, b.support.grip)
-    press = max(0.0, -normal)
+    along = g_sin + alpha * y + omega2 * x
+    normal = g_cos - alpha * x + omega2 * y
+    support = b.support
+    grip = b.surface_grip if support is None else min(b.grip, support.grip)
+    press = -normal if -normal > 0.0 else 0.0
     if b.height > b.width and press > 0 and abs(along) / press > b.width / b.height:
         shift = (b.height - b.width) / 2 * (1 if along > 0 else -1)
         b.width, b.height, b.x, b.v = b.height, b.width, b.x + shift, 0.0
         return _after_move(b, bodies, theta)
     if b.v == 0.0 and abs(along) <= grip * press:
-        if b.support is not None and b.support.v != 0.0:
-            b.x += b.support.v * DT  # riding the piece below
+        if support is not None and support.v != 0.0:
+            b.x += support.v * DT  # riding the piece below
             return _after_move(b, bodies, theta)
         return False
     friction = SLIDE * grip * press
@@ -240,7 +257,7 @@ def _step_piece(b: _Body, bodies: list[_Body], theta: float, omega: float, alpha
 
 
 def _after_move(b: _Body, bodies: list[_Body], theta: float) -> bool:
-    surface = surface_of(b.surface)
+    surface = b.on
     inner = surface.closed_inner
     if inner is not None:  # the mast stops it
         if inner > 0 and b.x - b.width / 2 < inner:
