@@ -5,11 +5,13 @@ the gateway drains)."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from gateway.live.delay import Held
+from gateway.live.frames import PING
 from services.core.eventstore import StoredEvent
 from services.core.gamestate import fold
 from services.kernel.game import Game
@@ -27,6 +29,7 @@ class Viewer:
     queue: asyncio.Queue[tuple[bytes, bool] | None] = field(
         default_factory=lambda: asyncio.Queue(QUEUE_FRAMES)
     )
+    sent: bool = False  # a frame was queued since the heartbeat's last visit (beats)
 
     def end(self, last: bytes = b"") -> None:
         """End the stream now, whatever is queued (its token is no longer good, or the
@@ -40,14 +43,29 @@ class Viewer:
         else:
             self.queue.put_nowait(None)
 
+    def ping(self) -> None:
+        """A heartbeat (gateway.live.beats), unless frames are waiting anyway."""
+        if self.queue.empty():
+            self.queue.put_nowait((PING, False))
+
     def push(self, frames: list[tuple[bytes, bool]]) -> None:
         """Frames (bytes, whether it is the game's last) in order."""
+        self.sent = True
         for f in frames:
             try:
                 self.queue.put_nowait(f)
             except asyncio.QueueFull:  # too slow: end its stream, it resumes from its id
                 self.end()
                 return
+
+
+def ends_at_expiry(viewer: Viewer) -> asyncio.TimerHandle | None:
+    """A stream lives no longer than its token: one timer ends it when the token expires
+    (cancel it when the stream ends first); None for a token that never expires."""
+    if not viewer.expires_at:
+        return None
+    left = max(0.0, viewer.expires_at - time.time())
+    return asyncio.get_running_loop().call_later(left, viewer.end)
 
 
 @dataclass(eq=False)

@@ -22,6 +22,8 @@ import orjson
 from redis.asyncio import Redis, RedisCluster
 
 SCRIPT = (Path(__file__).parent / "presence.lua").read_text()
+CHUNK = 1000  # marks a ZADD takes at once: a long command would hold Redis up
+Mark = tuple[str, int, str]  # a seat stream's presence mark: game, seat, stream id
 
 
 def now_ms() -> int:
@@ -90,11 +92,21 @@ class Presence:
         clocks decide, docs/turn-based.md), which the game's presence keeps from now on."""
         await self._change("open", game_id, seat, stream, 0, turn_based)
 
-    async def refreshed(self, game_id: str, seat: int, stream: str) -> None:
+    async def refreshed_all(self, marks: list[Mark]) -> None:
+        """Many open streams are still open (gateway.live.beats, a slice of a gateway's
+        streams at a time): one pipeline, a ZADD per game and the sweeper's list in
+        chunks, rather than two commands a stream."""
         now = now_ms()
+        by_game: dict[str, dict[str, int]] = {}
+        for game_id, seat, stream in marks:
+            by_game.setdefault(game_id, {})[f"{seat}:{stream}"] = now
         pipe = self.redis.pipeline(transaction=False)
-        pipe.zadd(self.keys.streams(game_id), {f"{seat}:{stream}": now}, xx=True)
-        pipe.zadd(self.keys.marks, {f"{game_id}|{seat}|{stream}": now}, xx=True)
+        for game_id, members in by_game.items():
+            pipe.zadd(self.keys.streams(game_id), members, xx=True)
+        every = [f"{g}|{seat}|{stream}" for g, seat, stream in marks]
+        for start in range(0, len(every), CHUNK):
+            chunk = dict.fromkeys(every[start : start + CHUNK], now)
+            pipe.zadd(self.keys.marks, chunk, xx=True)
         await pipe.execute()
 
     async def closed(self, game_id: str, seat: int, stream: str, at_ms: int = 0) -> None:
