@@ -243,9 +243,11 @@ async def send(conns: dict[Any, Conn], where: Any, raw: bytes) -> tuple[int, byt
         return await conns[where].request(raw)
 
 
-def second_gateway(launched: str, log: str = "") -> tuple[subprocess.Popen[bytes], str]:
+def second_gateway(
+    launched: str, log: str = "", cwd: str | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
     """A gateway beside the launcher's, on the same Redis and engines (its log to
-    ``log``, if given)."""
+    ``log``, if given; ``cwd``: another checkout's code)."""
     redis = re.search(r"at (redis://\S+)", launched)
     engines: dict[str, list[str]] = {}  # replicas as one "a+b" target, as the launcher does
     for name, address in re.findall(r"([a-z-]+) engine(?: #\d+)? at (\S+)", launched):
@@ -263,7 +265,7 @@ def second_gateway(launched: str, log: str = "") -> tuple[subprocess.Popen[bytes
         "RAFFE_ENGINES": ",".join(f"{k}={'+'.join(v)}" for k, v in engines.items()),
     }
     out = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115 - the child's
-    process = subprocess.Popen([sys.executable, "-m", "gateway"], env=env, stderr=out)
+    process = subprocess.Popen([sys.executable, "-m", "gateway"], env=env, stderr=out, cwd=cwd)
     url = f"http://127.0.0.1:{port}"
     for _ in range(200):
         try:

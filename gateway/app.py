@@ -17,6 +17,7 @@ from gateway.clients import Clients
 from gateway.games import catalog, quickplay, rematch_routes
 from gateway.games import routes as games
 from gateway.games.fast_path import CommandFastPath
+from gateway.games.stream_fast_path import StreamFastPath
 from gateway.http import openapi
 from gateway.http.guard import Guard
 from gateway.http.problems import HANDLERS
@@ -77,6 +78,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     # added later = outer: CORS, then the guard (its refusals carry CORS headers), then the
     # command fast path (commands pass rate limits and caps, and answer with CORS headers)
     app.add_middleware(CommandFastPath)
+    app.add_middleware(StreamFastPath)  # a game's live stream: docs/performance.md
     app.add_middleware(Guard, settings=settings)
     app.add_middleware(
         CORSMiddleware,
