@@ -77,8 +77,9 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     openapi.install(app)
     # added later = outer: CORS, then the guard (its refusals carry CORS headers), then the
     # command fast path (commands pass rate limits and caps, and answer with CORS headers)
-    app.add_middleware(CommandFastPath)
+    # The stream's fast path inside the command's: a command crosses nothing new.
     app.add_middleware(StreamFastPath)  # a game's live stream: docs/performance.md
+    app.add_middleware(CommandFastPath)
     app.add_middleware(Guard, settings=settings)
     app.add_middleware(
         CORSMiddleware,
