@@ -80,45 +80,62 @@ def say(line: str) -> None:
 
 
 class Idle(asyncio.Protocol):
-    """A stream held open: counts its pings and the bytes it got."""
+    """A stream held open: counts its pings and the bytes it got; ``answer`` is done with
+    whether the server took it (200)."""
 
     def __init__(self, request: bytes, tally: list[int]) -> None:
-        self.request, self.tally, self.answered = request, tally, False
+        self.request, self.tally = request, tally
+        self.answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.transport: asyncio.BaseTransport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport
         transport.write(self.request)  # type: ignore[attr-defined]
 
     def data_received(self, data: bytes) -> None:
-        if not self.answered:
-            self.answered = True
-            self.tally[0 if data.startswith(b"HTTP/1.1 200") else 1] += 1
+        if not self.answer.done():
+            self.answer.set_result(data.startswith(b"HTTP/1.1 200"))
         self.tally[2] += data.count(b": ping")
         self.tally[3] += len(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.answer.done():
+            self.answer.set_result(False)
 
 
 def hold(jobs: list[tuple[str, int, str, str]], source: str, shared: Any, stop: Any) -> None:
     """A client process: opens ``jobs`` (host, port, path, token) from ``source`` and holds
-    them until ``stop``; ``shared``: answered, refused, pings, bytes."""
+    them until ``stop``; ``shared``: answered, refused, pings, bytes. A refused stream (a
+    gateway past its deadline while thousands open at once) is asked for again."""
     raise_file_limit()
 
     async def run() -> None:
         loop, tally = asyncio.get_running_loop(), [0, 0, 0, 0]
-        gate = asyncio.Semaphore(200)
+        gate = asyncio.Semaphore(100)
 
         async def open_one(host: str, port: int, path: str, token: str) -> None:
             headers = {"Accept": "text/event-stream"}
             if token:
                 headers["Authorization"] = f"Bearer {token}"
             request = build("GET", path, headers)
-            async with gate:
-                await loop.create_connection(
-                    lambda: Idle(request, tally), host, port, local_addr=(source, 0)
-                )
+            for attempt in range(5):
+                async with gate:
+                    _, idle = await loop.create_connection(
+                        lambda: Idle(request, tally), host, port, local_addr=(source, 0)
+                    )
+                    if await idle.answer:
+                        tally[0] += 1
+                        return
+                if idle.transport is not None:
+                    idle.transport.close()
+                await asyncio.sleep(1 + attempt)
+            tally[1] += 1
 
-        await asyncio.gather(*(open_one(*job) for job in jobs))
+        opening = asyncio.gather(*(open_one(*job) for job in jobs))
         while not stop.is_set():
             shared[:] = tally
             await asyncio.sleep(0.2)
+        opening.cancel()
 
     asyncio.run(run())
 
