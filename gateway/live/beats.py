@@ -9,9 +9,9 @@ each stream is visited once a heartbeat:
 - a stream sent nothing since its last visit gets a ping (queued only if its queue is
   empty), so a quiet stream carries a byte at least every two heartbeats, a busy one
   none;
-- the slice's presence marks are refreshed in one pipeline (services.core.presence
-  ``refreshed_all``: a ZADD per game, one for the sweeper's list). A game's seats are in
-  the same slice (by a hash of its id), so its streams share one ZADD.
+- the slice's presence marks are refreshed in one command per 1,000 streams
+  (services.core.presence ``refreshed_all``: the sweeper's list, which is what tells
+  whether a stream is open).
 
 A stream is added when it opens and discarded when it ends; its token's expiry is a
 single timer of its own (gateway.live.watched ``ends_at_expiry``).
@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import zlib
 
 from redis.exceptions import RedisError
 
@@ -38,7 +37,7 @@ class Beats:
         self.heartbeat_s, self.presence = heartbeat_s, presence
         self.slices: list[dict[Viewer, Mark | None]] = [{} for _ in range(SLICES)]
         self._slice_of: dict[Viewer, int] = {}
-        self._turn = 0  # round robin for streams without a game (account streams)
+        self._turn = 0  # the slice the next stream joins: round robin
         self._task: asyncio.Task[None] | None = None
 
     def __len__(self) -> int:
@@ -47,10 +46,7 @@ class Beats:
     def add(self, viewer: Viewer, mark: Mark | None = None) -> None:
         """A stream to beat for; ``mark``: its seat's presence mark, refreshed at each
         visit."""
-        if mark is not None:
-            index = zlib.crc32(mark[0].encode()) % SLICES
-        else:
-            index, self._turn = self._turn, (self._turn + 1) % SLICES
+        index, self._turn = self._turn, (self._turn + 1) % SLICES
         self.slices[index][viewer] = mark
         self._slice_of[viewer] = index
         viewer.sent = True  # no ping at a first visit that comes at once
