@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from gateway.games.fast_path import game_in_path
 from gateway.games.live_stream import STREAM_ROUTE, stream_start
 from gateway.http.auth import bearer
 from gateway.http.guard import ROUTE_LABEL
@@ -68,7 +69,7 @@ class StreamFastPath:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        game_id = _stream_path(scope)
+        game_id = game_in_path(scope, "GET", STREAM_PATH)
         asked = _asked(scope["query_string"]) if game_id else None
         if game_id is None or asked is None:
             await self.app(scope, receive, send)
@@ -97,18 +98,6 @@ async def _stream(scope: Scope, receive: Receive, send: Send, game_id: str, aske
     finally:
         await frames.aclose()  # shaped's closing leaves the hub's to the collector
         release()
-
-
-def _stream_path(scope: Scope) -> str | None:
-    """The game id of a stream GET, else None."""
-    if scope["type"] != "http" or scope["method"] != "GET":
-        return None
-    path: str = scope["path"]
-    root: str = scope.get("root_path", "")
-    if root and path.startswith(root):
-        path = path[len(root) :]
-    found = STREAM_PATH.fullmatch(path)
-    return found[1] if found else None
 
 
 def _asked(raw: bytes) -> Asked | None:

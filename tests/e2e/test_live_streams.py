@@ -112,6 +112,8 @@ def test_a_stream_that_ends_frees_its_place_and_odd_queries_are_refused_as_ever(
             assert refused.headers["content-type"] == PROBLEM
         ndjson = http.get(f"{path}?format=ndjson&ticket=unknown")
         assert ndjson.status_code == 401 and ndjson.json()["code"] == "bad_ticket"
+        nowhere = http.get("/v1/games/no-such-game/events/stream")
+        assert nowhere.status_code == 404 and nowhere.json()["code"] == "unknown_game"
 
 
 def test_behind_a_trusted_proxy_streams_are_capped_per_client_not_per_proxy(
