@@ -17,7 +17,6 @@ from gateway.clients import Clients
 from gateway.games import catalog, quickplay, rematch_routes
 from gateway.games import routes as games
 from gateway.games.fast_path import CommandFastPath
-from gateway.games.stream_fast_path import StreamFastPath
 from gateway.http import openapi
 from gateway.http.guard import Guard
 from gateway.http.problems import HANDLERS
@@ -77,8 +76,6 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     openapi.install(app)
     # added later = outer: CORS, then the guard (its refusals carry CORS headers), then the
     # command fast path (commands pass rate limits and caps, and answer with CORS headers)
-    # The stream's fast path inside the command's: a command crosses nothing new.
-    app.add_middleware(StreamFastPath)  # a game's live stream: docs/performance.md
     app.add_middleware(CommandFastPath)
     app.add_middleware(Guard, settings=settings)
     app.add_middleware(

@@ -82,7 +82,6 @@ class Clients:
             tokens,
             presence,
             delays,
-            heartbeat,
         )
         live.start()
         engines = {

@@ -28,7 +28,9 @@ from gateway.http.openapi import TOKEN_REQUIRED
 from gateway.http.problems import Problem, problems
 from gateway.live.feeds import StreamLock
 from gateway.live.formats import Format, chosen, media_type, shaped, sse_frame
-from gateway.live.watched import Viewer, ends_at_expiry
+from gateway.live.frames import PING
+from gateway.live.hub import until_expiry
+from gateway.live.watched import Viewer
 from services.accounts.feed import feed_key
 from services.accounts.rules import BOT_SCOPE
 from services.challenges import streams as challenges
@@ -90,9 +92,6 @@ async def account_frames(
     viewer = Viewer(-1, who.token_hash, who.expires_at, False, who.player_id)
     hub.feeds.add(viewer)
     hub.streams_of.add(viewer)
-    hub.beats.add(viewer)  # its pings; the lock is renewed as they (or frames) go
-    expiry = ends_at_expiry(viewer)
-    renewed = time.monotonic()
     try:
         newest = await latest(c, key)  # taken first: nothing falls between
         # A resume id past the feed's end (one this stream never sent) would skip what
@@ -111,21 +110,23 @@ async def account_frames(
                 if any(chunk):
                     yield b"".join(chunk)
                 continue
-            item = await viewer.queue.get()
-            if item is None:  # ended: revoked, expired or too slow
+            quiet = until_expiry(viewer, heartbeat)
+            try:
+                async with asyncio.timeout(quiet):
+                    item = await viewer.queue.get()
+            except TimeoutError:
+                if quiet < heartbeat:  # the token expired: so does its stream
+                    return
+                if lock is not None:
+                    await lock.renew()
+                yield PING
+                continue
+            if item is None:
                 return
-            # Renewed at about each heartbeat (its lock lapses after three).
-            if lock is not None and time.monotonic() - renewed >= heartbeat / 2:
-                renewed = time.monotonic()
-                await lock.renew()
-            if item[0]:  # a ping, or the draining gateway's last frame
+            if item[1]:  # the gateway drains: its last frame, then the end
                 yield item[0]
-            if item[1]:
                 return
     finally:
-        hub.beats.discard(viewer)
-        if expiry is not None:
-            expiry.cancel()
         hub.feeds.remove(viewer)
         hub.streams_of.remove(viewer)
         if lock is not None:  # in a task: a cancelled generator may not await any more

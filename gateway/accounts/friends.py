@@ -7,6 +7,7 @@ shown with the tables they have open now (from presence) and their most recent g
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -167,7 +168,17 @@ async def _tables(c: Clients, players: list[str]) -> dict[str, dict[str, Any]]:
 async def _streams(c: Clients, game_ids: list[str]) -> dict[str, set[int]]:
     """The seats of each game with a live stream open now (presence's marks)."""
     presence = c.live.presence
-    return await presence.connected(game_ids) if presence is not None else {}
+    if presence is None:
+        return {}
+    now = int(time.time() * 1000)
+    pipe = c.store.redis.pipeline(transaction=False)
+    for g in game_ids:
+        pipe.zrangebyscore(presence.keys.streams(g), now - presence.stale_ms, "+inf")
+    found = await pipe.execute()
+    return {
+        g: {int(m.decode().split(":", 1)[0]) for m in marks}
+        for g, marks in zip(game_ids, found, strict=True)
+    }
 
 
 class Blocks(BaseModel):

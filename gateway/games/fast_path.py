@@ -33,7 +33,7 @@ class CommandFastPath:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        match = game_in_path(scope, "POST", COMMAND_PATH)  # a command POST's game, or None
+        match = _command_path(scope)
         if match is None:
             await self.app(scope, receive, send)
             return
@@ -56,15 +56,15 @@ class CommandFastPath:
         await response(scope, receive, send)
 
 
-def game_in_path(scope: Scope, method: str, pattern: re.Pattern[str]) -> str | None:
-    """The game id a fast path's request names (``pattern``'s group), else None."""
-    if scope["type"] != "http" or scope["method"] != method:
+def _command_path(scope: Scope) -> str | None:
+    """The game id of a command POST, else None."""
+    if scope["type"] != "http" or scope["method"] != "POST":
         return None
     path: str = scope["path"]
     root: str = scope.get("root_path", "")
     if root and path.startswith(root):
         path = path[len(root) :]
-    found = pattern.fullmatch(path)
+    found = COMMAND_PATH.fullmatch(path)
     return found[1] if found else None
 
 

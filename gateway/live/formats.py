@@ -7,7 +7,7 @@ programs ask for NDJSON, and a turn costs a few byte operations."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncIterator
 from typing import Literal
 
 from fastapi import Request
@@ -21,11 +21,7 @@ def chosen(request: Request, asked: Format | None) -> Format:
     """``format=`` if given, else what the Accept header prefers (SSE by default)."""
     if asked is not None:
         return asked
-    return chosen_by_accept(request.headers.get("accept", ""))
-
-
-def chosen_by_accept(accept: str) -> Format:
-    return "ndjson" if NDJSON in accept else "sse"
+    return "ndjson" if NDJSON in request.headers.get("accept", "") else "sse"
 
 
 def media_type(fmt: Format) -> str:
@@ -59,7 +55,7 @@ def as_lines(chunk: bytes) -> bytes:
     return b"".join(out)
 
 
-async def shaped(frames: AsyncIterator[bytes], fmt: Format) -> AsyncGenerator[bytes, None]:
+async def shaped(frames: AsyncIterator[bytes], fmt: Format) -> AsyncIterator[bytes]:
     """The stream's SSE chunks in the chosen shape."""
     async for chunk in frames:
         if fmt == "sse":

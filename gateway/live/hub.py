@@ -53,14 +53,13 @@ from redis.exceptions import RedisError
 
 from gateway.accounts.tokens import Caller, SeatTokens, revoked_channel
 from gateway.http.problems import Problem
-from gateway.live.beats import Beats
 from gateway.live.channels import GameChannels, chat_channel, game_of
 from gateway.live.delay import Delays, Held
 from gateway.live.feeds import AccountFeeds
-from gateway.live.frames import drained, frame, view_frame
+from gateway.live.frames import PING, drained, frame, view_frame
 from gateway.live.revocation import TokenStreams
 from gateway.live.versions import VersionWaiters
-from gateway.live.watched import Viewer, Watched, ends_at_expiry
+from gateway.live.watched import Viewer, Watched
 from services.accounts.feed import feed_channel
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.eventstore.announce import parse_announcement
@@ -92,10 +91,8 @@ class LiveHub:
         tokens: SeatTokens | None = None,
         presence: Presence | None = None,
         delays: Delays | None = None,
-        heartbeat_s: float = 15.0,
     ) -> None:
         self.store, self.games, self.listener = store, games, listener
-        self.beats = Beats(heartbeat_s, presence)  # every stream's pings and marks
         self.presence = presence
         self.delays = delays
         # Presence writes and delayed spectators' releases in flight (kept referenced).
@@ -117,10 +114,8 @@ class LiveHub:
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._listen())
-        self.beats.start()
 
     async def close(self) -> None:
-        await self.beats.close()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -167,10 +162,11 @@ class LiveHub:
         game_type: str,
         who: Caller,
         after: int,
+        heartbeat_s: float = 15.0,
         views: bool = False,
     ) -> AsyncGenerator[bytes, None]:
         """Every event after version ``after`` as ``who`` may see it, then each new one
-        as it is appended, as SSE bytes (a ping comment when quiet: gateway.live.beats);
+        as it is appended, as SSE bytes (a ping comment after ``heartbeat_s`` of quiet);
         ends after the game's last event (GameEnded), or when ``who``'s token expires or
         is revoked."""
         watched = self.watched.get(game_id)
@@ -182,7 +178,6 @@ class LiveHub:
         self.streams_of.add(viewer)
         mark = uuid.uuid4().hex[:12] if self.presence is not None and seat >= 0 else ""
         delay = await self.delays.of(game_id) if self.delays and seat == SPECTATOR else None
-        expiry = ends_at_expiry(viewer)
         try:
             # Subscribed before the catch-up read, so no version falls between the two
             # (held from hold's first step, so a stream cancelled meanwhile releases it).
@@ -206,22 +201,34 @@ class LiveHub:
             if mark:  # registered first: the stream hears its own arrival too
                 slow = getattr(watched.state, "turn_based", False)  # a seated game's table
                 await self._mark(self.presence.opened(game_id, seat, mark, slow))  # type: ignore[union-attr]
-            self.beats.add(viewer, (game_id, seat, mark) if mark else None)
+            marked = time.monotonic()
             if backlog or current:
                 yield b"".join(frame(e) for e in backlog) + current
                 if backlog and backlog[-1].type == "GameEnded":
                     return
             while True:
-                item = await viewer.queue.get()
-                if item is None:  # ended: revoked, expired, too slow, or draining
+                quiet = until_expiry(viewer, heartbeat_s)
+                try:
+                    async with asyncio.timeout(quiet):
+                        item = await viewer.queue.get()
+                except TimeoutError:
+                    if quiet < heartbeat_s:  # the token expired: so does its stream
+                        return
+                    if mark:
+                        await self._mark(self.presence.refreshed(game_id, seat, mark))  # type: ignore[union-attr]
+                        marked = time.monotonic()
+                    yield PING
+                    continue
+                if item is None:
                     return
+                if mark and time.monotonic() - marked >= heartbeat_s:
+                    # A busy stream sends no pings: its mark is refreshed as frames go.
+                    marked = time.monotonic()
+                    await self._mark(self.presence.refreshed(game_id, seat, mark))  # type: ignore[union-attr]
                 yield item[0]
                 if item[1]:
                     return
         finally:
-            self.beats.discard(viewer)
-            if expiry is not None:
-                expiry.cancel()
             if mark:  # in a task: a cancelled stream's generator may not await any more
                 self._closed(game_id, seat, mark, watched.game.status(watched.state).over)
             watched.viewers[seat].discard(viewer)
@@ -493,3 +500,11 @@ class LiveHub:
             self._announced(game_id, watched.version + 1)
         self.versions.look_again()
         self.feeds.wake_all()
+
+
+def until_expiry(viewer: Viewer, heartbeat_s: float) -> float:
+    """How long a stream may stay quiet: a heartbeat, or less if its token expires
+    sooner."""
+    if not viewer.expires_at:
+        return heartbeat_s
+    return max(0.0, min(heartbeat_s, viewer.expires_at - time.time()))

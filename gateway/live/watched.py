@@ -5,56 +5,16 @@ the gateway drains)."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from gateway.live.delay import Held
-from gateway.live.frames import PING
 from services.core.eventstore import StoredEvent
 from services.core.gamestate import fold
 from services.kernel.game import Game
 
 QUEUE_FRAMES = 2000  # a viewer further behind than this is dropped (it reconnects)
-
-
-Item = tuple[bytes, bool] | None  # frames and whether they are the last; None: the end
-
-
-class Mailbox:
-    """A viewer's items waiting to be sent, at most ``limit``, for its one stream: what
-    asyncio.Queue did, in a list and a future while the stream waits, rather than its
-    three deques and an event (~3 KiB a stream, and most streams sit idle)."""
-
-    __slots__ = ("items", "limit", "waiter")
-
-    def __init__(self, limit: int) -> None:
-        self.items: list[Item] = []
-        self.limit = limit
-        self.waiter: asyncio.Future[None] | None = None
-
-    def empty(self) -> bool:
-        return not self.items
-
-    def put_nowait(self, item: Item) -> None:
-        if len(self.items) >= self.limit:
-            raise asyncio.QueueFull
-        self.items.append(item)
-        if self.waiter is not None and not self.waiter.done():
-            self.waiter.set_result(None)
-
-    def get_nowait(self) -> Item:
-        return self.items.pop(0)
-
-    async def get(self) -> Item:
-        while not self.items:
-            self.waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self.waiter
-            finally:
-                self.waiter = None
-        return self.items.pop(0)
 
 
 @dataclass(eq=False)
@@ -64,8 +24,9 @@ class Viewer:
     expires_at: float = 0.0  # when that token expires (time.time(); 0: never)
     views: bool = False  # a view frame after each batch
     player_id: str = ""  # the account behind its token, if any (chat across blocks)
-    queue: Mailbox = field(default_factory=lambda: Mailbox(QUEUE_FRAMES))
-    sent: bool = False  # a frame was queued since the heartbeat's last visit (beats)
+    queue: asyncio.Queue[tuple[bytes, bool] | None] = field(
+        default_factory=lambda: asyncio.Queue(QUEUE_FRAMES)
+    )
 
     def end(self, last: bytes = b"") -> None:
         """End the stream now, whatever is queued (its token is no longer good, or the
@@ -79,29 +40,14 @@ class Viewer:
         else:
             self.queue.put_nowait(None)
 
-    def ping(self) -> None:
-        """A heartbeat (gateway.live.beats), unless frames are waiting anyway."""
-        if self.queue.empty():
-            self.queue.put_nowait((PING, False))
-
     def push(self, frames: list[tuple[bytes, bool]]) -> None:
         """Frames (bytes, whether it is the game's last) in order."""
-        self.sent = True
         for f in frames:
             try:
                 self.queue.put_nowait(f)
             except asyncio.QueueFull:  # too slow: end its stream, it resumes from its id
                 self.end()
                 return
-
-
-def ends_at_expiry(viewer: Viewer) -> asyncio.TimerHandle | None:
-    """A stream lives no longer than its token: one timer ends it when the token expires
-    (cancel it when the stream ends first); None for a token that never expires."""
-    if not viewer.expires_at:
-        return None
-    left = max(0.0, viewer.expires_at - time.time())
-    return asyncio.get_running_loop().call_later(left, viewer.end)
 
 
 @dataclass(eq=False)

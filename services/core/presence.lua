@@ -15,15 +15,8 @@ local now, stale, gone_after = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(AR
 local member, mark, absent = seat .. ':' .. stream, game .. '|' .. seat .. '|' .. stream, game .. '|' .. seat
 local week = 7 * 24 * 3600
 
--- A game's streams whose marks are fresh: refreshed in the sweeper's list (KEYS[3]) only,
--- a slice of a gateway's streams at a time (gateway/live/beats.py).
 local function open_streams()
-  local out = {}
-  for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-    local score = redis.call('ZSCORE', KEYS[3], game .. '|' .. (string.gsub(m, ':', '|', 1)))
-    if score and tonumber(score) >= now - stale then out[#out + 1] = m end
-  end
-  return out
+  return redis.call('ZRANGEBYSCORE', KEYS[1], now - stale, '+inf')
 end
 
 local function has_stream(s)

@@ -22,9 +22,6 @@ import orjson
 from redis.asyncio import Redis, RedisCluster
 
 SCRIPT = (Path(__file__).parent / "presence.lua").read_text()
-FRESH = (Path(__file__).parent / "presence_fresh.lua").read_text()
-CHUNK = 1000  # marks a ZADD takes at once: a long command would hold Redis up
-Mark = tuple[str, int, str]  # a seat stream's presence mark: game, seat, stream id
 
 
 def now_ms() -> int:
@@ -77,7 +74,6 @@ class Presence:
         # back and a publish per stream cost a gateway most where many short games opened
         # and closed streams.
         self._changed = redis.register_script(SCRIPT)
-        self._fresh = redis.register_script(FRESH)
 
     async def _change(
         self, mode: str, game_id: str, seat: int, stream: str, since: int, turn_based: bool
@@ -94,16 +90,11 @@ class Presence:
         clocks decide, docs/turn-based.md), which the game's presence keeps from now on."""
         await self._change("open", game_id, seat, stream, 0, turn_based)
 
-    async def refreshed_all(self, marks: list[Mark]) -> None:
-        """Many open streams are still open (gateway.live.beats, a slice of a gateway's
-        streams at a time): their marks in the sweeper's list, in chunks, a command per
-        1,000 streams. A game's own list is not refreshed: its streams are fresh where
-        the sweeper's list says so (presence_fresh.lua)."""
+    async def refreshed(self, game_id: str, seat: int, stream: str) -> None:
         now = now_ms()
-        every = [f"{g}|{seat}|{stream}" for g, seat, stream in marks]
         pipe = self.redis.pipeline(transaction=False)
-        for start in range(0, len(every), CHUNK):
-            pipe.zadd(self.keys.marks, dict.fromkeys(every[start : start + CHUNK], now), xx=True)
+        pipe.zadd(self.keys.streams(game_id), {f"{seat}:{stream}": now}, xx=True)
+        pipe.zadd(self.keys.marks, {f"{game_id}|{seat}|{stream}": now}, xx=True)
         await pipe.execute()
 
     async def closed(self, game_id: str, seat: int, stream: str, at_ms: int = 0) -> None:
@@ -123,9 +114,10 @@ class Presence:
         """Each seat with a known presence: state ("connected", "away", "gone"), since.
         A turn-based game's seats are connected or away, with nothing to come."""
         now = now_ms()
-        keys = [self.keys.streams(game_id), self.keys.marks, self.keys.away(game_id)]
-        marks, flat = await self._fresh(keys=keys, args=[game_id, now - self.stale_ms, 1])
-        away = dict(zip(flat[::2], flat[1::2], strict=True))
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zrangebyscore(self.keys.streams(game_id), now - self.stale_ms, "+inf")
+        pipe.hgetall(self.keys.away(game_id))
+        marks, away = await pipe.execute()
         out: dict[int, dict[str, Any]] = {}
         if away.pop(b"turn_based", None) is not None:
             away_since = {int(seat): int(since) for seat, since in away.items()}
@@ -146,20 +138,6 @@ class Presence:
         for m in marks:
             out[int(m.decode().split(":", 1)[0])] = {"state": "connected", "since_ms": 0}
         return out
-
-    async def connected(self, game_ids: list[str]) -> dict[str, set[int]]:
-        """The seats of each game with a stream open now."""
-        oldest = now_ms() - self.stale_ms
-        pipe = self.redis.pipeline(transaction=False)
-        for g in game_ids:
-            keys = [self.keys.streams(g), self.keys.marks, self.keys.away(g)]
-            # Queued in the pipeline: redis-py's scripts take one, its annotation says not.
-            await self._fresh(keys=keys, args=[g, oldest, 0], client=pipe)  # type: ignore[arg-type]
-        found = await pipe.execute()
-        return {
-            g: {int(m.decode().split(":", 1)[0]) for m in marks}
-            for g, (marks, _) in zip(game_ids, found, strict=True)
-        }
 
     async def announce(self, game_id: str) -> None:
         seats = await self.of(game_id)
