@@ -63,7 +63,6 @@ SEATS = 4
 class Target:
     host: str
     port: int
-    kind: str  # "gateway" or "baseline"
 
 
 def raise_file_limit() -> None:
@@ -225,12 +224,12 @@ def measure(cwd: str | None, args: argparse.Namespace) -> dict[str, float]:
         redis_pid = pids_on(redis_url.rsplit(":", 1)[1].split("/")[0])[0]
         watch = {"redis": redis_pid, "gateway0": service_pids(text)["gateway"]}
         watch |= {f"gateway{i + 1}": p.pid for i, p in enumerate(others)}
-        targets = [Target("127.0.0.1", int(u.rsplit(":", 1)[1]), "gateway") for u in gateways]
+        targets = [Target("127.0.0.1", int(u.rsplit(":", 1)[1])) for u in gateways]
         for i in range(args.gateways):
             server, port = baseline(redis_url, args.heartbeat)
             others.append(server)
             watch[f"baseline{i}"] = server.pid
-            targets.append(Target("127.0.0.1", port, "baseline"))
+            targets.append(Target("127.0.0.1", port))
         say(f"    {args.streams // SEATS} tables ...")
         made = tables(gateways[0], args.streams // SEATS)
         time.sleep(2 * args.heartbeat)
