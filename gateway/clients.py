@@ -82,6 +82,7 @@ class Clients:
             tokens,
             presence,
             delays,
+            heartbeat,
         )
         live.start()
         engines = {

@@ -42,7 +42,7 @@ import logging
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping
+from collections.abc import AsyncGenerator, Callable, Coroutine, Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -53,10 +53,11 @@ from redis.exceptions import RedisError
 
 from gateway.accounts.tokens import Caller, SeatTokens, revoked_channel
 from gateway.http.problems import Problem
+from gateway.live.beats import Beats
 from gateway.live.channels import GameChannels, chat_channel, game_of
 from gateway.live.delay import Delays, Held
 from gateway.live.feeds import AccountFeeds
-from gateway.live.frames import PING, drained, frame, view_frame
+from gateway.live.frames import drained, frame, view_frame
 from gateway.live.revocation import TokenStreams
 from gateway.live.versions import VersionWaiters
 from gateway.live.watched import Viewer, Watched
@@ -91,6 +92,7 @@ class LiveHub:
         tokens: SeatTokens | None = None,
         presence: Presence | None = None,
         delays: Delays | None = None,
+        heartbeat_s: float = 15.0,
     ) -> None:
         self.store, self.games, self.listener = store, games, listener
         self.presence = presence
@@ -109,17 +111,21 @@ class LiveHub:
         self._chat_channel = chat_channel(store.settings.key_prefix)
         self.feeds = AccountFeeds()  # account streams (docs/bot-api.md), by player
         self._feed_channel = feed_channel(store.settings.key_prefix)
+        self.beats = Beats(heartbeat_s, self._viewers, presence, self._reopen)
+        self._beating: asyncio.Task[None] | None = None
 
     # -- lifecycle ---------------------------------------------------------------------
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._listen())
+        self._beating = asyncio.create_task(self.beats.run())
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        for task in (self._task, self._beating):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         await self.listener.aclose()
 
     def drain(self) -> None:
@@ -162,19 +168,18 @@ class LiveHub:
         game_type: str,
         who: Caller,
         after: int,
-        heartbeat_s: float = 15.0,
         views: bool = False,
     ) -> AsyncGenerator[bytes, None]:
         """Every event after version ``after`` as ``who`` may see it, then each new one
-        as it is appended, as SSE bytes (a ping comment after ``heartbeat_s`` of quiet);
-        ends after the game's last event (GameEnded), or when ``who``'s token expires or
-        is revoked."""
+        as it is appended, as SSE bytes (a ping comment when it was quiet for a heartbeat:
+        gateway.live.beats); ends after the game's last event (GameEnded), or when
+        ``who``'s token expires or is revoked."""
         watched = self.watched.get(game_id)
         if watched is None:
             game = self.games[game_type]
             watched = self.watched[game_id] = Watched(game, game.initial())
         seat = who.seat
-        viewer = Viewer(seat, who.token_hash, who.expires_at, views, who.player_id)
+        viewer = Viewer(seat, who.token_hash, who.expires_at, views, who.player_id, game_id=game_id)
         self.streams_of.add(viewer)
         mark = uuid.uuid4().hex[:12] if self.presence is not None and seat >= 0 else ""
         delay = await self.delays.of(game_id) if self.delays and seat == SPECTATOR else None
@@ -201,34 +206,18 @@ class LiveHub:
             if mark:  # registered first: the stream hears its own arrival too
                 slow = getattr(watched.state, "turn_based", False)  # a seated game's table
                 await self._mark(self.presence.opened(game_id, seat, mark, slow))  # type: ignore[union-attr]
-            marked = time.monotonic()
+                viewer.mark = mark  # the beats refresh it from now on
             if backlog or current:
                 yield b"".join(frame(e) for e in backlog) + current
                 if backlog and backlog[-1].type == "GameEnded":
                     return
-            while True:
-                quiet = until_expiry(viewer, heartbeat_s)
-                try:
-                    async with asyncio.timeout(quiet):
-                        item = await viewer.queue.get()
-                except TimeoutError:
-                    if quiet < heartbeat_s:  # the token expired: so does its stream
-                        return
-                    if mark:
-                        await self._mark(self.presence.refreshed(game_id, seat, mark))  # type: ignore[union-attr]
-                        marked = time.monotonic()
-                    yield PING
-                    continue
-                if item is None:
-                    return
-                if mark and time.monotonic() - marked >= heartbeat_s:
-                    # A busy stream sends no pings: its mark is refreshed as frames go.
-                    marked = time.monotonic()
-                    await self._mark(self.presence.refreshed(game_id, seat, mark))  # type: ignore[union-attr]
+            # Pings and the token's expiry come on the queue too (gateway.live.beats).
+            while (item := await viewer.queue.get()) is not None:
                 yield item[0]
                 if item[1]:
                     return
         finally:
+            viewer.mark = ""  # the beats no longer refresh (nor reopen) it
             if mark:  # in a task: a cancelled stream's generator may not await any more
                 self._closed(game_id, seat, mark, watched.game.status(watched.state).over)
             watched.viewers[seat].discard(viewer)
@@ -240,6 +229,18 @@ class LiveHub:
                 del self.watched[game_id]
             self.streams_of.remove(viewer)
             self.channels.release(game_id)
+
+    def _viewers(self) -> Iterator[Viewer]:
+        """Every game stream held here (the beats' round)."""
+        for watched in self.watched.values():
+            for viewers in watched.viewers.values():
+                yield from viewers
+
+    async def _reopen(self, viewer: Viewer) -> None:
+        """The sweeper closed an open stream's presence (this gateway was frozen for
+        longer than marks stay fresh): it is open again."""
+        assert self.presence is not None
+        await self.presence.opened(viewer.game_id, viewer.seat, viewer.mark)
 
     def _closed(self, game_id: str, seat: int, mark: str, over: bool) -> None:
         """A seat's stream ended: its player is away, unless the game is over (nobody is

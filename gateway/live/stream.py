@@ -32,8 +32,7 @@ def event_stream(
 
     async def frames() -> AsyncIterator[bytes]:
         try:
-            heartbeat = c.settings.sse_heartbeat_s
-            async for f in hub.frames(game_id, game_type, who, after, heartbeat, views):
+            async for f in hub.frames(game_id, game_type, who, after, views):
                 yield f
         finally:
             release()

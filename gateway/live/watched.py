@@ -5,6 +5,7 @@ the gateway drains)."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,11 @@ class Viewer:
     queue: asyncio.Queue[tuple[bytes, bool] | None] = field(
         default_factory=lambda: asyncio.Queue(QUEUE_FRAMES)
     )
+    # Its presence mark in the game, for a seat's stream (the beats refresh it), and when
+    # it was last given a frame (time.monotonic(); the beats ping it after a quiet spell).
+    game_id: str = ""
+    mark: str = ""
+    pushed_at: float = field(default_factory=time.monotonic)
 
     def end(self, last: bytes = b"") -> None:
         """End the stream now, whatever is queued (its token is no longer good, or the
@@ -42,6 +48,7 @@ class Viewer:
 
     def push(self, frames: list[tuple[bytes, bool]]) -> None:
         """Frames (bytes, whether it is the game's last) in order."""
+        self.pushed_at = time.monotonic()
         for f in frames:
             try:
                 self.queue.put_nowait(f)

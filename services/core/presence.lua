@@ -4,19 +4,21 @@
 --
 -- KEYS: 1 the game's streams, 2 the game's away seats, 3 every stream's mark, 4 absent
 --       seats (all under the {pr} hash tag)
--- ARGV: 1 "open" | "close", 2 game id, 3 seat, 4 stream id, 5 now (ms), 6 stale after (ms),
---       7 gone after (ms), 8 channel, 9 away since (ms; close only), 10 "1" when the game is
+-- ARGV: 1 "open" | "close", 2 game id, 3 seat, 4 stream id, 5 now (ms), 6 gone after (ms),
+--       7 channel, 8 away since (ms; close only), 9 "1" when the game is
 --       turn-based (open only): its seats are away, never gone (their clocks decide), which
 --       the away hash keeps as its field "turn_based" for closes that do not know (the
 --       sweeper's)
 -- Returns 1 when it published, 0 when nothing changed for anyone.
 local mode, game, seat, stream = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local now, stale, gone_after = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local now, gone_after = tonumber(ARGV[5]), tonumber(ARGV[6])
 local member, mark, absent = seat .. ':' .. stream, game .. '|' .. seat .. '|' .. stream, game .. '|' .. seat
 local week = 7 * 24 * 3600
 
+-- A game's streams are open until closed: marks go stale only in KEYS[3], the sweeper's
+-- list, which each gateway refreshes for all its streams at once (one ZADD per thousand).
 local function open_streams()
-  return redis.call('ZRANGEBYSCORE', KEYS[1], now - stale, '+inf')
+  return redis.call('ZRANGE', KEYS[1], 0, -1)
 end
 
 local function has_stream(s)
@@ -28,7 +30,7 @@ end
 
 if mode == 'open' then
   local already = has_stream(seat)
-  if ARGV[10] == '1' then
+  if ARGV[9] == '1' then
     redis.call('HSET', KEYS[2], 'turn_based', 1)
     redis.call('EXPIRE', KEYS[2], week)
   end
@@ -42,7 +44,7 @@ else
   redis.call('ZREM', KEYS[1], member)
   redis.call('ZREM', KEYS[3], mark)
   if has_stream(seat) then return 0 end
-  local since = tonumber(ARGV[9])
+  local since = tonumber(ARGV[8])
   redis.call('HSET', KEYS[2], seat, since)
   redis.call('EXPIRE', KEYS[2], week)
   -- Only a real-time seat is the sweeper's work: nobody stands in at a turn-based one.
@@ -69,5 +71,5 @@ end
 local seats = {}
 for _, v in pairs(states) do seats[#seats + 1] = v end
 table.sort(seats, function(a, b) return a.seat < b.seat end)
-redis.call('PUBLISH', ARGV[8], cjson.encode({game_id = game, seats = seats}))
+redis.call('PUBLISH', ARGV[7], cjson.encode({game_id = game, seats = seats}))
 return 1

@@ -2,9 +2,9 @@
 its player holds open on any gateway replica, kept in Redis so every replica and the
 sweeper see the same.
 
-A seat is "connected" while one of its streams is open (a stream refreshes its mark on
-each heartbeat), "away" since its last stream closed (or its gateway stopped
-refreshing it: a crashed replica's streams go stale), and "gone" once away longer than
+A seat is "connected" while one of its streams is open, "away" since its last stream
+closed (or its gateway stopped refreshing its mark: the sweeper closes a crashed
+replica's streams once their marks are stale), and "gone" once away longer than
 ``gone_after_s``: the sweeper (``sweep``, beside the bot runner) then sends the engine
 ``seat_gone`` and a bot stands in (services.kernel.table). Each change is published on
 one channel; every gateway's live hub passes it to the game's streams as a ``presence``
@@ -22,6 +22,7 @@ import orjson
 from redis.asyncio import Redis, RedisCluster
 
 SCRIPT = (Path(__file__).parent / "presence.lua").read_text()
+REFRESH_BATCH = 1000  # marks refreshed by one ZADD
 
 
 def now_ms() -> int:
@@ -81,8 +82,8 @@ class Presence:
         keys = [self.keys.streams(game_id), self.keys.away(game_id)]
         keys += [self.keys.marks, self.keys.absent]
         now = now_ms()
-        args: list[str | int] = [mode, game_id, seat, stream, now, self.stale_ms]
-        args += [self.gone_after_ms, self.keys.channel, since or now, int(turn_based)]
+        args: list[str | int] = [mode, game_id, seat, stream, now, self.gone_after_ms]
+        args += [self.keys.channel, since or now, int(turn_based)]
         await self._changed(keys=keys, args=args)
 
     async def opened(self, game_id: str, seat: int, stream: str, turn_based: bool = False) -> None:
@@ -90,12 +91,21 @@ class Presence:
         clocks decide, docs/turn-based.md), which the game's presence keeps from now on."""
         await self._change("open", game_id, seat, stream, 0, turn_based)
 
-    async def refreshed(self, game_id: str, seat: int, stream: str) -> None:
-        now = now_ms()
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.zadd(self.keys.streams(game_id), {f"{seat}:{stream}": now}, xx=True)
-        pipe.zadd(self.keys.marks, {f"{game_id}|{seat}|{stream}": now}, xx=True)
-        await pipe.execute()
+    async def refreshed(self, streams: list[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
+        """Open streams (game, seat, stream id) are still open: their marks in the
+        sweeper's list say now, one ZADD per ``REFRESH_BATCH`` streams (a gateway's beats,
+        gateway.live.beats). Returns those whose mark was no longer there: the sweeper
+        closed them while their gateway was frozen; the caller opens them again."""
+        missing: list[tuple[str, int, str]] = []
+        for start in range(0, len(streams), REFRESH_BATCH):
+            batch = streams[start : start + REFRESH_BATCH]
+            now = now_ms()
+            members = {f"{g}|{seat}|{stream}": now for g, seat, stream in batch}
+            changed = int(await self.redis.zadd(self.keys.marks, members, xx=True, ch=True) or 0)
+            if changed < len(batch):  # some were not there (or already marked this ms)
+                scores = await self.redis.zmscore(self.keys.marks, list(members))
+                missing += [s for s, score in zip(batch, scores, strict=True) if score is None]
+        return missing
 
     async def closed(self, game_id: str, seat: int, stream: str, at_ms: int = 0) -> None:
         """A stream ended (``at_ms``: when it was last known open, for a stale one)."""
@@ -115,7 +125,7 @@ class Presence:
         A turn-based game's seats are connected or away, with nothing to come."""
         now = now_ms()
         pipe = self.redis.pipeline(transaction=False)
-        pipe.zrangebyscore(self.keys.streams(game_id), now - self.stale_ms, "+inf")
+        pipe.zrange(self.keys.streams(game_id), 0, -1)
         pipe.hgetall(self.keys.away(game_id))
         marks, away = await pipe.execute()
         out: dict[int, dict[str, Any]] = {}

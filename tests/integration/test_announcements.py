@@ -93,7 +93,7 @@ async def test_watched_moves_reach_the_viewer_without_reading_the_stream(
     game = GAMES["giraffe-raffe"]
     engine = GameRuntime(game, store)
     created = await engine.create([SeatSpec("human")] * 3, {}, seed="live", practice=True)
-    frames = hub.frames(created.game_id, game.name, Caller(0), 0, heartbeat_s=10)
+    frames = hub.frames(created.game_id, game.name, Caller(0), 0)
     assert b"id: 1\n" in await anext(frames)  # the catch-up: read, as a new viewer must
     before = await xranges(store.redis)
     moves = bot_moves(game, 3, "live", game.bot("random"))[:12]

@@ -1,0 +1,83 @@
+"""The gateway's one clock for its streams (gateway.live.beats, docs/decisions/0058): a
+quiet stream gets a ping, a busy one none; an expired token's stream ends; every seat
+stream's presence mark is refreshed in one ZADD per thousand streams, against a real
+Redis, and a mark the sweeper took away (the gateway was frozen) is opened again."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from typing import Any
+
+from redis.asyncio import Redis
+
+from gateway.live.beats import QUIET, Beats
+from gateway.live.frames import PING
+from gateway.live.watched import Viewer
+from services.core.presence import REFRESH_BATCH, Presence
+
+HEARTBEAT_S = 10.0
+
+
+def queued(viewer: Viewer) -> list[tuple[bytes, bool] | None]:
+    out = []
+    while not viewer.queue.empty():
+        out.append(viewer.queue.get_nowait())
+    return out
+
+
+async def nothing_to_reopen(viewer: Viewer) -> None:
+    raise AssertionError(f"nothing was closed, yet {viewer.mark} was reopened")
+
+
+async def test_a_quiet_stream_gets_a_ping_a_busy_one_none_and_an_expired_one_ends() -> None:
+    quiet, busy, expired = Viewer(0), Viewer(1), Viewer(2, expires_at=time.time() - 1)
+    quiet.pushed_at = time.monotonic() - (QUIET + 0.05) * HEARTBEAT_S
+    beats = Beats(HEARTBEAT_S, lambda: [quiet, busy, expired], None, nothing_to_reopen)
+    await beats.tick()
+    assert queued(quiet) == [(PING, False)]
+    assert queued(busy) == []
+    assert queued(expired) == [None], "a stream outlived its token"
+    await beats.tick()  # the ping was a frame: it is not quiet any more
+    assert queued(quiet) == []
+
+
+async def zadds(redis: Redis) -> int:
+    stats: dict[str, Any] = await redis.info("commandstats")
+    return int(stats.get("cmdstat_zadd", {}).get("calls", 0))
+
+
+async def test_marks_are_refreshed_in_batches_and_a_swept_one_is_opened_again(
+    redis: Redis,
+) -> None:
+    presence = Presence(redis, f"beats-{uuid.uuid4().hex[:8]}", 0.1, gone_after_s=60)
+    viewers = [Viewer(s % 4, game_id=f"g{s // 4}", mark=f"m{s}") for s in range(2500)]
+    for v in viewers[:8]:  # the others are opened straight into the marks list: quicker
+        await presence.opened(v.game_id, v.seat, v.mark)
+    await redis.zadd(presence.keys.marks, {f"{v.game_id}|{v.seat}|{v.mark}": 1 for v in viewers})
+    reopened: list[Viewer] = []
+
+    async def reopen(viewer: Viewer) -> None:
+        reopened.append(viewer)
+        await presence.opened(viewer.game_id, viewer.seat, viewer.mark)
+
+    beats = Beats(0.1, lambda: viewers, presence, reopen)
+    before = await zadds(redis)
+    await beats.tick()  # marks are refreshed every other tick
+    await beats.tick()
+    batches = -(-len(viewers) // REFRESH_BATCH)
+    assert await zadds(redis) - before == batches, "one ZADD per batch, not per stream"
+    assert reopened == []
+    # Longer than a mark stays fresh: the per-game list is not refreshed, yet the seat is
+    # connected while its stream is open (the sweeper alone judges staleness).
+    await asyncio.sleep(presence.stale_ms / 1000 + 0.2)
+    assert (await presence.of("g0"))[1]["state"] == "connected"
+    # The sweeper closed g0's seat 1 (its gateway seemed stopped): the next refresh opens it.
+    swept = viewers[1]
+    await presence.closed(swept.game_id, swept.seat, swept.mark, at_ms=int(time.time() * 1000))
+    assert (await presence.of("g0"))[1]["state"] == "away"
+    await beats.tick()
+    await beats.tick()
+    assert reopened == [swept]
+    assert (await presence.of("g0"))[1]["state"] == "connected"
