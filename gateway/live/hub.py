@@ -178,15 +178,19 @@ class LiveHub:
         if watched is None:
             game = self.games[game_type]
             watched = self.watched[game_id] = Watched(game, game.initial())
+        # Joining until registered: a stream leaving meanwhile must not drop the game from
+        # the hub, or this one would register on a copy nobody fans out to (it stalled).
+        watched.joining += 1
+        joined = False
         seat = who.seat
         viewer = Viewer(seat, who.token_hash, who.expires_at, views, who.player_id, game_id=game_id)
         self.streams_of.add(viewer)
         mark = uuid.uuid4().hex[:12] if self.presence is not None and seat >= 0 else ""
-        delay = await self.delays.of(game_id) if self.delays and seat == SPECTATOR else None
         try:
             # Subscribed before the catch-up read, so no version falls between the two
             # (held from hold's first step, so a stream cancelled meanwhile releases it).
             await self.channels.hold(game_id)
+            delay = await self.delays.of(game_id) if self.delays and seat == SPECTATOR else None
             async with watched.lock:
                 await self._advance(game_id, watched)  # viewers already there get it too
                 late = await self._spectators(game_id, watched) if delay else None
@@ -194,6 +198,8 @@ class LiveHub:
                 missed = await self.store.read_game_range(game_id, after, until)
                 backlog = redact_stored(watched.game, watched.state, missed, seat)
                 watched.viewers[seat].add(viewer)
+                watched.joining -= 1
+                joined = True
                 # A version announced while nobody was registered yet (drains skip a game
                 # nobody watches) must still reach this viewer.
                 self._drain_if_behind(game_id, watched)
@@ -217,6 +223,8 @@ class LiveHub:
                 if item[1]:
                     return
         finally:
+            if not joined:
+                watched.joining -= 1
             viewer.mark = ""  # the beats no longer refresh (nor reopen) it
             if mark:  # in a task: a cancelled stream's generator may not await any more
                 self._closed(game_id, seat, mark, watched.game.status(watched.state).over)

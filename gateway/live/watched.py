@@ -71,6 +71,7 @@ class Watched:
     offered: list[StoredEvent] = field(default_factory=list)  # announced with the versions
     # Spectators of a game shown late (gateway.live.delay), while some watch here.
     spectators: Held | None = None
+    joining: int = 0  # streams on their way in (subscribing, catching up)
 
     def offer(self, events: list[StoredEvent]) -> None:
         self.offered += events
@@ -98,4 +99,5 @@ class Watched:
 
     @property
     def empty(self) -> bool:
-        return not any(self.viewers.values())
+        """Nobody watches, and nobody is on the way: the hub may forget the game."""
+        return not self.joining and not any(self.viewers.values())

@@ -108,6 +108,33 @@ async def test_watched_moves_reach_the_viewer_without_reading_the_stream(
     await frames.aclose()
 
 
+async def test_a_stream_joining_as_the_last_one_leaves_still_gets_the_moves(
+    store: EventStore, hub: LiveHub
+) -> None:
+    """A spectator reconnects (its new stream is catching up) while its old stream is
+    still leaving: the old one was the game's last viewer here, and the hub forgot the
+    game, so the new stream registered on a copy nobody fanned out to and got nothing
+    more (an e2e resume test stalled about one run in three)."""
+    game = GAMES["giraffe-raffe"]
+    engine = GameRuntime(game, store)
+    created = await engine.create([SeatSpec("human")] * 3, {}, seed="rejoin", practice=True)
+    old = hub.frames(created.game_id, game.name, Caller(), 0)
+    assert b"id: 1\n" in await anext(old)
+    new = hub.frames(created.game_id, game.name, Caller(), 1)
+    joining = asyncio.create_task(anext(new))
+    await asyncio.sleep(0)  # it subscribed and is reading its catch-up from Redis
+    assert not joining.done()
+    await old.aclose()  # the old stream leaves meanwhile
+    seat, version, command = bot_moves(game, 3, "rejoin", game.bot("random"))[0]
+    done = await engine.execute(
+        created.game_id, seat, command, command_id=uuid.uuid4().hex, expected_version=version
+    )
+    got = await joining  # its catch-up, or the move already
+    while f"id: {done.result.version}\n".encode() not in got:
+        got += await asyncio.wait_for(anext(new), 5)
+    await new.aclose()
+
+
 async def subscribers(store: EventStore, game_id: str) -> int:
     """Connections subscribed to the game's announcements, by name or by any pattern."""
     reply = await store.redis.execute_command("PUBSUB", "NUMSUB", store.keys.game(game_id))
