@@ -17,6 +17,7 @@ from gateway.clients import Clients
 from gateway.games import catalog, quickplay, rematch_routes
 from gateway.games import routes as games
 from gateway.games.fast_path import CommandFastPath
+from gateway.games.stream_fast_path import StreamFastPath
 from gateway.http import openapi
 from gateway.http.guard import Guard
 from gateway.http.problems import HANDLERS
@@ -75,7 +76,9 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     mount_web(app)
     openapi.install(app)
     # added later = outer: CORS, then the guard (its refusals carry CORS headers), then the
-    # command fast path (commands pass rate limits and caps, and answer with CORS headers)
+    # command fast path (commands pass rate limits and caps, and answer with CORS headers),
+    # then the stream's (inside the command's: a command crosses no layer more for it)
+    app.add_middleware(StreamFastPath)
     app.add_middleware(CommandFastPath)
     app.add_middleware(Guard, settings=settings)
     app.add_middleware(

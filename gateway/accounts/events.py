@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Annotated, Any, cast
 
 import orjson
@@ -86,7 +86,7 @@ async def latest(c: Clients, key: str) -> str:
 
 async def account_frames(
     c: Clients, who: Caller, after: str, lock: StreamLock | None
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes, None]:
     hub, heartbeat = c.live, c.settings.sse_heartbeat_s
     key = feed_key(c.settings.store.key_prefix, who.player_id)
     viewer = Viewer(-1, who.token_hash, who.expires_at, False, who.player_id)

@@ -12,7 +12,8 @@ from gateway.accounts.awaiting import check_turn_based_cap, turn_based
 from gateway.accounts.models import Seats
 from gateway.accounts.tokens import TICKET_S, Caller, TokenRotated, creation_key
 from gateway.clients import Clients
-from gateway.games.commands import MAX_VERSION, run_command, version_number
+from gateway.games.commands import MAX_VERSION, run_command
+from gateway.games.live_stream import check_hold, open_stream
 from gateway.games.models import (
     Claimed,
     CommandIn,
@@ -38,8 +39,7 @@ from gateway.http.auth import (
 from gateway.http.openapi import TOKEN_OPTIONAL, TOKEN_REQUIRED
 from gateway.http.problems import Problem, problems
 from gateway.live.delay import Delay
-from gateway.live.formats import Format, chosen
-from gateway.live.stream import event_stream
+from gateway.live.formats import Format
 from services.accounts.vacations import seated_on_vacation
 from services.core.codec import dumps, to_domain
 from services.core.eventstore.keys import GAME_ID
@@ -388,17 +388,6 @@ async def delayed_view(c: Clients, game_id: str, version: int) -> dict[str, Any]
     return view
 
 
-async def check_hold(c: Clients, game_id: str, seat: int) -> None:
-    """Anyone outside a held duplicate table (gateway.live.holds) is refused its game."""
-    if seat == SPECTATOR and await c.holds.held(game_id):
-        raise Problem(
-            403,
-            "held",
-            "this table's deal is still played at other tables of its round: its game "
-            "shows once they have all finished",
-        )
-
-
 def view_response(game_id: str, seat: int, version: int, view: bytes) -> Response:
     """A GameView from a view's JSON as the engine wrote it (not parsed again)."""
     body = {
@@ -530,17 +519,10 @@ async def stream(
     last id you had). A seat sends its bearer token, or (browsers) a ticket from
     ``stream-tickets``. With ``views=true`` a table redraws from the stream alone: your
     view and legal commands first, then after each change."""
-    if ticket is not None:
-        found = await c.tokens.resolve_ticket(ticket)
-        if found is None:
-            raise Problem(401, "bad_ticket", "unknown or expired stream ticket")
-        who = found
-    await check_hold(c, game_id, seat_in(game_id, who))
-    game_type = await c.game_type(game_id)
-    resume = version_number(last_event_id.strip()) if last_event_id else None
-    start = after if resume is None else resume
-    fmt = chosen(request, format)
-    return event_stream(c, request, game_id, game_type, who, start, views, fmt)
+    # Valid requests are served by the fast path (gateway.games.stream_fast_path): this
+    # route documents the stream and explains bad input, and serves what the fast path
+    # passes on.
+    return await open_stream(c, request, game_id, who, after, last_event_id, ticket, views, format)
 
 
 @router.get(

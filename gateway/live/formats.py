@@ -7,7 +7,7 @@ programs ask for NDJSON, and a turn costs a few byte operations."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Literal
 
 from fastapi import Request
@@ -55,12 +55,15 @@ def as_lines(chunk: bytes) -> bytes:
     return b"".join(out)
 
 
-async def shaped(frames: AsyncIterator[bytes], fmt: Format) -> AsyncIterator[bytes]:
-    """The stream's SSE chunks in the chosen shape."""
-    async for chunk in frames:
-        if fmt == "sse":
-            yield chunk
-        else:
-            lines = as_lines(chunk)
-            if lines:
-                yield lines
+async def shaped(frames: AsyncGenerator[bytes, None], fmt: Format) -> AsyncGenerator[bytes, None]:
+    """The stream's SSE chunks in the chosen shape (closing ``frames`` when closed)."""
+    try:
+        async for chunk in frames:
+            if fmt == "sse":
+                yield chunk
+            else:
+                lines = as_lines(chunk)
+                if lines:
+                    yield lines
+    finally:
+        await frames.aclose()

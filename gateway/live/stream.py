@@ -3,15 +3,65 @@ gateway's LiveHub, within the admission limits."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
-from starlette.background import BackgroundTask
-from starlette.responses import StreamingResponse
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from gateway.accounts.tokens import Caller
 from gateway.live.formats import Format, media_type, shaped
 from gateway.live.hub import LiveHub
+
+
+class LiveStream(Response):
+    """A stream's answer: its frames as they come, until the stream or the client ends.
+
+    Starlette's StreamingResponse (ASGI 2.3, as uvicorn speaks) runs each answer in an
+    anyio task group with a second task that listens for the client's hang-up: with
+    streams that sit idle for hours, that machinery was most of a stream's memory. This
+    answer has one small task listening, which cancels the stream's task when the client
+    goes. The frame loop also looks at that listener before each frame: a cancel
+    swallowed on its way (a library catching CancelledError) would otherwise leave a
+    stream running for a client that is gone, as uvicorn drops writes to it silently."""
+
+    def __init__(
+        self, frames: AsyncGenerator[bytes, None], media: str, release: Callable[[], None]
+    ) -> None:
+        self.frames, self.release = frames, release
+        self.status_code, self.media_type, self.background = 200, media, None
+        self.init_headers({"X-Accel-Buffering": "no", "Cache-Control": "no-cache"})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        hearing = asyncio.create_task(_hang_up(receive, task))
+        try:
+            start = {"type": "http.response.start", "status": 200, "headers": self.raw_headers}
+            await send(start)
+            async for chunk in self.frames:
+                if hearing.done():
+                    break
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            else:
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except asyncio.CancelledError:
+            if not hearing.done():
+                raise  # not the client's hang-up: the server's own cancellation
+        finally:
+            heard = hearing.done()
+            hearing.cancel()
+            await self.frames.aclose()  # its cleanup runs now, not when collected
+            self.release()
+            if heard and task.cancelling():
+                task.uncancel()  # the hang-up's cancel is spent: the middlewares finish
+
+
+async def _hang_up(receive: Receive, stream: asyncio.Task[Any]) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    stream.cancel()
 
 
 def event_stream(
@@ -23,23 +73,9 @@ def event_stream(
     after: int,
     views: bool = False,
     fmt: Format = "sse",
-) -> StreamingResponse:
-    """The SSE answer of a stream route (``c``: the gateway's Clients). A plain streaming
-    answer of pre-encoded frames: sse-starlette's per-frame machinery (an event object,
-    a lock, a task group per stream) cost more CPU than the frames themselves."""
+) -> LiveStream:
+    """The answer of a stream route (``c``: the gateway's Clients), pre-encoded frames."""
     hub: LiveHub = c.live
     release = hub.admit(request.state.client_address)
-
-    async def frames() -> AsyncIterator[bytes]:
-        try:
-            async for f in hub.frames(game_id, game_type, who, after, views):
-                yield f
-        finally:
-            release()
-
-    return StreamingResponse(
-        shaped(frames(), fmt),
-        media_type=media_type(fmt),
-        headers={"X-Accel-Buffering": "no"},
-        background=BackgroundTask(release),
-    )
+    frames = hub.frames(game_id, game_type, who, after, views)
+    return LiveStream(shaped(frames, fmt), media_type(fmt), release)

@@ -12,7 +12,8 @@ from fastapi import APIRouter, Query, Request, Response
 from starlette.responses import StreamingResponse
 
 from gateway.clients import Clients
-from gateway.games.routes import PROBLEMS, GameId, check_hold
+from gateway.games.live_stream import check_hold
+from gateway.games.routes import PROBLEMS, GameId
 from gateway.http.auth import ClientsDep
 from gateway.http.problems import Problem
 from gateway.records.models import GameRecord

@@ -265,3 +265,56 @@ def test_a_stream_with_views_carries_each_audiences_view_and_commands(
             if line.startswith("data:"):
                 break
     assert "event: VoteCast" in lines and "event: view" not in lines
+
+
+def test_the_stream_answers_bad_input_and_missing_games_as_every_route_does(
+    http: httpx.Client,
+) -> None:
+    """The stream's fast path (gateway.games.stream_fast_path) serves valid requests and
+    passes the others to the route: each refusal is the problem+json the route gives."""
+    game = create(http, "giraffe-raffe", [{"kind": "human"}, {"kind": "human"}])
+    other = create(http, "giraffe-raffe", [{"kind": "human"}, {"kind": "human"}])
+    path, token = f"/v1/games/{game['game_id']}/events/stream", game["tokens"]["0"]
+    refusals = [
+        (http.get(path, params={"after": "-1"}), 422, None),  # FastAPI's own explanation
+        (http.get(path, params={"views": "maybe"}), 422, None),
+        (http.get(path, params={"format": "xml"}), 422, None),
+        (http.get(path, params={"ticket": "x" * 65}), 422, None),
+        (http.get(path, params={"ticket": "nope"}), 401, "bad_ticket"),
+        (http.get(path, headers={"Authorization": "Basic x"}), 401, "bad_token"),
+        (http.get(path, headers=auth(other["tokens"]["0"])), 403, "wrong_game"),
+        (http.get("/v1/games/no-such-game/events/stream"), 404, "unknown_game"),
+    ]
+    for answer, status, code in refusals:
+        assert answer.status_code == status, (answer.request.url, answer.text)
+        assert answer.headers["content-type"] == PROBLEM, answer.text
+        assert code is None or answer.json()["code"] == code, answer.text
+    params = {"views": "TRUE", "format": "ndjson"}
+    with http.stream("GET", path, params=params, headers=auth(token)) as stream:
+        assert stream.headers["content-type"].startswith("application/x-ndjson")
+        lines = (json.loads(line) for line in stream.iter_lines() if line)
+        events = []
+        for frame in lines:  # what happened, then the view where the stream starts
+            if frame["event"] == "view":
+                break
+            events.append(frame)
+        assert [e["id"] for e in events] == [str(n) for n in range(1, len(events) + 1)]
+        assert frame["event"] == "view" and frame["data"]["seat"] == 0
+
+
+def test_streams_a_client_hung_up_are_released_at_once(system: System) -> None:
+    """A stream ends when its client goes, without waiting for a frame to fail: with a
+    cap of three streams, three opened and closed leave room for three more at once."""
+    with extra_gateway(system, RAFFE_STREAMS_PER_ADDRESS="3") as http:
+        game = create(http, "giraffe-raffe", [{"kind": "human"}, {"kind": "human"}])
+        path = f"/v1/games/{game['game_id']}/events/stream"
+        base = str(http.base_url)
+        for _ in range(3):
+            deadline = time.monotonic() + 10
+            while True:  # the last round's streams are closed: room for three at once
+                with ExitStack() as stack:
+                    heads = [open_stream(base, path, stack) for _ in range(3)]
+                if all(h.startswith(b"HTTP/1.1 200") for h in heads):
+                    break
+                assert time.monotonic() < deadline, "closed streams are still counted"
+                time.sleep(0.1)
