@@ -4,27 +4,54 @@ problem's code and says how long to wait (Retry-After), as Lichess's Bot API doe
 
 from __future__ import annotations
 
+import math
 import time
 
 from gateway.http.problems import Problem
-from gateway.http.quota import counted
 from services.accounts import bots
 from services.core.eventstore import EventStore
 
 
 async def take_request(store: EventStore, per_minute: int, player_id: str) -> None:
-    """Count one request of a bot account against its minute (shared by every gateway:
-    a bot may spread its requests over replicas), or refuse it."""
-    now = int(time.time())
-    key = f"{store.settings.key_prefix}:quota:bot:{player_id}:{now // 60}"
-    if await counted(store, key, 120) > per_minute:
+    """Count one request of a bot account against the last minute (shared by every
+    gateway: a bot may spread its requests over replicas), or refuse it. The minute
+    slides: this clock minute's count plus the last one's share still inside it, so a
+    burst across a minute's end is not counted twice over (a fixed window let a bot make
+    twice its limit in a few seconds there)."""
+    now = time.time()
+    minute = int(now // 60)
+    prefix = f"{store.settings.key_prefix}:quota:bot:{player_id}"
+    pipe = store.redis.pipeline(transaction=False)
+    pipe.incr(f"{prefix}:{minute}")
+    pipe.expire(f"{prefix}:{minute}", 120)
+    pipe.get(f"{prefix}:{minute - 1}")
+    current, _, previous = await pipe.execute()
+    elapsed = now - minute * 60
+    if last_minute(int(current), int(previous or 0), elapsed) > per_minute:
         raise Problem(
             429,
             "bot_requests_per_minute",
             f"a bot account makes at most {per_minute} requests a minute",
-            retry_after=60 - now % 60,
+            retry_after=wait_s(int(current), int(previous or 0), elapsed, per_minute),
             limit=per_minute,
         )
+
+
+def last_minute(current: int, previous: int, elapsed_s: float) -> float:
+    """Requests in the minute up to now: this clock minute's (``elapsed_s`` into it) and
+    the share of the last one's still inside the minute."""
+    return current + previous * (60 - elapsed_s) / 60
+
+
+def wait_s(current: int, previous: int, elapsed_s: float, limit: int) -> int:
+    """Whole seconds until ``last_minute`` is within ``limit`` again, if nothing more
+    is sent: within this clock minute as the last one's share runs out, or into the
+    next, where this one's count becomes the share."""
+    if current <= limit and previous:
+        wait = 60 - elapsed_s - (limit - current) * 60 / previous
+    else:
+        wait = 60 - elapsed_s + 60 * (1 - limit / max(current, 1))
+    return max(1, math.ceil(wait))
 
 
 async def check_cap(store: EventStore, per_day: int, programs: list[str]) -> None:
