@@ -34,11 +34,13 @@ async def game_record(game_id: GameId, c: ClientsDep) -> Response:
     409 ``game_not_over`` while it is played; 404 ``unknown_game`` once retention has
     taken it (RAFFE_ARCHIVE_TTL_S)."""
     game = GAMES.get(await c.game_type(game_id))
+    if game is None:  # a tournament's stream: it has standings, not a game's record
+        raise Problem(404, "unknown_game", f"no game {game_id}: a tournament has no record")
     await check_hold(c, game_id, SPECTATOR)
     stored = await c.store.read_game(game_id)
     if not stored:  # gone whole (the gateway may still know its type)
         raise Problem(404, "unknown_game", f"no game {game_id}")
-    if game is None or not is_finished(stored):
+    if not is_finished(stored):
         raise Problem(409, "game_not_over", "a record is made once the game is over")
     names, bots = await c.seated([game_id])
     doc = record(game, stored, names[game_id], bots[game_id])

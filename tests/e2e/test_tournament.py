@@ -505,3 +505,6 @@ def test_a_bot_ladder_plays_every_level_in_every_seat_and_publishes_the_levels(
     record = http.get(f"/v1/games/{game_id}/record")
     assert record.status_code == 200
     assert verify(record.json(), GAMES).events > 0
+    # The tournament is no game: no record (it answered 409, "not over", even when over).
+    none = http.get(f"/v1/games/{tid}/record")
+    assert none.status_code == 404 and none.json()["code"] == "unknown_game", none.text
