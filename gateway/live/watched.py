@@ -1,5 +1,5 @@
 """What the hub keeps per game someone watches here (its folded state, its viewers by
-seat) and per viewer (a bounded queue of frames; ended when its token is revoked or
+seat) and per viewer (a bounded mailbox of frames; ended when its token is revoked or
 the gateway drains)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gateway.live.delay import Held
+from gateway.live.mailbox import Mailbox
 from services.core.eventstore import StoredEvent
 from services.core.gamestate import fold
 from services.kernel.game import Game
@@ -25,9 +26,7 @@ class Viewer:
     expires_at: float = 0.0  # when that token expires (time.time(); 0: never)
     views: bool = False  # a view frame after each batch
     player_id: str = ""  # the account behind its token, if any (chat across blocks)
-    queue: asyncio.Queue[tuple[bytes, bool] | None] = field(
-        default_factory=lambda: asyncio.Queue(QUEUE_FRAMES)
-    )
+    queue: Mailbox[tuple[bytes, bool] | None] = field(default_factory=lambda: Mailbox(QUEUE_FRAMES))
     # Its presence mark in the game, for a seat's stream (the beats refresh it), and when
     # it was last given a frame (time.monotonic(); the beats ping it after a quiet spell).
     game_id: str = ""
