@@ -33,7 +33,7 @@ class CommandFastPath:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        match = _command_path(scope)
+        match = game_in_path(scope, "POST", COMMAND_PATH)
         if match is None:
             await self.app(scope, receive, send)
             return
@@ -56,15 +56,16 @@ class CommandFastPath:
         await response(scope, receive, send)
 
 
-def _command_path(scope: Scope) -> str | None:
-    """The game id of a command POST, else None."""
-    if scope["type"] != "http" or scope["method"] != "POST":
+def game_in_path(scope: Scope, method: str, pattern: re.Pattern[str]) -> str | None:
+    """The game id of a ``method`` request whose path (under the app's root) is
+    ``pattern``'s, else None: what a fast path takes on."""
+    if scope["type"] != "http" or scope["method"] != method:
         return None
     path: str = scope["path"]
     root: str = scope.get("root_path", "")
     if root and path.startswith(root):
         path = path[len(root) :]
-    found = COMMAND_PATH.fullmatch(path)
+    found = pattern.fullmatch(path)
     return found[1] if found else None
 
 

@@ -23,6 +23,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gateway.games.commands import version_number
+from gateway.games.fast_path import game_in_path
 from gateway.games.live_stream import STREAM_ROUTE, open_stream
 from gateway.http.auth import bearer
 from gateway.http.guard import ROUTE_LABEL
@@ -71,7 +72,7 @@ class StreamFastPath:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        game_id = _stream_path(scope)
+        game_id = game_in_path(scope, "GET", STREAM_PATH)
         query = Query(scope.get("query_string", b"")) if game_id else None
         if game_id is None or query is None or not query.taken:
             await self.app(scope, receive, send)
@@ -92,15 +93,3 @@ class StreamFastPath:
             response = await on_raffe_error(request, error)
         del request, headers, query  # nothing of the request is kept for the stream's hours
         await response(scope, receive, send)
-
-
-def _stream_path(scope: Scope) -> str | None:
-    """The game id of a stream GET, else None."""
-    if scope["type"] != "http" or scope["method"] != "GET":
-        return None
-    path: str = scope["path"]
-    root: str = scope.get("root_path", "")
-    if root and path.startswith(root):
-        path = path[len(root) :]
-    found = STREAM_PATH.fullmatch(path)
-    return found[1] if found else None
