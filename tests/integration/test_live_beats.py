@@ -15,6 +15,7 @@ from redis.asyncio import Redis
 from gateway.live.beats import QUIET, Beats
 from gateway.live.frames import PING
 from gateway.live.watched import Viewer
+from services.core.local_redis import free_port
 from services.core.presence import REFRESH_BATCH, Presence
 
 HEARTBEAT_S = 10.0
@@ -81,3 +82,17 @@ async def test_marks_are_refreshed_in_batches_and_a_swept_one_is_opened_again(
     await beats.tick()
     assert reopened == [swept]
     assert (await presence.of("g0"))[1]["state"] == "connected"
+
+
+async def test_with_redis_out_of_reach_the_clock_still_pings_and_keeps_ticking() -> None:
+    """Marks cannot be refreshed (Redis down or frozen): the tick logs it, the streams
+    still get their pings, and the next tick tries again."""
+    unreachable = Redis(port=free_port(), socket_connect_timeout=0.2)
+    presence = Presence(unreachable, "beats-down", HEARTBEAT_S, gone_after_s=60)
+    viewer = Viewer(0, game_id="g", mark="m")
+    beats = Beats(HEARTBEAT_S, lambda: [viewer], presence, nothing_to_reopen)
+    for _ in range(2):  # the second tick refreshes marks: it fails, and is logged
+        viewer.pushed_at = time.monotonic() - HEARTBEAT_S
+        await beats.tick()
+        assert queued(viewer) == [(PING, False)]
+    await unreachable.aclose()
