@@ -20,7 +20,7 @@ class LiveStream(Response):
 
     Starlette's StreamingResponse (ASGI 2.3, as uvicorn speaks) runs each answer in an
     anyio task group with a second task that listens for the client's hang-up: with
-    streams that sit idle for hours, that machinery was most of a stream's memory. This
+    streams that sit idle for hours, that machinery was ~6 of a stream's 44 KiB. This
     answer has one small task listening, which cancels the stream's task when the client
     goes. The frame loop also looks at that listener before each frame: a cancel
     swallowed on its way (a library catching CancelledError) would otherwise leave a
