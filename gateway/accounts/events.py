@@ -29,7 +29,6 @@ from gateway.http.problems import Problem, problems
 from gateway.live.feeds import StreamLock
 from gateway.live.formats import Format, chosen, media_type, shaped, sse_frame
 from gateway.live.frames import PING
-from gateway.live.hub import until_expiry
 from gateway.live.watched import Viewer
 from services.accounts.feed import feed_key
 from services.accounts.rules import BOT_SCOPE
@@ -38,6 +37,17 @@ from services.challenges import streams as challenges
 router = APIRouter(tags=["accounts"])
 READ_AT_ONCE = 100  # feed entries a read takes
 _releasing: set[asyncio.Task[None]] = set()  # locks being released (kept referenced)
+
+
+def until_expiry(viewer: Viewer, heartbeat_s: float) -> float:
+    """How long an account stream may stay quiet: a heartbeat, or less if its token
+    expires sooner. (Game streams are pinged and expired by the hub's one clock,
+    gateway.live.beats; an account stream, one a bot or page, keeps its own.)"""
+    if not viewer.expires_at:
+        return heartbeat_s
+    return max(0.0, min(heartbeat_s, viewer.expires_at - time.time()))
+
+
 FEED_ID = r"^\d{1,20}-\d{1,20}$"
 
 

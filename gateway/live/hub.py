@@ -509,11 +509,3 @@ class LiveHub:
             self._announced(game_id, watched.version + 1)
         self.versions.look_again()
         self.feeds.wake_all()
-
-
-def until_expiry(viewer: Viewer, heartbeat_s: float) -> float:
-    """How long a stream may stay quiet: a heartbeat, or less if its token expires
-    sooner."""
-    if not viewer.expires_at:
-        return heartbeat_s
-    return max(0.0, min(heartbeat_s, viewer.expires_at - time.time()))
