@@ -800,7 +800,9 @@ async function replayPage(gameId) {
   const reveal = el("input", { type: "checkbox", id: "reveal", disabled: !now.view.status.over });
   const board = el("div", { id: "board" });
   let index = moves.length - 1;
+  let asked = 0; // the newest step asked for: an older answer arriving late must not draw
   async function at(i) {
+    const mine = ++asked;
     index = Math.min(moves.length - 1, Math.max(0, i));
     const move = moves[index];
     slider.value = index + 1;
@@ -808,6 +810,7 @@ async function replayPage(gameId) {
     caption.textContent = `${tell(move, describe, who).join("; ") || "…"}.`;
     const query = `version=${move.version}${reveal.checked ? "&reveal=true" : ""}`;
     const shown = await api("GET", `/v1/games/${gameId}/replay?${query}`, undefined, token);
+    if (mine !== asked) return; // stepped on (or revealed) meanwhile: that answer draws
     const last = { seat: move.actor, events: move.events, text: caption.textContent };
     board.replaceChildren(
       module.render({
