@@ -1,7 +1,7 @@
 """Thousands of people at once, at human pace (#28 items 1-2): connections and fan-out,
 not moves per second.
 
-    python -m bench.crowd [--levels 100,250,500,1000] [--hold 45] [--gateways 1|2]
+    python -m bench.crowd [--levels 100,250,500,1000] [--hold 45] [--gateways N]
                           [--think 2,20] [--spectators 1] [--affinity] [--gateway-core C]
 
 Tables of four simulated people playing Giraffe Raffe (seeded practice games whose moves
@@ -9,11 +9,17 @@ are computed beforehand, so the client does no game logic), each person thinking
 time drawn uniformly from --think seconds before a move; every seat holds its live
 stream for the whole game, and --spectators more streams watch each table. The number of
 tables ramps through --levels (tables already playing go on), each level held --hold
-seconds. With --gateways 2 a second gateway runs beside the launcher's and a table's
-seats are spread over both (a move is pushed across gateways by Redis pub/sub), or with
---affinity all on one (table i on gateway i % 2, as a balancer hashing the game id in the
-path would place them). --gateway-core puts each gateway under a cgroup v1 CPU quota, a
-node of its own as in bench.scaleout (root).
+seconds. With --gateways N, N - 1 more gateways run beside the launcher's and a table's
+seats are spread over them (a move is pushed across gateways by Redis pub/sub), or with
+--affinity where the production ingress sends them: each request hashed by its path
+(decision 59), so all of a table's streams are on one gateway. --gateway-core puts each
+gateway under a cgroup v1 CPU quota, a node of its own as in bench.scaleout (root).
+
+--baseline measures the streams alone: the commands go through a gateway of their own,
+and every viewer also holds a stream of the same game on the minimal SSE server
+(bench.sse_baseline), so each level prints the stream gateways' CPU a delivery against
+the minimal server's, and the CPU of a move with every seat watching against the same
+moves' path without the stream gateways.
 
 Per level: live streams open, moves/s, push latency p50/p99 (a move's POST start to its
 frame on every other seat's and every spectator's stream), errors (refused moves,
@@ -37,6 +43,7 @@ import subprocess
 import sys
 import time
 import uuid
+import zlib
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,6 +80,7 @@ class Tally:
 
     moves: int = 0
     push: list[float] = field(default_factory=list)
+    base_push: list[float] = field(default_factory=list)  # the same moves on the baseline
     errors: dict[str, int] = field(default_factory=dict)
     streams: int = 0  # open now (not reset)
 
@@ -80,7 +88,16 @@ class Tally:
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
     def reset(self) -> None:
-        self.moves, self.push, self.errors = 0, [], {}
+        self.moves, self.push, self.base_push, self.errors = 0, [], [], {}
+
+
+@dataclass(frozen=True)
+class Apart:
+    """For measuring the streams alone (--baseline): the commands through a gateway of
+    their own, and every viewer on the minimal SSE server too (bench.sse_baseline)."""
+
+    commands: tuple[str, int] | None = None
+    baseline: tuple[str, int] | None = None
 
 
 class Table:
@@ -92,21 +109,27 @@ class Table:
         index: int,
         think: tuple[float, float],
         affinity: bool = False,
+        apart: Apart | None = None,
     ):
         self.gateways, self.index, self.think = gateways, index, think
         self.affinity = affinity
+        self.apart = apart or Apart()
         self.arrivals: dict[int, dict[str, float]] = {}
+        self.base_arrivals: dict[int, dict[str, float]] = {}
+        self.base_streams: list[SseConn] = []
         self.acked: dict[str, int] = {}  # game id -> highest version acknowledged
         self.finished: list[tuple[str, float]] = []  # game id, when its last move was
         self.streams: list[SseConn] = []
         self.watchers: list[str] = []
         self.frame = asyncio.Event()
 
-    def gateway_of(self, who: int) -> tuple[str, int]:
-        """Seats spread over the gateways, or with affinity all on the table's own (as
-        a balancer hashing the game id in the path places them)."""
-        spread = 0 if self.affinity else who
-        return self.gateways[(self.index + spread) % len(self.gateways)]
+    def gateway_of(self, who: int, path: str) -> tuple[str, int]:
+        """Seats spread over the gateways, or with affinity where the production
+        ingress sends ``path``: hashed by the path alone (decision 59), so every stream
+        of a table lands on one gateway."""
+        if self.affinity:
+            return self.gateways[zlib.crc32(path.encode()) % len(self.gateways)]
+        return self.gateways[(self.index + who) % len(self.gateways)]
 
     async def create(self, http: httpx.AsyncClient, tally: Tally) -> None:
         self.seed = f"crowd-{self.index}-{uuid.uuid4().hex[:8]}"
@@ -140,10 +163,21 @@ class Table:
                 self.arrivals.setdefault(version, {})[who] = at
                 self.frame.set()
 
-            host, port = self.gateway_of(n)
+            host, port = self.gateway_of(n, path.partition("?")[0])
             self.streams.append(await SseConn.open(host, port, path, headers, arrived))
             self.watchers.append(who)
             tally.streams += 1
+            if self.apart.baseline is not None:  # the same viewer on the minimal server
+                await self.watch_baseline(who)
+
+    async def watch_baseline(self, who: str) -> None:
+        def arrived(version: int, at: float) -> None:
+            self.base_arrivals.setdefault(version, {})[who] = at
+            self.frame.set()
+
+        assert self.apart.baseline is not None
+        path = f"/games/{self.game_id}/events"
+        self.base_streams.append(await SseConn.open(*self.apart.baseline, path, {}, arrived))
 
     async def play(
         self, http: httpx.AsyncClient, spectators: int, tally: Tally, stop: asyncio.Event
@@ -174,7 +208,9 @@ class Table:
             if stop.is_set():
                 break
             await asyncio.sleep(random.uniform(*self.think))
-            where = self.gateway_of(seat)  # a connection per gateway, not per seat:
+            path = f"/v1/games/{self.game_id}/commands"
+            where = self.apart.commands or self.gateway_of(seat, path)  # a connection per
+            # gateway, not per seat:
             if where not in conns:  # the client's descriptors go to streams
                 conns[where] = await Conn.open(*where)
             body = json.dumps({"command": command, "command_id": uuid.uuid4().hex}).encode()
@@ -182,7 +218,7 @@ class Table:
                 "Authorization": f"Bearer {self.tokens[str(seat)]}",
                 "If-Match": f'"{version}"',
             }
-            raw = build("POST", f"/v1/games/{self.game_id}/commands", headers, body)
+            raw = build("POST", path, headers, body)
             started = time.perf_counter()
             try:
                 status, answer = await send(conns, where, raw)
@@ -206,7 +242,8 @@ class Table:
         deadline = time.perf_counter() + 5
         while time.perf_counter() < deadline:
             seen = self.arrivals.get(version, {})
-            if all(w in seen for w in others):
+            base = self.base_arrivals.get(version, {}) if self.base_streams else seen
+            if all(w in seen and w in base for w in others):
                 break
             self.frame.clear()
             try:
@@ -217,11 +254,18 @@ class Table:
         for old in [v for v in self.arrivals if v < version]:
             del self.arrivals[old]
         tally.push += [seen[w] - started for w in others if w in seen]
+        base = self.base_arrivals.pop(version, {})
+        for old in [v for v in self.base_arrivals if v < version]:
+            del self.base_arrivals[old]
+        tally.base_push += [base[w] - started for w in others if w in base]
         for w in [w for w in others if w not in seen]:
             stream = self.streams[self.watchers.index(w)]
             tally.error("stream refused" if stream.refused else "frame missing after 5 s")
 
     def close(self, tally: Tally, finished: bool = False) -> None:
+        for stream in self.base_streams:
+            stream.close()
+        self.base_streams, self.base_arrivals = [], {}
         for stream in self.streams:
             dropped = stream.transport is None and not finished
             stream.close()
@@ -287,7 +331,11 @@ def usage(pids: dict[str, int], before: dict[str, float], seconds: float) -> dic
 
 
 async def crowd(
-    args: argparse.Namespace, urls: list[str], pids: dict[str, int], redis_url: str
+    args: argparse.Namespace,
+    urls: list[str],
+    pids: dict[str, int],
+    redis_url: str,
+    apart: Apart | None = None,
 ) -> list[dict[str, Any]]:
     gateways = [(u.hostname or "127.0.0.1", u.port or 80) for u in map(urlparse, urls)]
     think = tuple(float(x) for x in args.think.split(","))
@@ -295,11 +343,16 @@ async def crowd(
     tables: list[Table] = []
     players: list[asyncio.Task[None]] = []
     levels = []
-    async with httpx.AsyncClient(base_url=urls[0], timeout=60) as http:
+    # New games through the commands' gateway when it is apart: the stream gateways'
+    # CPU is then the streams' alone.
+    made = urls[0]
+    if apart and apart.commands:
+        made = "http://{}:{}".format(*apart.commands)
+    async with httpx.AsyncClient(base_url=made, timeout=60) as http:
         for level in [int(x) for x in args.levels.split(",")]:
             started = time.monotonic()
             while len(tables) < level:
-                table = Table(gateways, len(tables), think, args.affinity)  # type: ignore[arg-type]
+                table = Table(gateways, len(tables), think, args.affinity, apart)  # type: ignore[arg-type]
                 await table.create(http, tally)
                 await table.watch(args.spectators, tally)
                 tables.append(table)
@@ -338,7 +391,12 @@ async def measure(seconds: float, tally: Tally, pids: dict[str, int]) -> dict[st
     client = resource.getrusage(resource.RUSAGE_SELF)
     client_cpu = client.ru_utime + client.ru_stime - client_before.ru_utime - client_before.ru_stime
     ordered = sorted(tally.push) or [0.0]
+    base = sorted(tally.base_push) or [0.0]
     return {
+        "seconds": seconds,
+        "base_push_p50_ms": statistics.median(base) * 1000,
+        "base_push_p99_ms": base[max(0, int(len(base) * 0.99) - 1)] * 1000,
+        "base_pushes": len(tally.base_push),
         "streams": tally.streams,
         "moves_per_s": tally.moves / seconds,
         "moves": tally.moves,
@@ -424,6 +482,50 @@ async def nothing_lost(http: httpx.AsyncClient, tables: list[Table]) -> dict[str
     return {"games_checked": games, "games_losing_moves": lost, "games_forked": forked}
 
 
+def against_baseline(level: dict[str, Any]) -> list[Figure]:
+    """--baseline: the stream gateways against the minimal SSE server serving the same
+    viewers the same moves (a delivery: one move's frames to one other viewer), and the
+    CPU of a move with every seat watching against the same move's without the streams
+    (every process but the stream gateways and the baseline: the commands' path)."""
+    t, cpu = level["tables"], level["processes"]
+    streams = sum(v["cpu_pct"] for k, v in cpu.items() if k.startswith("gateway"))
+    base = cpu["sse baseline"]["cpu_pct"]
+    per = 10 * level["seconds"]  # percent of a core over the level -> ms
+    path = sum(v["cpu_pct"] for k, v in cpu.items() if k != "sse baseline")
+    path -= streams
+    moves = max(level["moves"], 1)
+    return [
+        against(
+            f"{t} tables: stream gateways' CPU a delivery",
+            1000 * streams * per / max(level["pushes"], 1),
+            "us",
+            "the minimal SSE server",
+            1000 * base * per / max(level["base_pushes"], 1),
+        ),
+        against(
+            f"{t} tables: CPU a move, every seat watching",
+            (path + streams) * per / moves,
+            "ms",
+            "the commands' path alone",
+            path * per / moves,
+        ),
+        against(
+            f"{t} tables: push p50 against the minimal server",
+            level["push_p50_ms"],
+            "ms",
+            "the minimal SSE server",
+            level["base_push_p50_ms"],
+        ),
+        against(
+            f"{t} tables: push p99 against the minimal server",
+            level["push_p99_ms"],
+            "ms",
+            "the minimal SSE server",
+            level["base_push_p99_ms"],
+        ),
+    ]
+
+
 def figures(levels: list[dict[str, Any]]) -> list[Figure]:
     levels = [level for level in levels if "tables" in level]
     if not levels:
@@ -456,6 +558,8 @@ def figures(levels: list[dict[str, Any]]) -> list[Figure]:
                     first[f"push_{q}_ms"],
                 )
             )
+        if level.get("base_pushes"):
+            out += against_baseline(level)
         out.append(Figure(f"{t} tables: errors", sum(level["errors"].values()), ""))
         out.append(Figure(f"{t} tables: client CPU", level["client_cpu_pct"], "%"))
         for name, used in level["processes"].items():
@@ -471,13 +575,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hold", type=float, default=45.0)
     parser.add_argument("--think", default="2,20")
     parser.add_argument("--spectators", type=int, default=1)
-    parser.add_argument("--gateways", type=int, default=1, choices=(1, 2))
+    parser.add_argument("--gateways", type=int, default=1, help="gateways (1 is the launcher's)")
     parser.add_argument("--soak", type=float, default=0, help="minutes at the (one) level")
     parser.add_argument("--retain", type=float, default=60, help="soak: RAFFE_RETAIN_FINISHED_S")
     parser.add_argument("--archive-ttl", type=float, default=600, help="soak: RAFFE_ARCHIVE_TTL_S")
     parser.add_argument("--chart", default="", help="soak: memory over time, as a PNG")
     parser.add_argument("--log", default="", help="where the services' logs go")
     parser.add_argument("--affinity", action="store_true", help="a table on one gateway")
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="commands through a gateway of their own, every viewer on the minimal SSE server too",
+    )
     parser.add_argument(
         "--gateway-core", type=float, default=0, help="CPU quota per gateway (root: cgroups)"
     )
@@ -493,14 +602,17 @@ def main(argv: list[str] | None = None) -> None:
         redis = re.search(r"at (redis://\S+)", text)
         assert gateway and redis, text
         urls, pids = [gateway.group(1)], service_pids(text)
-        if args.gateways == 2:
-            process, url = second_gateway(text, args.log and args.log + ".gateway2")
+        for n in range(2, args.gateways + 1):
+            process, url = second_gateway(text, args.log and f"{args.log}.gateway{n}")
             extra.append(process)
             urls.append(url)
-            pids["gateway #2"] = process.pid
+            pids[f"gateway #{n}"] = process.pid
+        apart = None
+        if args.baseline:
+            apart = apart_from_streams(text, redis.group(1), extra, pids)
         gateways = {k: v for k, v in pids.items() if k.startswith("gateway")}
         with capped(gateways, args.gateway_core) if args.gateway_core else nullcontext():
-            levels = asyncio.run(crowd(args, urls, pids, redis.group(1)))
+            levels = asyncio.run(crowd(args, urls, pids, redis.group(1), apart))
     finally:
         for process in extra:
             process.terminate()
@@ -514,6 +626,23 @@ def main(argv: list[str] | None = None) -> None:
         print_table(f"a crowd at human pace ({how})", result)
         write_json(f"crowd-{args.gateways}gw", result)
     print(json.dumps(levels))
+
+
+def apart_from_streams(
+    launched: str, redis_url: str, extra: list[subprocess.Popen[Any]], pids: dict[str, int]
+) -> Apart:
+    """--baseline: a gateway for the commands alone and the minimal SSE server, both
+    started here (and stopped with ``extra``)."""
+    from bench.idle_streams import baseline  # the same minimal server, the same way
+
+    process, url = second_gateway(launched)
+    extra.append(process)
+    pids["commands gateway"] = process.pid
+    server, port = baseline(redis_url, float(os.environ.get("RAFFE_SSE_HEARTBEAT_S", 15)))
+    extra.append(server)
+    pids["sse baseline"] = server.pid
+    parsed = urlparse(url)
+    return Apart((parsed.hostname or "127.0.0.1", parsed.port or 80), ("127.0.0.1", port))
 
 
 def report_soak(samples: list[dict[str, Any]], chart: str) -> None:

@@ -190,19 +190,60 @@ KIND_HPA = "HorizontalPodAutoscaler"
 @needs_kubectl
 def test_production_serves_the_gateway_over_tls_with_streams_unbuffered() -> None:
     objects = render("overlays/production")
-    ingress = next(o for o in objects if o["kind"] == "Ingress")
-    tls = ingress["spec"]["tls"][0]
-    hosts = {rule["host"] for rule in ingress["spec"]["rules"]}
-    assert tls["secretName"] and set(tls["hosts"]) == hosts
-    notes = ingress["metadata"]["annotations"]
-    assert "cert-manager.io/cluster-issuer" in notes
-    assert notes["nginx.ingress.kubernetes.io/proxy-buffering"] == "off"  # SSE frames flow
-    assert int(notes["nginx.ingress.kubernetes.io/proxy-read-timeout"]) >= 600
-    backends = [
-        p["backend"]["service"] for r in ingress["spec"]["rules"] for p in r["http"]["paths"]
-    ]
-    assert backends == [{"name": "raffe-gateway", "port": {"name": "main"}}]
+    ingresses = [o for o in objects if o["kind"] == "Ingress"]
+    assert len(ingresses) == 2  # everything, and the tables hashed by their path
+    for ingress in ingresses:
+        tls = ingress["spec"]["tls"][0]
+        hosts = {rule["host"] for rule in ingress["spec"]["rules"]}
+        assert tls["secretName"] and set(tls["hosts"]) == hosts
+        notes = ingress["metadata"]["annotations"]
+        assert notes["nginx.ingress.kubernetes.io/proxy-buffering"] == "off"  # SSE frames flow
+        assert int(notes["nginx.ingress.kubernetes.io/proxy-read-timeout"]) >= 600
+    assert any("cert-manager.io/cluster-issuer" in i["metadata"]["annotations"] for i in ingresses)
+    services = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Service"}
+    for ingress in ingresses:
+        for rule in ingress["spec"]["rules"]:
+            for path in rule["http"]["paths"]:  # every backend is a gateway Service
+                service = services[path["backend"]["service"]["name"]]
+                assert service["spec"]["selector"] == services["raffe-gateway"]["spec"]["selector"]
     assert not [o for o in render("overlays/local") if o["kind"] == "Ingress"]
+
+
+def routed(ingresses: list[dict[str, Any]], path: str) -> tuple[str, str]:
+    """The Service a request for ``path`` reaches and what its balancer hashes by ("":
+    round robin): an Exact path first, then the longest Prefix, element by element, as
+    Kubernetes defines the matching."""
+    elements = [e for e in path.split("/") if e]
+    best: tuple[int, str, str] | None = None
+    for ingress in ingresses:
+        hashed = ingress["metadata"]["annotations"].get(
+            "nginx.ingress.kubernetes.io/upstream-hash-by", ""
+        )
+        for rule in ingress["spec"]["rules"]:
+            for p in rule["http"]["paths"]:
+                mine = [e for e in p["path"].split("/") if e]
+                service = p["backend"]["service"]["name"]
+                if p["pathType"] == "Exact" and mine == elements:
+                    return service, hashed
+                prefix = p["pathType"] == "Prefix" and elements[: len(mine)] == mine
+                if prefix and (best is None or len(mine) > best[0]):
+                    best = (len(mine), service, hashed)
+    assert best is not None, path
+    return best[1], best[2]
+
+
+@needs_kubectl
+def test_a_tables_streams_all_reach_one_gateway_and_the_rest_is_spread() -> None:
+    """Decision 59: every live stream of a game (each seat's and spectator's: the seat is
+    in the token or ticket, not the path) is hashed by the same path onto one gateway pod,
+    so its moves are folded and framed once; what names no game is spread round robin."""
+    ingresses = [o for o in render("overlays/production") if o["kind"] == "Ingress"]
+    tables = routed(ingresses, "/v1/games/g-1/events/stream")
+    assert tables == ("raffe-gateway-tables", "$uri")  # $uri: the path, not the query
+    for path in ("/v1/games/g-1/commands", "/v1/games/g-1", "/v1/games/g-1/chat"):
+        assert routed(ingresses, path) == tables
+    for path in ("/v1/games", "/", "/v1/lobby", "/v1/accounts/me/events", "/v1/sessions"):
+        assert routed(ingresses, path) == ("raffe-gateway", ""), path
 
 
 @needs_kubectl
