@@ -190,33 +190,18 @@ class LiveHub:
             # Subscribed before the catch-up read, so no version falls between the two
             # (held from hold's first step, so a stream cancelled meanwhile releases it).
             await self.channels.hold(game_id)
-            delay = await self.delays.of(game_id) if self.delays and seat == SPECTATOR else None
-            async with watched.lock:
-                await self._advance(game_id, watched)  # viewers already there get it too
-                late = await self._spectators(game_id, watched) if delay else None
-                until = late.shown if late else watched.version
-                missed = await self.store.read_game_range(game_id, after, until)
-                backlog = redact_stored(watched.game, watched.state, missed, seat)
-                watched.viewers[seat].add(viewer)
-                watched.joining -= 1
-                joined = True
-                # A version announced while nobody was registered yet (drains skip a game
-                # nobody watches) must still reach this viewer.
-                self._drain_if_behind(game_id, watched)
-                state = late.state if late else watched.state
-                current = (
-                    view_frame(game_id, watched.game, state, until, seat)
-                    if views and until
-                    else b""
-                )
+            first, ended = await self._join(game_id, watched, viewer, after)
+            watched.joining -= 1
+            joined = True
             if mark:  # registered first: the stream hears its own arrival too
                 slow = getattr(watched.state, "turn_based", False)  # a seated game's table
                 await self._mark(self.presence.opened(game_id, seat, mark, slow))  # type: ignore[union-attr]
                 viewer.mark = mark  # the beats refresh it from now on
-            if backlog or current:
-                yield b"".join(frame(e) for e in backlog) + current
-                if backlog and backlog[-1].type == "GameEnded":
+            if first:
+                yield first
+                if ended:
                     return
+            del first  # a stream lives for hours: its catch-up goes now
             # Pings and the token's expiry come on the queue too (gateway.live.beats).
             while (item := await viewer.queue.get()) is not None:
                 yield item[0]
@@ -237,6 +222,35 @@ class LiveHub:
                 del self.watched[game_id]
             self.streams_of.remove(viewer)
             self.channels.release(game_id)
+
+    async def _join(
+        self, game_id: str, watched: Watched, viewer: Viewer, after: int
+    ) -> tuple[bytes, bool]:
+        """Register ``viewer`` on the game, with what it missed after version ``after``
+        (and its view, if it asked for views): the frames it gets first, and whether
+        they end the game. Apart from the stream's generator, which lives for hours:
+        what the catch-up read and drew (events, an older state, a view) is let go once
+        sent, not held by its frame."""
+        seat = viewer.seat
+        delay = await self.delays.of(game_id) if self.delays and seat == SPECTATOR else None
+        async with watched.lock:
+            await self._advance(game_id, watched)  # viewers already there get it too
+            late = await self._spectators(game_id, watched) if delay else None
+            until = late.shown if late else watched.version
+            missed = await self.store.read_game_range(game_id, after, until)
+            backlog = redact_stored(watched.game, watched.state, missed, seat)
+            watched.viewers[seat].add(viewer)
+            # A version announced while nobody was registered yet (drains skip a game
+            # nobody watches) must still reach this viewer.
+            self._drain_if_behind(game_id, watched)
+            state = late.state if late else watched.state
+            current = (
+                view_frame(game_id, watched.game, state, until, seat)
+                if viewer.views and until
+                else b""
+            )
+        ended = bool(backlog) and backlog[-1].type == "GameEnded"
+        return b"".join(frame(e) for e in backlog) + current, ended
 
     def _viewers(self) -> Iterator[Viewer]:
         """Every game stream held here (the beats' round)."""

@@ -19,7 +19,7 @@ from services.kernel.game import Game
 QUEUE_FRAMES = 2000  # a viewer further behind than this is dropped (it reconnects)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)  # one per stream, for hours: no __dict__ each
 class Viewer:
     seat: int
     token_hash: str = ""  # the token the stream was opened with (or its ticket's)

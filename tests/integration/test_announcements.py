@@ -4,6 +4,7 @@ announce), and a gateway's live fan-out sends them on without reading them back 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -133,6 +134,33 @@ async def test_a_stream_joining_as_the_last_one_leaves_still_gets_the_moves(
     while f"id: {done.result.version}\n".encode() not in got:
         got += await asyncio.wait_for(anext(new), 5)
     await new.aclose()
+
+
+async def test_a_stream_lets_its_catch_up_go_once_sent(store: EventStore, hub: LiveHub) -> None:
+    """A stream lives for hours: its generator must not hold what it read and drew to
+    catch up (the events, the state it joined at, its first view), or every stream of a
+    game in play pins a state of its own and its first frames."""
+    game = GAMES["giraffe-raffe"]
+    engine = GameRuntime(game, store)
+    created = await engine.create([SeatSpec("human")] * 3, {}, seed="let-go", practice=True)
+    for seat, version, command in bot_moves(game, 3, "let-go", game.bot("random"))[:3]:
+        await engine.execute(
+            created.game_id, seat, command, command_id=uuid.uuid4().hex, expected_version=version
+        )
+    stream = hub.frames(created.game_id, game.name, Caller(), 0, views=True)
+    first = await anext(stream)
+    assert b"event: view" in first and b"id: 1\n" in first
+    waiting = asyncio.create_task(anext(stream))  # now waiting for the next frame
+    await asyncio.sleep(0.05)
+    held = list(stream.ag_frame.f_locals.values())  # type: ignore[attr-defined]
+    watched = hub.watched[created.game_id]
+    assert not [v for v in held if isinstance(v, bytes) and len(v) > 64]  # no frames
+    assert not [v for v in held if isinstance(v, list)]  # no events
+    assert not [v for v in held if type(v) is type(watched.state)]  # no state of its own
+    waiting.cancel()
+    with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+        await waiting
+    await stream.aclose()
 
 
 async def subscribers(store: EventStore, game_id: str) -> int:
