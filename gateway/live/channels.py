@@ -116,6 +116,15 @@ class GameChannels:
         if not waiting:
             self._waiting.pop(channel, None)
 
+    def unsubscribed(self, channel: str) -> None:
+        """An ``unsubscribe`` reply for ``channel`` came in: every reply to a SUBSCRIBE
+        sent before it has come too (replies keep the commands' order), so unless it was
+        subscribed again meanwhile its counts go. Kept, they grew by a channel for every
+        game ever watched here, for as long as the listening connection lived."""
+        if channel not in self._subscribed and channel not in self.holders:
+            self._sent.pop(channel, None)
+            self._confirmed.pop(channel, None)
+
     # -- inside --------------------------------------------------------------------------
 
     async def _subscribe(self, channels: list[str]) -> None:

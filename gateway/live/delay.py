@@ -73,7 +73,7 @@ class Delays:
     """Each game's delay (from its first event, kept: it never changes) and where its
     spectators are now."""
 
-    MAX_KNOWN = 100_000
+    MAX_KNOWN = 10_000  # ~1.5 MB at most; one read of a first event brings one back
 
     def __init__(self, store: EventStore) -> None:
         self.store = store

@@ -501,6 +501,8 @@ class LiveHub:
                     self._on_message(game_of(channel), message["data"])
             elif kind == "subscribe":
                 self.channels.confirmed(channel)
+            elif kind == "unsubscribe":
+                self.channels.unsubscribed(channel)
 
     def _set_listening(self, listening: bool) -> None:
         if self.tokens is not None:

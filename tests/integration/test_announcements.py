@@ -208,6 +208,40 @@ async def test_a_gateway_hears_only_the_games_someone_there_watches_or_waits_on(
     assert await subscribers(store, created.game_id) == 0
 
 
+async def test_a_gateway_forgets_the_channels_of_games_nobody_watches_any_more(
+    store: EventStore, hub: LiveHub
+) -> None:
+    """A gateway runs for days and sees every game it serves come and go: once a game's
+    channel is dropped (Redis confirmed the unsubscribe), nothing of it stays (the
+    per-channel counts of subscriptions did: a slow leak, a channel a game)."""
+    hub.channels.linger_s = 0.0
+    game = GAMES["giraffe-raffe"]
+    engine = GameRuntime(game, store)
+    games = [
+        (await engine.create([SeatSpec("human")] * 3, {}, seed=f"gone-{i}", practice=True)).game_id
+        for i in range(3)
+    ]
+    for game_id in games:
+        stream = hub.frames(game_id, game.name, Caller(), 0)
+        assert b"id: 1\n" in await anext(stream)
+        await stream.aclose()
+    channels = hub.channels
+    for game_id in games:
+        await until(lambda game_id=game_id: _released(store, game_id))
+
+    async def forgotten() -> bool:  # the hub's own channels (chat, revocations) stay
+        counted = [*channels._sent, *channels._confirmed, *channels.holders]
+        return not [c for c in counted if ":game:" in c]
+
+    await until(forgotten)
+    assert await forgotten(), (channels._sent, channels._confirmed)
+    # A game watched again is heard again: a fresh subscription, confirmed as the first.
+    again = hub.frames(games[0], game.name, Caller(), 0)
+    assert b"id: 1\n" in await anext(again)
+    assert await subscribers(store, games[0]) == 1
+    await again.aclose()
+
+
 async def _held(store: EventStore, game_id: str) -> bool:
     return await subscribers(store, game_id) == 1
 
