@@ -62,12 +62,13 @@ from gateway.live.revocation import TokenStreams
 from gateway.live.versions import VersionWaiters
 from gateway.live.watched import Viewer, Watched
 from services.accounts.feed import feed_channel
+from services.core.codec import to_domain
 from services.core.eventstore import EventStore, StoredEvent
 from services.core.eventstore.announce import parse_announcement
 from services.core.eventstore.connect import follows_sentinels, primary_moved
 from services.core.gamestate import fold
 from services.core.presence import Presence
-from services.core.redaction import redact_stored
+from services.core.redaction import current_shapes, redact_stored
 from services.kernel.game import SPECTATOR, Game
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,32 @@ PUSH = Histogram(
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
 )
 RESUBSCRIBE_S = (0.1, 2.0)  # backoff after the listening connection fails
+
+
+class Batch:
+    """New events of a watched game on their way to its audiences: parsed once for all of
+    them (redaction reads the events, not their bytes), and each event an audience sees
+    as stored framed once (most hide nothing, so every audience sends the same frame)."""
+
+    def __init__(self, game: Game[Any], events: list[StoredEvent]) -> None:
+        self.game = game
+        self.events = current_shapes(game, events)
+        self.typed = [to_domain(e) for e in self.events]
+        # By the frame's event: the event itself is kept with its frame, so its id is
+        # not reused by another audience's redacted copy while the batch lives.
+        self._framed: dict[int, tuple[StoredEvent, bytes]] = {}
+
+    def redacted(self, state: Any, seat: int) -> list[StoredEvent]:
+        return redact_stored(self.game, state, self.events, seat, self.typed)
+
+    def framed(self, events: list[StoredEvent]) -> bytes:
+        out = []
+        for e in events:
+            known = self._framed.get(id(e))
+            if known is None or known[0] is not e:
+                known = self._framed[id(e)] = (e, frame(e))
+            out.append(known[1])
+        return b"".join(out)
 
 
 class LiveHub:
@@ -325,9 +352,10 @@ class LiveHub:
         watched.fold(new)
         if new:
             late = watched.spectators
+            batch = Batch(watched.game, new)
             for seat, viewers in list(watched.viewers.items()):
                 if viewers and not (late is not None and seat == SPECTATOR):
-                    self._fan_out(game_id, watched, new, seat, viewers)
+                    self._fan_out(game_id, watched, batch, seat, viewers)
             if late is not None:
                 late.add(new)
                 self._release(game_id, watched)
@@ -387,17 +415,17 @@ class LiveHub:
         self,
         game_id: str,
         watched: Watched,
-        new: list[StoredEvent],
+        new: Batch,
         seat: int,
         viewers: set[Viewer],
     ) -> None:
         """One audience's frames of a batch, redacted once (and its view drawn once, if
         any of its viewers asked for views), queued to each of its viewers."""
-        redacted = redact_stored(watched.game, watched.state, new, seat)
+        redacted = new.redacted(watched.state, seat)
         PUSH.observe(max(0.0, time.time() - redacted[-1].time_ms / 1000))
         # One write per batch and audience, not one per event: each write crosses the
         # ASGI middlewares and the server's transport.
-        batch = b"".join(frame(e) for e in redacted)
+        batch = new.framed(redacted)
         ended = redacted[-1].type == "GameEnded"
         with_view = b""
         if any(v.views for v in viewers):

@@ -163,6 +163,35 @@ async def test_a_stream_lets_its_catch_up_go_once_sent(store: EventStore, hub: L
     await stream.aclose()
 
 
+async def test_each_audience_of_a_live_move_sees_only_what_it_may(
+    store: EventStore, hub: LiveHub
+) -> None:
+    """A batch is parsed once and a frame is encoded once for every audience that sees an
+    event as stored; an audience that sees it redacted gets its own frame, never one
+    encoded for another audience (a chosen card reaches its chooser only)."""
+    game = GAMES["riff-raff"]
+    engine = GameRuntime(game, store)
+    created = await engine.create([SeatSpec("human")] * 2, {}, seed="audiences", practice=True)
+    seat, version, command = bot_moves(game, 2, "audiences", game.bot("random"))[0]
+    assert command["type"] == "choose_card"
+    streams = {
+        who: hub.frames(created.game_id, game.name, Caller(seat=who), version)
+        for who in (seat, 1 - seat, -1)
+    }
+    waiting = {who: asyncio.create_task(anext(stream)) for who, stream in streams.items()}
+    await asyncio.sleep(0.05)  # every stream registered and waiting
+    await engine.execute(
+        created.game_id, seat, command, command_id=uuid.uuid4().hex, expected_version=version
+    )
+    got = {who: await asyncio.wait_for(task, 5) for who, task in waiting.items()}
+    card = b'"card":%d' % command["card"]
+    assert card in got[seat]  # the chooser's own choice, to the chooser
+    assert card not in got[1 - seat] and card not in got[-1]
+    assert got[1 - seat] == got[-1]  # the same redaction, the same frame
+    for stream in streams.values():
+        await stream.aclose()
+
+
 async def subscribers(store: EventStore, game_id: str) -> int:
     """Connections subscribed to the game's announcements, by name or by any pattern."""
     reply = await store.redis.execute_command("PUBSUB", "NUMSUB", store.keys.game(game_id))
