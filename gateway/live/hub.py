@@ -349,6 +349,11 @@ class LiveHub:
         new = watched.take_offered()
         if new is None:  # not all announced with their events: read them
             new = await self.store.read_game_range(game_id, watched.version, None)
+        self._hand_out(game_id, watched, new)
+        return new
+
+    def _hand_out(self, game_id: str, watched: Watched, new: list[StoredEvent]) -> None:
+        """Fold new events and give them to every viewer, once per audience."""
         watched.fold(new)
         if new:
             late = watched.spectators
@@ -359,7 +364,6 @@ class LiveHub:
             if late is not None:
                 late.add(new)
                 self._release(game_id, watched)
-        return new
 
     async def _spectators(self, game_id: str, watched: Watched) -> Held | None:
         """The delayed spectators' pipeline of a watched game (the caller holds the
@@ -462,8 +466,24 @@ class LiveHub:
             self._drain_if_behind(game_id, watched)
 
     def _drain_if_behind(self, game_id: str, watched: Watched) -> None:
-        if watched.version < watched.announced and watched.draining is None:
+        behind = watched.version < watched.announced and watched.draining is None
+        if behind and not self._handed_out_now(game_id, watched):
             watched.draining = asyncio.create_task(self._drain(game_id, watched))
+
+    def _handed_out_now(self, game_id: str, watched: Watched) -> bool:
+        """The usual move: its announcement carried every new event and nobody holds the
+        game's lock, so it is folded and handed out here, with nothing to await (a task
+        and a lock a move, per watched game, were a part of the fan-out's cost)."""
+        if watched.lock.locked() or watched.empty:
+            return False
+        new = watched.take_offered()
+        if new is None:  # a gap: the drain reads the stream (what was offered is gone)
+            return False
+        try:
+            self._hand_out(game_id, watched, new)
+        except Exception as error:  # as the drain: logged, the next move or resync retries
+            log.warning("live fan-out failed", extra={"game_id": game_id, "error": str(error)})
+        return True
 
     async def _listen(self) -> None:
         revocations = revoked_channel(self.store.settings.key_prefix)
