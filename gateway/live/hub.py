@@ -264,7 +264,11 @@ class LiveHub:
             await self._advance(game_id, watched)  # viewers already there get it too
             late = await self._spectators(game_id, watched) if delay else None
             until = late.shown if late else watched.version
-            missed = await self.store.read_game_range(game_id, after, until)
+            # Most streams open at the current version: nothing to read (an empty range
+            # cost two round trips, the stream's and the archive's).
+            missed = (
+                await self.store.read_game_range(game_id, after, until) if after < until else []
+            )
             backlog = redact_stored(watched.game, watched.state, missed, seat)
             watched.viewers[seat].add(viewer)
             # A version announced while nobody was registered yet (drains skip a game
@@ -347,7 +351,11 @@ class LiveHub:
         every viewer, once per audience (the caller holds the lock). Whoever reads new
         events hands them out: nobody may fold events some viewer has not been given."""
         new = watched.take_offered()
-        if new is None:  # not all announced with their events: read them
+        if new is None and watched.version and watched.version >= watched.announced:
+            # Heard up to date (a subscribed game someone here watches): whatever is
+            # appended next is announced and handed out to whoever registers now.
+            new = []
+        elif new is None:  # not all announced with their events: read them
             new = await self.store.read_game_range(game_id, watched.version, None)
         self._hand_out(game_id, watched, new)
         return new

@@ -192,6 +192,44 @@ async def test_each_audience_of_a_live_move_sees_only_what_it_may(
         await stream.aclose()
 
 
+async def reads(redis: Redis) -> int:
+    """XRANGE and GET calls so far (a game's stream, an archive)."""
+    stats = await redis.info("commandstats")
+    return sum(int(stats.get(f"cmdstat_{c}", {}).get("calls", 0)) for c in ("xrange", "get"))
+
+
+async def test_a_stream_joining_a_game_watched_here_reads_nothing(
+    store: EventStore, hub: LiveHub
+) -> None:
+    """Every seat of a table opens its stream at the current version: once one watches
+    the game here, the others read nothing from Redis (an empty catch-up cost the stream's
+    read and the archive's), and still get every move."""
+    game = GAMES["giraffe-raffe"]
+    engine = GameRuntime(game, store)
+    created = await engine.create([SeatSpec("human")] * 3, {}, seed="no-reads", practice=True)
+    seat, version, command = bot_moves(game, 3, "no-reads", game.bot("random"))[0]
+    first = hub.frames(created.game_id, game.name, Caller(), version)
+    waiting = [asyncio.create_task(anext(first))]
+    await until(lambda: _watching(hub, created.game_id, 1))
+    before = await reads(store.redis)
+    others = [hub.frames(created.game_id, game.name, Caller(seat=s), version) for s in (0, 1)]
+    waiting += [asyncio.create_task(anext(stream)) for stream in others]
+    await until(lambda: _watching(hub, created.game_id, 3))
+    assert await reads(store.redis) == before
+    await engine.execute(
+        created.game_id, seat, command, command_id=uuid.uuid4().hex, expected_version=version
+    )
+    for task in waiting:
+        assert f"id: {version + 1}\n".encode() in await asyncio.wait_for(task, 5)
+    for stream in [first, *others]:
+        await stream.aclose()
+
+
+async def _watching(hub: LiveHub, game_id: str, count: int) -> bool:
+    watched = hub.watched.get(game_id)
+    return watched is not None and sum(map(len, watched.viewers.values())) == count
+
+
 async def subscribers(store: EventStore, game_id: str) -> int:
     """Connections subscribed to the game's announcements, by name or by any pattern."""
     reply = await store.redis.execute_command("PUBSUB", "NUMSUB", store.keys.game(game_id))
