@@ -101,7 +101,8 @@ def test_the_export_streams_finished_games_of_a_kind(system: System, tmp_path: P
         lines = http.get("/v1/records", params={"game": "riff-raff", "since_ms": since})
         assert lines.headers["content-type"].startswith("application/jsonl")
         found = [orjson.loads(line) for line in lines.text.splitlines()]
-        assert {d["game_id"] for d in found} == ids and {d["game"] for d in found} == {"riff-raff"}
+        # The system is shared: another test's bot game may finish in the window too.
+        assert ids <= {d["game_id"] for d in found} and {d["game"] for d in found} == {"riff-raff"}
         out = tmp_path / "riff.jsonl"
         done = raffe(
             system,
@@ -114,9 +115,13 @@ def test_the_export_streams_finished_games_of_a_kind(system: System, tmp_path: P
             "--out",
             str(out),
         )
-        assert done.returncode == 0 and "2 finished games" in done.stderr, done.stderr
+        assert done.returncode == 0, done.stderr
+        exported = [orjson.loads(line) for line in out.read_text().splitlines()]
+        assert ids <= {d["game_id"] for d in exported}, exported
+        assert f"{len(exported)} finished games" in done.stderr, done.stderr
         checked = raffe(system, "verify", str(out))
-        assert checked.returncode == 0 and checked.stderr.count("ok ") == 2, checked.stderr
+        assert checked.returncode == 0, checked.stderr
+        assert checked.stderr.count("ok ") == len(exported), checked.stderr
 
 
 def test_a_record_is_archived_then_gone_whole_with_short_retention(tmp_path: Path) -> None:
