@@ -66,6 +66,7 @@ from bench.common import (
 )
 from bench.rawhttp import Conn, SseConn, build
 from bench.scaleout import capped
+from bench.sse_baseline import start_baseline
 from services.core.local_redis import free_port
 from services.games import GAMES
 from services.kernel.playthrough import bot_moves
@@ -633,12 +634,10 @@ def apart_from_streams(
 ) -> Apart:
     """--baseline: a gateway for the commands alone and the minimal SSE server, both
     started here (and stopped with ``extra``)."""
-    from bench.idle_streams import baseline  # the same minimal server, the same way
-
     process, url = second_gateway(launched)
     extra.append(process)
     pids["commands gateway"] = process.pid
-    server, port = baseline(redis_url, float(os.environ.get("RAFFE_SSE_HEARTBEAT_S", 15)))
+    server, port = start_baseline(redis_url, float(os.environ.get("RAFFE_SSE_HEARTBEAT_S", 15)))
     extra.append(server)
     pids["sse baseline"] = server.pid
     parsed = urlparse(url)

@@ -53,7 +53,7 @@ from bench.common import (
 from bench.crowd import second_gateway
 from bench.rawhttp import build
 from bench.revisions import ROOT, checkout
-from services.core.local_redis import free_port
+from bench.sse_baseline import start_baseline
 
 PER_PROCESS = 16_000  # streams a gateway, a baseline or a client process holds at most
 SEATS = 4
@@ -168,24 +168,6 @@ def tables(url: str, count: int) -> list[dict[str, Any]]:
     return asyncio.run(run())
 
 
-def baseline(redis_url: str, heartbeat: float) -> tuple[subprocess.Popen[str], int]:
-    port = free_port()
-    env = {
-        **os.environ,
-        "RAFFE_REDIS_URL": redis_url,
-        "RAFFE_PORT": str(port),
-        "SSE_HEARTBEAT_S": str(heartbeat),
-    }
-    process = subprocess.Popen([sys.executable, "-m", "bench.sse_baseline"], env=env, text=True)
-    for _ in range(200):
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
-            break
-        except httpx.TransportError:
-            time.sleep(0.1)
-    return process, port
-
-
 def usage(pids: dict[str, int], redis_url: str) -> dict[str, float]:
     """CPU seconds so far by process, Redis's commands, and RSS in MiB by process."""
     out = {f"cpu {n}": cpu_seconds(p) for n, p in pids.items()}
@@ -226,7 +208,7 @@ def measure(cwd: str | None, args: argparse.Namespace) -> dict[str, float]:
         watch |= {f"gateway{i + 1}": p.pid for i, p in enumerate(others)}
         targets = [Target("127.0.0.1", int(u.rsplit(":", 1)[1])) for u in gateways]
         for i in range(args.gateways):
-            server, port = baseline(redis_url, args.heartbeat)
+            server, port = start_baseline(redis_url, args.heartbeat)
             others.append(server)
             watch[f"baseline{i}"] = server.pid
             targets.append(Target("127.0.0.1", port))

@@ -15,15 +15,20 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import sys
+import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import httpx
 import orjson
 import uvicorn
 from redis.asyncio import Redis
 
 from services.core.eventstore.keys import Keys
+from services.core.local_redis import free_port
 from services.core.loop import tune_gc
 from services.core.settings import StoreSettings
 
@@ -115,6 +120,25 @@ def app_of(fanout: Fanout) -> Callable[..., Awaitable[None]]:
         await send({"type": "http.response.body", "body": b""})
 
     return app
+
+
+def start_baseline(redis_url: str, heartbeat: float) -> tuple[subprocess.Popen[str], int]:
+    """This server in a process of its own on a free port, once it answers."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "RAFFE_REDIS_URL": redis_url,
+        "RAFFE_PORT": str(port),
+        "SSE_HEARTBEAT_S": str(heartbeat),
+    }
+    process = subprocess.Popen([sys.executable, "-m", "bench.sse_baseline"], env=env, text=True)
+    for _ in range(200):
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
+            break
+        except httpx.TransportError:
+            time.sleep(0.1)
+    return process, port
 
 
 if __name__ == "__main__":
