@@ -264,11 +264,7 @@ class LiveHub:
             await self._advance(game_id, watched)  # viewers already there get it too
             late = await self._spectators(game_id, watched) if delay else None
             until = late.shown if late else watched.version
-            # Most streams open at the current version: nothing to read (an empty range
-            # cost two round trips, the stream's and the archive's).
-            missed = (
-                await self.store.read_game_range(game_id, after, until) if after < until else []
-            )
+            missed = await self.store.read_game_range(game_id, after, until)
             backlog = redact_stored(watched.game, watched.state, missed, seat)
             watched.viewers[seat].add(viewer)
             # A version announced while nobody was registered yet (drains skip a game

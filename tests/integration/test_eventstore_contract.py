@@ -203,6 +203,30 @@ async def test_read_game_range_reads_a_window(any_store: EventStore) -> None:
     assert await any_store.meta("nosuchgame") is None
 
 
+async def test_an_empty_window_is_empty_without_a_round_trip(
+    any_store: EventStore, store: EventStore
+) -> None:
+    """A reader already at the window's end (a stream opening at the current version)
+    gets nothing, and asks Redis nothing: it had cost a read of the stream and, that
+    being empty, one of the archive."""
+    g = game_id()
+    await append(any_store, g, 0, *[ev("E", n=n) for n in range(3)])
+    assert await any_store.read_game_range(g, 3, 3) == []
+    assert await any_store.read_game_range(g, 3, 1) == []
+    h = game_id()  # on the one Redis whose commands are counted
+    await append(store, h, 0, ev("E", n=0))
+    before = await _reads(store)
+    assert await store.read_game_range(h, 1, 1) == []
+    assert await _reads(store) == before
+    assert [e.version for e in await store.read_game_range(h, 0, 1)] == [1]
+    assert await _reads(store) > before
+
+
+async def _reads(store: EventStore) -> int:
+    stats = await store.redis.info("commandstats")
+    return sum(int(stats.get(f"cmdstat_{c}", {}).get("calls", 0)) for c in ("xrange", "get"))
+
+
 async def test_a_game_created_before_the_attended_log_counts_as_attended(
     any_store: EventStore,
 ) -> None:

@@ -271,6 +271,8 @@ class EventStore:
         check_game_id(game_id)
         _uint(after_version, "version")
         end = "+" if to_version is None else f"{_uint(to_version, 'version')}-0"
+        if to_version is not None and to_version <= after_version:
+            return []  # an empty window (a reader already there): no round trip, nor the archive's
         entries = cast(
             list[Entry],
             await self.redis.xrange(
