@@ -26,7 +26,7 @@ from services.games import GAMES
 from services.records.verify import verify
 from tests.e2e.players import auth, create
 from tests.e2e.system import wait_over
-from tests.e2e.voters import Voter, all_events
+from tests.e2e.voters import Voter, all_events, refused
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAY = ROOT / "deploy" / "podman" / "play.py"
@@ -87,7 +87,7 @@ def gateway(image: str) -> Iterator[str]:
     started = play(
         "up", "--image", f"raffe={image}", "--publish", f"raffe-gateway={port}",
         "--replicas", "raffe-giraffometer=2", "--setting", "RAFFE_BOT_PACE_MS=50",
-        "--setting", "RAFFE_RATE_PER_ADDRESS=5000",
+        "--setting", "RAFFE_RATE_PER_ADDRESS=5000", "--setting", "RAFFE_RATE_PER_TOKEN=5000",
     )  # fmt: skip
     try:
         assert started.returncode == 0, started.stderr[-5000:]
@@ -150,7 +150,7 @@ def test_an_engine_container_killed_mid_game_loses_nothing_acknowledged(gateway:
     stored = {e["id"] for e in all_events(http, humans["game_id"])}
     for result in voter.acknowledged:
         assert {e["id"] for e in result["events"]} <= stored
-    assert before >= 2 and len(voter.acknowledged) > before + 2, (before, voter.refusals)
+    assert before >= 2 and len(voter.acknowledged) > before + 2, (before, refused(voter))
     # The killed container comes back, as a Deployment replaces its pod, and serves again.
     healed = play("heal")
     assert healed.stdout.split() == ["raffe-giraffometer-0"], healed.stderr

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -44,7 +45,9 @@ class Voter(threading.Thread):
         self.acknowledged_at: list[float] = []  # time.monotonic() of each
         self.refusals: list[httpx.Response] = []
         self.stop = threading.Event()
-        self.rounds = 1000
+        # Rounds until stopped, in effect: a fast machine votes hundreds a second (a
+        # thousand rounds once ran out before the outage a test made).
+        self.rounds = 100_000
         self.pause_s = 0.0  # after each vote: a steady pace instead of as fast as answered
 
     def run(self) -> None:
@@ -74,9 +77,25 @@ class Voter(threading.Thread):
                 self.acknowledged_at.append(time.monotonic())
                 return
             self.refusals.append(sent)
+            if sent.status_code == 429:  # as a client should: wait as told, then again
+                time.sleep(min(float(sent.headers.get("retry-after", "1")), 1.0))
+                continue
             if sent.status_code != 503:
                 return
             time.sleep(0.05)
+
+
+def refused(voter: Voter) -> dict[str, int]:
+    """The voter's refusals by status and problem code (an assertion's message: which
+    refusal kept the game from moving)."""
+    counts: Counter[str] = Counter()
+    for answer in voter.refusals:
+        try:
+            code = answer.json().get("code", "")
+        except ValueError:
+            code = ""
+        counts[f"{answer.status_code} {code}".strip()] += 1
+    return dict(counts)
 
 
 def check_nothing_lost(http: httpx.Client, voter: Voter, games: list[str]) -> None:
