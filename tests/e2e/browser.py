@@ -81,8 +81,26 @@ def wait_for(what: Callable[[], Any], timeout: float = 20.0, message: str = "") 
 
 
 def find(driver: WebDriver, css: str) -> WebElement:
-    found = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, css), message=f"no {css}")
+    try:
+        found = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, css))
+    except AssertionError:
+        raise AssertionError(f"no {css}; {page_state(driver)}") from None
     return cast(WebElement, found)
+
+
+def page_state(driver: WebDriver) -> str:
+    """What the page showed and said when a test gave up on it: its address, the start
+    of its main part's text, and the browser's errors (a module that failed to load
+    leaves the page at "Loading…"), so a failure far away (CI) explains itself."""
+    try:
+        url = driver.current_url
+        shown = driver.execute_script(
+            "const m = document.getElementById('app'); return m ? m.innerText : null"
+        )
+        errors = [e["message"] for e in log_of(driver, "browser") if e["level"] == "SEVERE"]
+    except WebDriverException as error:  # the browser itself gone or hung
+        return f"the browser did not answer: {error.msg}"
+    return f"at {url}, showing {str(shown)[:300]!r}, browser errors: {errors[-5:]}"
 
 
 def click(driver: WebDriver, css: str) -> None:
@@ -99,7 +117,10 @@ def click(driver: WebDriver, css: str) -> None:
         element.click()  # a stale element raises: wait_for looks again
         return True
 
-    wait_for(clicked, message=f"nothing enabled at {css}")
+    try:
+        wait_for(clicked)
+    except AssertionError:
+        raise AssertionError(f"nothing enabled at {css}; {page_state(driver)}") from None
 
 
 def shown_text(driver: WebDriver, css: str) -> str:

@@ -982,3 +982,21 @@ def test_the_api_docs_render_in_a_browser_from_this_server_alone(
     assert requested and all(
         url.startswith((system.base_url, "data:", "blob:")) for url in requested
     ), [u for u in requested if not u.startswith(system.base_url)]
+
+
+def test_a_page_whose_code_fails_to_load_reloads_once_then_says_so(system: System) -> None:
+    """One of the client's modules does not arrive (a network hiccup, a gateway
+    restarting): the page reloads once by itself; failing again, it says so and offers a
+    reload, which works once the network does (the page said "Loading…" for ever)."""
+    driver = browser()
+    try:
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/static/moves.js"]})
+        driver.get(system.base_url + "/#/")
+        wait_for(lambda: driver.execute_script("return sessionStorage.getItem('raffe.reloaded')"))
+        shown = shown_text(driver, "#load-failed")  # the second failure, after the reload
+        assert shown.startswith("Raffe could not load."), shown
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        click(driver, "#load-failed button")
+        find(driver, "#lobby")
+    finally:
+        driver.quit()
