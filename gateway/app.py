@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
+from starlette.types import Receive, Scope, Send
 
 from gateway import challenges, chat, moderation
 from gateway.accounts import events as account_events
@@ -21,6 +22,7 @@ from gateway.games.stream_fast_path import StreamFastPath
 from gateway.http import openapi
 from gateway.http.guard import Guard
 from gateway.http.problems import HANDLERS
+from gateway.live.stream import BODIES, LiveStream
 from gateway.records import ratings
 from gateway.records import routes as records
 from gateway.settings import GatewaySettings
@@ -34,6 +36,28 @@ Create a game, claim or hold a seat's bearer token, read your view, send command
 replay any version. Errors are `application/problem+json` with a stable `type`."""
 
 
+class RaffeApp(FastAPI):
+    """The app, which runs live streams' bodies outside its middlewares: a stream's
+    answer (gateway.live.stream.LiveStream) sends its head through them and leaves its
+    body here, run with the server's own ``send`` once they have returned. Only requests
+    whose path ends in ``/stream`` are offered this (the rest pay nothing for it)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].endswith("/stream"):
+            await super().__call__(scope, receive, send)
+            return
+        bodies: list[LiveStream] = []
+        scope[BODIES] = bodies
+        try:
+            await super().__call__(scope, receive, send)
+        except BaseException:
+            for stream in bodies:
+                await stream.abandon()
+            raise
+        for stream in bodies:
+            await stream.run(receive, send)
+
+
 def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     settings = settings or GatewaySettings.from_env()
 
@@ -43,7 +67,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         yield
         await app.state.clients.close()
 
-    app = FastAPI(
+    app = RaffeApp(
         title="Raffe",
         version="1",
         description=DESCRIPTION,

@@ -4,7 +4,9 @@ FastAPI's exception layers, routing and dependency solving.
 
 A stream lives for hours, and every frame it sends (most often a heartbeat's ping)
 passed through each of those layers' ``send`` wrappers, whose coroutine frames it also
-kept alive: ~25 frames deep per stream. Here it is half that (docs/decisions/0058).
+kept alive: ~25 frames deep per stream. Here it is half that (docs/decisions/0058),
+and only while the stream opens: its body then runs outside every middleware
+(gateway.live.stream, docs/decisions/0060).
 
 It runs what the route runs (``gateway.games.live_stream.open_stream``) and renders
 refusals with the app's own handlers. A request whose query it does not take as it is

@@ -14,9 +14,19 @@ from gateway.accounts.tokens import Caller
 from gateway.live.formats import Format, media_type, shaped
 from gateway.live.hub import LiveHub
 
+# Where the app (gateway.app.RaffeApp) lets a stream's answer leave a body to run once the
+# request's middlewares have returned (a list in the request's scope, when it offers one).
+BODIES = "raffe.stream_bodies"
+
 
 class LiveStream(Response):
     """A stream's answer: its frames as they come, until the stream or the client ends.
+
+    Its head (status and headers) goes out through the middlewares, which add theirs
+    (CORS, the guard's request id and safety headers) and count the request as answered;
+    its body, which may run for hours, is then run by the app outside them
+    (``BODIES``): a frame crosses no middleware's ``send`` wrapper, and the stream holds
+    none of their coroutine frames and closures for its hours (decision 0060).
 
     Starlette's StreamingResponse (ASGI 2.3, as uvicorn speaks) runs each answer in an
     anyio task group with a second task that listens for the client's hang-up: with
@@ -34,12 +44,25 @@ class LiveStream(Response):
         self.init_headers({"X-Accel-Buffering": "no", "Cache-Control": "no-cache"})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            start = {"type": "http.response.start", "status": 200, "headers": self.raw_headers}
+            await send(start)
+        except BaseException:
+            await self.abandon()
+            raise
+        bodies = scope.get(BODIES)
+        if bodies is not None:
+            bodies.append(self)  # run by the app once the middlewares have returned
+        else:
+            await self.run(receive, send)
+
+    async def run(self, receive: Receive, send: Send) -> None:
+        """The frames until the stream or the client ends (``send``: the server's own,
+        when run by the app)."""
         task = asyncio.current_task()
         assert task is not None
         hearing = asyncio.create_task(_hang_up(receive, task))
         try:
-            start = {"type": "http.response.start", "status": 200, "headers": self.raw_headers}
-            await send(start)
             async for chunk in self.frames:
                 if hearing.done():
                     break
@@ -52,10 +75,15 @@ class LiveStream(Response):
         finally:
             heard = hearing.done()
             hearing.cancel()
-            await self.frames.aclose()  # its cleanup runs now, not when collected
-            self.release()
+            await self.abandon()
             if heard and task.cancelling():
-                task.uncancel()  # the hang-up's cancel is spent: the middlewares finish
+                task.uncancel()  # the hang-up's cancel is spent: the request ends cleanly
+
+    async def abandon(self) -> None:
+        """Close the frames (their cleanup runs now, not when collected) and release the
+        stream's admission; once or more."""
+        await self.frames.aclose()
+        self.release()
 
 
 async def _hang_up(receive: Receive, stream: asyncio.Task[Any]) -> None:
@@ -78,4 +106,5 @@ def event_stream(
     hub: LiveHub = c.live
     release = hub.admit(request.state.client_address)
     frames = hub.frames(game_id, game_type, who, after, views)
-    return LiveStream(shaped(frames, fmt), media_type(fmt), release)
+    # SSE as the hub frames it: no generator layer a frame (only programs ask for NDJSON).
+    return LiveStream(frames if fmt == "sse" else shaped(frames, fmt), media_type(fmt), release)

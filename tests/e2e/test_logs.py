@@ -51,3 +51,34 @@ def test_a_request_is_logged_and_traced_into_the_engine(system: System, http: ht
     assert not any("secret-ticket" in orjson.dumps(line).decode() for line in everything)
     assert not any("color_message" in line for line in everything)
     assert http.get("/healthz").headers["x-request-id"]  # one is made when none is sent
+
+
+def test_a_stream_is_logged_when_it_opens_and_its_frames_still_flow(
+    system: System, http: httpx.Client
+) -> None:
+    """A live stream's request is logged (and timed) once its head is sent, not hours
+    later when it ends: its body runs outside the middlewares (decision 0060), while its
+    head still carries what they add (request id, CORS, no-store). Its frames flow."""
+    game = create(http, "giraffometer", [{"kind": "human"}] * 2)
+    gid, token = game["game_id"], game["tokens"]["0"]
+    trace = f"stream-{time.time_ns()}"
+    headers = {**auth(token), "X-Request-Id": trace, "Origin": "https://play.example.org"}
+    path = f"/v1/games/{gid}/events/stream"
+    with http.stream("GET", path, headers=headers) as live:
+        assert live.status_code == 200 and live.headers["x-request-id"] == trace
+        assert "no-store" in live.headers["cache-control"]
+        assert live.headers["access-control-allow-origin"] in ("*", headers["Origin"])
+        deadline = time.monotonic() + 10
+        logged: list[dict[str, Any]] = []
+        while not logged and time.monotonic() < deadline:
+            logged = [line for line in lines(system) if line.get("request_id") == trace]
+            time.sleep(0.1)
+        assert [(line["path"], line["status"]) for line in logged] == [(path, 200)], logged
+        vote = {"command": {"type": "vote", "lowest": 1, "highest": 2}, "command_id": trace}
+        assert http.post(f"/v1/games/{gid}/commands", json=vote, headers=auth(token)).is_success
+        seen, deadline = b"", time.monotonic() + 10
+        for chunk in live.iter_bytes():  # heartbeats come every second here
+            seen += chunk
+            if b"event: VoteCast" in seen or time.monotonic() > deadline:
+                break
+        assert b"event: VoteCast" in seen, seen[-500:]
