@@ -42,7 +42,7 @@ import logging
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncGenerator, Callable, Coroutine, Iterator, Mapping
+from collections.abc import AsyncGenerator, Coroutine, Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -53,6 +53,7 @@ from redis.exceptions import RedisError
 
 from gateway.accounts.tokens import Caller, SeatTokens, revoked_channel
 from gateway.http.problems import Problem
+from gateway.live.admission import Admission
 from gateway.live.beats import Beats
 from gateway.live.channels import GameChannels, chat_channel, game_of
 from gateway.live.delay import Delays, Held
@@ -167,27 +168,16 @@ class LiveHub:
 
     # -- viewers -----------------------------------------------------------------------
 
-    def admit(self, address: str) -> Callable[[], None]:
-        if self.draining:
-            raise Problem(503, "draining", "this gateway is stopping; try again", retry_after=1)
+    def admit(self, address: str) -> Admission:
         """Count a new stream against its address and the total, or refuse it; returns
         what to call (once or more) when the stream is over."""
+        if self.draining:
+            raise Problem(503, "draining", "this gateway is stopping; try again", retry_after=1)
         if self.open_streams[address] >= self.streams_per_address:
             raise Problem(429, "too_many_streams", "too many live streams from here", retry_after=5)
         if self.open_streams.total() >= self.max_streams:
             raise Problem(503, "streams_full", "no room for another live stream", retry_after=5)
-        self.open_streams[address] += 1
-        released = False
-
-        def release() -> None:
-            nonlocal released
-            if not released:
-                released = True
-                self.open_streams[address] -= 1
-                if self.open_streams[address] <= 0:
-                    del self.open_streams[address]
-
-        return release
+        return Admission(self.open_streams, address)
 
     async def frames(
         self,
