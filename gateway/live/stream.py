@@ -90,8 +90,14 @@ class LiveStream(Response):
 
 @functools.cache
 def _head(media: str) -> tuple[tuple[bytes, bytes], ...]:
-    proxies = {"X-Accel-Buffering": "no", "Cache-Control": "no-cache"}  # no buffering
-    return tuple(Response(media_type=media, headers=proxies).raw_headers)
+    """As Starlette writes a response's headers (a text type in UTF-8), with no length:
+    the body is as long as the stream lives. Proxies are asked not to buffer it."""
+    kind = f"{media}; charset=utf-8" if media.startswith("text/") else media
+    return (
+        (b"content-type", kind.encode("latin-1")),
+        (b"x-accel-buffering", b"no"),
+        (b"cache-control", b"no-cache"),
+    )
 
 
 def head(media: str) -> list[tuple[bytes, bytes]]:

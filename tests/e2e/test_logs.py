@@ -67,6 +67,8 @@ def test_a_stream_is_logged_when_it_opens_and_its_frames_still_flow(
     with http.stream("GET", path, headers=headers) as live:
         assert live.status_code == 200 and live.headers["x-request-id"] == trace
         assert "no-store" in live.headers["cache-control"]
+        assert live.headers["content-type"] == "text/event-stream; charset=utf-8"
+        assert "content-length" not in live.headers  # as long as the stream lives
         assert live.headers["access-control-allow-origin"] in ("*", headers["Origin"])
         deadline = time.monotonic() + 10
         logged: list[dict[str, Any]] = []
