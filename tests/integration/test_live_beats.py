@@ -96,3 +96,23 @@ async def test_with_redis_out_of_reach_the_clock_still_pings_and_keeps_ticking()
         await beats.tick()
         assert queued(viewer) == [(PING, False)]
     await unreachable.aclose()
+
+
+async def test_a_tables_streams_opening_together_write_their_presence_in_one_round_trip(
+    redis: Redis,
+) -> None:
+    """The four seats of a table open their streams at once (a game starts): their
+    presence goes to Redis in one batch of script calls, not four calls through
+    redis-py's whole path each (bench.stream_opens), and reads back as it did."""
+    presence = Presence(redis, f"opens-{uuid.uuid4().hex[:8]}", HEARTBEAT_S, gone_after_s=60)
+    assert presence.batcher is not None
+    await asyncio.gather(*(presence.opened("table", seat, f"s{seat}") for seat in range(4)))
+    assert presence.batcher.batches == 1
+    assert {s: p["state"] for s, p in (await presence.of("table")).items()} == dict.fromkeys(
+        range(4), "connected"
+    )
+    await asyncio.gather(*(presence.closed("table", seat, f"s{seat}") for seat in range(4)))
+    assert presence.batcher.batches == 2
+    assert {s: p["state"] for s, p in (await presence.of("table")).items()} == dict.fromkeys(
+        range(4), "away"
+    )
