@@ -82,7 +82,9 @@ class Presence:
         # stream's open and close took redis-py's whole path per call (a pool checkout, a
         # retry wrapper, its packer), a large part of opening a stream (bench.stream_opens).
         self.batcher = (
-            None if isinstance(redis, RedisCluster) else ScriptBatcher(redis, self._changed)
+            None
+            if isinstance(redis, RedisCluster)
+            else ScriptBatcher(redis, self._changed, retry_unconnected=False)
         )
 
     async def _change(

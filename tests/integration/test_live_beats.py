@@ -10,7 +10,10 @@ import time
 import uuid
 from typing import Any
 
+import pytest
 from redis.asyncio import Redis
+from redis.asyncio.connection import Connection, ConnectionPool
+from redis.exceptions import RedisError
 
 from gateway.live.beats import QUIET, Beats
 from gateway.live.frames import PING
@@ -116,3 +119,34 @@ async def test_a_tables_streams_opening_together_write_their_presence_in_one_rou
     assert {s: p["state"] for s, p in (await presence.of("table")).items()} == dict.fromkeys(
         range(4), "away"
     )
+
+
+class CountedConnection(Connection):
+    """redis-py's own connection, counting its attempts to connect."""
+
+    attempts = 0
+
+    async def connect(self) -> None:
+        CountedConnection.attempts += 1
+        await super().connect()
+
+
+async def test_with_redis_out_of_reach_a_streams_presence_fails_as_one_call_would() -> None:
+    """Redis out of reach: the batched presence write fails with redis-py's error (the
+    hub logs it and keeps the stream), after as many tries to connect as one redis-py
+    call makes, not three times as many (a second batch, then the script's own path):
+    the stream's first frame waits on it."""
+    pool = ConnectionPool(
+        port=free_port(), socket_connect_timeout=0.2, connection_class=CountedConnection
+    )
+    unreachable = Redis(connection_pool=pool)
+    presence = Presence(unreachable, "opens-down", HEARTBEAT_S, gone_after_s=60)
+    try:
+        with pytest.raises(RedisError):
+            await presence._changed(keys=["a", "b", "c", "d"], args=["open", "g", 0, "s"])
+        one_call, CountedConnection.attempts = CountedConnection.attempts, 0
+        with pytest.raises(RedisError):
+            await presence.opened("table", 0, "s0")
+        assert one_call > 0 and CountedConnection.attempts == one_call
+    finally:
+        await unreachable.aclose()
