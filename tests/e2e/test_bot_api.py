@@ -244,7 +244,10 @@ def test_a_bot_account_holds_one_stream_and_its_limits_say_which_and_how_long(
     assert codes.count(429) >= 1 and codes[0] == 200
     limited = http.get("/v1/accounts/me", headers=auth(robo["token"]))
     assert limited.json()["code"] == "bot_requests_per_minute" and limited.json()["limit"] == 120
-    assert 1 <= int(limited.headers["retry-after"]) <= 60
+    # The first whole second the sliding count is within the limit (docs/bot-api.md): a
+    # burst early in a clock minute is still counted in part through the next one, so up
+    # to two minutes (a clean-clone CI run read 64 s, and this said 60 at most).
+    assert 1 <= int(limited.headers["retry-after"]) <= 120
 
 
 def test_quick_play_keeps_bots_from_people_who_did_not_welcome_them(http: httpx.Client) -> None:
