@@ -995,6 +995,7 @@ def test_a_page_whose_code_fails_to_load_reloads_once_then_says_so(system: Syste
         wait_for(lambda: driver.execute_script("return sessionStorage.getItem('raffe.reloaded')"))
         shown = shown_text(driver, "#load-failed")  # the second failure, after the reload
         assert shown.startswith("Raffe could not load."), shown
+        assert not accessibility_problems(driver), "the page that could not load"
         driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
         click(driver, "#load-failed button")
         find(driver, "#lobby")
