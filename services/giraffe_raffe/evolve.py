@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 
 from services.giraffe_raffe import events as ev
@@ -10,16 +11,18 @@ from services.giraffe_raffe.state import APPLES, NO_ONE, RobotTie, State
 from services.giraffe_raffe.trees import Play, Tree, layout
 from services.kernel.events import Folds, GameCreated
 from services.kernel.frozen import set_at
+from services.kernel.shared import names, options
 
 
 def _play(seat: int, cards: Sequence[str], copies: Mapping[str, str]) -> Play:
-    return Play(seat, tuple(cards), tuple((str(k), str(v)) for k, v in dict(copies).items()))
+    shared = tuple((sys.intern(str(k)), sys.intern(str(v))) for k, v in dict(copies).items())
+    return Play(seat, names(cards), shared)
 
 
 def _created(s: State, e: GameCreated) -> State:
     players = 2 if e.options["mode"] == "solo" else len(e.seats)
     return s.but(
-        options=dict(e.options),
+        options=options(e.options),
         seat_count=len(e.seats),
         seed=e.seed,
         seed_hash=e.seed_hash,
@@ -36,10 +39,11 @@ def _dealt(s: State, e: ev.CardsDealt) -> State:
         round=e.round,
         dealer=e.dealer,
         turn=NO_ONE,
-        hands=tuple(tuple(h) for h in e.hands),
-        redraw=tuple(e.redraw),
-        out=tuple(e.out),
-        robot_deck=tuple(e.robot_deck),
+        # Each card's name is one string in the process (services.kernel.shared).
+        hands=tuple(names(h) for h in e.hands),
+        redraw=names(e.redraw),
+        out=names(e.out),
+        robot_deck=names(e.robot_deck),
         apples=(0,) * len(s.apples),
         supply=APPLES,
         trees=layout(len(s.hands)),
@@ -48,7 +52,7 @@ def _dealt(s: State, e: ev.CardsDealt) -> State:
 
 
 def _played(s: State, e: ev.CardsPlayed) -> State:
-    cards = tuple(e.cards)
+    cards = names(e.cards)
     hand = tuple(c for c in s.hands[e.seat] if c not in cards)
     trees = tuple(
         Tree(t.id, t.kind, t.colours, (*t.plays, _play(e.seat, cards, e.copies)))
@@ -80,7 +84,7 @@ def _apple_returned(s: State, e: ev.AppleReturned) -> State:
 def _robot_drew(s: State, e: ev.RobotCardsDrawn) -> State:
     n, robot = len(e.cards), s.robot
     s = s.but(robot_deck=s.robot_deck[n:])
-    return s.with_hand(robot, (*s.hands[robot], *e.cards))
+    return s.with_hand(robot, (*s.hands[robot], *names(e.cards)))
 
 
 def _tie_offered(s: State, e: ev.RobotTieOffered) -> State:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from services.giraffe_raffe.cards import COLOURS, FACE
 
@@ -52,8 +52,10 @@ class Tree:
         return self.plays[-1] if self.plays else None
 
 
+@cache
 def layout(players: int) -> tuple[Tree, ...]:
-    """The tiles for a player count (solo uses the 2-player layout)."""
+    """The tiles for a player count (solo uses the 2-player layout); one tuple a count,
+    shared by every game's state (trees are frozen)."""
     if players >= 4:
         singles = [Tree(f"single-{c.lower()}", "single", (c,)) for c in COLOURS]
     elif players == 3:

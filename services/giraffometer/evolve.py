@@ -7,10 +7,11 @@ from services.giraffometer import events as ev
 from services.giraffometer.events import EVENTS
 from services.giraffometer.state import State, Vote
 from services.kernel.events import Folds, GameCreated, payload
+from services.kernel.shared import options
 
 
 def _created(s: State, e: GameCreated) -> State:
-    opts = dict(e.options)
+    opts = options(e.options)
     facts: dict[str, decks.Fact] = {}
     if opts["deck"] == "default":
         themes = opts.get("themes")

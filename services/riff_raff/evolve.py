@@ -8,6 +8,7 @@ from typing import Any
 
 from services.kernel.events import Folds, GameCreated, payload
 from services.kernel.frozen import set_at
+from services.kernel.shared import options
 from services.riff_raff import events as ev
 from services.riff_raff.events import EVENTS
 from services.riff_raff.pieces import piece_ids
@@ -19,7 +20,7 @@ def _created(s: State, e: GameCreated) -> State:
     n = len(e.seats)
     copies = 2 if n == 2 else 1
     return s.but(
-        options=dict(e.options),
+        options=options(e.options),
         seat_count=n,
         seed=e.seed,
         seed_hash=e.seed_hash,

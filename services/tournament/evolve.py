@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from services.kernel.events import Folds, GameCreated
 from services.kernel.names import look_alike_key
+from services.kernel.shared import options
 from services.tournament import events as ev
 from services.tournament import ratings
 from services.tournament.events import EVENTS
@@ -13,7 +14,7 @@ from services.tournament.state import Player, Round, State, Table, entrants
 
 
 def _created(state: State, e: GameCreated) -> State:
-    return State(options=dict(e.options), seed=e.seed)
+    return State(options=options(e.options), seed=e.seed)
 
 
 def _options_set(state: State, e: ev.GameOptionsSet) -> State:

@@ -8,6 +8,7 @@ from typing import Any, Generic, TypeVar
 
 from services.kernel.frozen import Replaceable
 from services.kernel.game import Event
+from services.kernel.shared import names, seats
 
 S = TypeVar("S")
 
@@ -58,7 +59,7 @@ class Table(Replaceable, Generic[S]):
 
 
 def created(t: Table[Any], e: Event) -> Table[Any]:
-    kinds = tuple(str(s.get("kind", "human")) for s in e.data.get("seats", []))
+    kinds = names(str(s.get("kind", "human")) for s in e.data.get("seats", []))
     options = e.data.get("options", {})
     bank = int(options.get("bank_timer") or 0) * 1000
     n = len(kinds)
@@ -86,7 +87,7 @@ TABLE_FOLDS: dict[str, Callable[[Table[Any], Any], Table[Any]]] = {
         gone=tuple(s for s in t.gone if s != e.seat), claim_from_ms=0
     ),
     "ClocksSet": lambda t, e: t.but(
-        banks=tuple(e.banks), since=tuple(e.since), flagged=frozenset(e.flagged)
+        banks=tuple(e.banks), since=tuple(e.since), flagged=seats(e.flagged)
     ),
     "TimeRanOut": lambda t, e: t,  # said for the log; the bot's move follows
     "VacationSet": lambda t, e: t.but(
