@@ -4,7 +4,8 @@
 --
 -- KEYS: 1 the game's streams, 2 the game's away seats, 3 every stream's mark, 4 absent
 --       seats (all under the {pr} hash tag)
--- ARGV: 1 "open" | "close", 2 game id, 3 seat, 4 stream id, 5 now (ms), 6 gone after (ms),
+-- ARGV: 1 "open" | "close" | "forget" (a finished game's stream closed: nothing of the
+--       seat is kept, nothing published), 2 game id, 3 seat, 4 stream id, 5 now (ms), 6 gone after (ms),
 --       7 channel, 8 away since (ms; close only), 9 "1" when the game is
 --       turn-based (open only): its seats are away, never gone (their clocks decide), which
 --       the away hash keeps as its field "turn_based" for closes that do not know (the
@@ -26,6 +27,14 @@ local function has_stream(s)
     if string.match(m, '^(%d+):') == s then return true end
   end
   return false
+end
+
+if mode == 'forget' then
+  redis.call('ZREM', KEYS[1], member)
+  redis.call('ZREM', KEYS[3], mark)
+  redis.call('HDEL', KEYS[2], seat)
+  redis.call('ZREM', KEYS[4], absent)
+  return 0
 end
 
 if mode == 'open' then

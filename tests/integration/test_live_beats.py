@@ -121,6 +121,29 @@ async def test_a_tables_streams_opening_together_write_their_presence_in_one_rou
     )
 
 
+async def test_a_finished_games_streams_closing_together_forget_their_seats_in_one_round_trip(
+    redis: Redis,
+) -> None:
+    """At game over a table's streams end together: their seats are forgotten (no mark,
+    no away seat, nothing for the sweeper) in one batch of script calls, with nothing
+    published, where each had been a redis-py pipeline of four commands."""
+    presence = Presence(redis, f"ends-{uuid.uuid4().hex[:8]}", HEARTBEAT_S, gone_after_s=60)
+    assert presence.batcher is not None
+    await asyncio.gather(*(presence.opened("table", seat, f"s{seat}") for seat in range(4)))
+    await presence.closed("table", 3, "s3")  # one seat was away when the game ended
+    batches = presence.batcher.batches
+    async with redis.pubsub() as heard:
+        await heard.subscribe(presence.keys.channel)
+        await heard.get_message(timeout=1)  # the subscription's confirmation
+        await asyncio.gather(*(presence.forget("table", seat, f"s{seat}") for seat in range(4)))
+        assert await heard.get_message(timeout=0.3) is None, "a forget was published"
+    assert presence.batcher.batches == batches + 1
+    assert await presence.of("table") == {}
+    keys = presence.keys
+    assert await redis.zcard(keys.marks) == 0
+    assert await redis.zcard(keys.absent) == 0
+
+
 class CountedConnection(Connection):
     """redis-py's own connection, counting its attempts to connect."""
 
