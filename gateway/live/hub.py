@@ -84,22 +84,33 @@ RESUBSCRIBE_S = (0.1, 2.0)  # backoff after the listening connection fails
 
 
 class Batch:
-    """New events of a watched game on their way to its audiences: parsed once for all of
-    them (redaction reads the events, not their bytes), and each event an audience sees
-    as stored framed once (most hide nothing, so every audience sends the same frame)."""
+    """New events of a watched game on their way to its audiences: parsed once for its
+    fold and all its redactions (redaction reads the events, not their bytes), whether
+    the game is over asked once, and each event an audience sees as stored framed once
+    (most hide nothing, so every audience sends the same frame, and a list no audience's
+    redaction changed is framed once for all of them)."""
 
     def __init__(self, game: Game[Any], events: list[StoredEvent]) -> None:
         self.game = game
         self.events = current_shapes(game, events)
         self.typed = [to_domain(e) for e in self.events]
+        self.over = False  # set once folded (LiveHub._hand_out)
         # By the frame's event: the event itself is kept with its frame, so its id is
         # not reused by another audience's redacted copy while the batch lives.
         self._framed: dict[int, tuple[StoredEvent, bytes]] = {}
+        self._all: bytes | None = None  # ``events`` framed, once some audience sees them
 
     def redacted(self, state: Any, seat: int) -> list[StoredEvent]:
-        return redact_stored(self.game, state, self.events, seat, self.typed)
+        return redact_stored(self.game, state, self.events, seat, self.typed, self.over)
 
     def framed(self, events: list[StoredEvent]) -> bytes:
+        if events is self.events:  # nothing hidden from this audience
+            if self._all is None:
+                self._all = self._frames(events)
+            return self._all
+        return self._frames(events)
+
+    def _frames(self, events: list[StoredEvent]) -> bytes:
         out = []
         for e in events:
             known = self._framed.get(id(e))
@@ -348,16 +359,22 @@ class LiveHub:
 
     def _hand_out(self, game_id: str, watched: Watched, new: list[StoredEvent]) -> None:
         """Fold new events and give them to every viewer, once per audience."""
-        watched.fold(new)
-        if new:
-            late = watched.spectators
-            batch = Batch(watched.game, new)
-            for seat, viewers in list(watched.viewers.items()):
-                if viewers and not (late is not None and seat == SPECTATOR):
-                    self._fan_out(game_id, watched, batch, seat, viewers)
-            if late is not None:
-                late.add(new)
-                self._release(game_id, watched)
+        if not new:
+            return
+        batch = Batch(watched.game, new)
+        watched.fold(batch.events, batch.typed)
+        batch.over = watched.game.status(watched.state).over
+        late = watched.spectators
+        pushed = False
+        for seat, viewers in list(watched.viewers.items()):
+            if viewers and not (late is not None and seat == SPECTATOR):
+                self._fan_out(game_id, watched, batch, seat, viewers)
+                pushed = True
+        if pushed:  # once a move: every audience's frames were queued just now
+            PUSH.observe(max(0.0, time.time() - new[-1].time_ms / 1000))
+        if late is not None:
+            late.add(new)
+            self._release(game_id, watched)
 
     async def _spectators(self, game_id: str, watched: Watched) -> Held | None:
         """The delayed spectators' pipeline of a watched game (the caller holds the
@@ -420,17 +437,21 @@ class LiveHub:
         """One audience's frames of a batch, redacted once (and its view drawn once, if
         any of its viewers asked for views), queued to each of its viewers."""
         redacted = new.redacted(watched.state, seat)
-        PUSH.observe(max(0.0, time.time() - redacted[-1].time_ms / 1000))
         # One write per batch and audience, not one per event: each write crosses the
         # ASGI middlewares and the server's transport.
         batch = new.framed(redacted)
         ended = redacted[-1].type == "GameEnded"
-        with_view = b""
-        if any(v.views for v in viewers):
-            state, version = watched.state, watched.version
-            with_view = batch + view_frame(game_id, watched.game, state, version, seat)
+        plain = [(batch, ended)]
+        with_view: list[tuple[bytes, bool]] | None = None  # drawn at the first who asks
         for v in list(viewers):
-            v.push([(with_view if v.views else batch, ended)])
+            if not v.views:
+                v.push(plain)
+                continue
+            if with_view is None:
+                state, version = watched.state, watched.version
+                view = view_frame(game_id, watched.game, state, version, seat)
+                with_view = [(batch + view, ended)]
+            v.push(with_view)
 
     async def _drain(self, game_id: str, watched: Watched) -> None:
         """Read, fold and fan out until the watched game has every announced version."""

@@ -7,14 +7,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from gateway.live.delay import Held
 from gateway.live.mailbox import Mailbox
 from services.core.eventstore import StoredEvent
-from services.core.gamestate import fold
-from services.kernel.game import Game
+from services.core.gamestate import fold, fold_parsed
+from services.kernel.game import Event, Game
 
 QUEUE_FRAMES = 2000  # a viewer further behind than this is dropped (it reconnects)
 
@@ -85,15 +86,21 @@ class Watched:
             return None
         return got
 
-    def fold(self, events: list[StoredEvent]) -> None:
+    def fold(self, events: list[StoredEvent], parsed: Sequence[Event] | None = None) -> None:
         """Fold the events that follow ``version`` on from it, without a gap (those
-        already folded are skipped)."""
+        already folded are skipped); ``parsed``: the same events parsed, if at hand."""
         newer: list[StoredEvent] = []
-        for e in events:
+        newer_parsed: list[Event] = []
+        for i, e in enumerate(events):
             if e.version == self.version + len(newer) + 1:
                 newer.append(e)
+                if parsed is not None:
+                    newer_parsed.append(parsed[i])
         if newer:
-            self.state = fold(self.game, newer, self.state)
+            if parsed is None:
+                self.state = fold(self.game, newer, self.state)
+            else:
+                self.state = fold_parsed(self.game, newer_parsed, self.state)
             self.version = newer[-1].version
 
     @property

@@ -14,7 +14,7 @@ from typing import Generic, TypeVar
 from services.core.codec import to_domain
 from services.core.eventstore import NewEvent, StoredEvent
 from services.core.lru import OBJECT_FACTOR, BytesLRU
-from services.kernel.game import Decision, Game
+from services.kernel.game import Decision, Event, Game
 
 S = TypeVar("S")
 
@@ -25,6 +25,14 @@ def fold(game: Game[S], stored: Iterable[StoredEvent], state: S | None = None) -
     for event in stored:
         folded = game.evolve(folded, to_domain(event))
     return folded
+
+
+def fold_parsed(game: Game[S], events: Iterable[Event], state: S) -> S:
+    """``state`` after events already parsed from their stored form (the live hub parses
+    a move's events once, for its fold and its redactions)."""
+    for event in events:
+        state = game.evolve(state, event)
+    return state
 
 
 def state_at(game: Game[S], stored: Iterable[StoredEvent], version: int) -> S:

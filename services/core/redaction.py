@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from services.core.codec import dumps, to_domain, to_new
+from services.core.codec import dumps, to_domain
 from services.core.eventstore import StoredEvent
 from services.kernel.events import EventTypes
 from services.kernel.game import Event, Game
@@ -49,23 +49,33 @@ def redact_stored(
     stored: list[StoredEvent],
     seat: int,
     domain: Sequence[Event] | None = None,
+    over: bool | None = None,
 ) -> list[StoredEvent]:
     """Stored events as ``seat`` may see them, given the game's current ``state``: all
     of them, seed included, once the game is over. Shared by the engine (reads, command
     answers) and the gateway's live fan-out, so both show the same. ``domain``: the same
     events as the game emitted them (a command's own, at hand in the engine), which
-    spares parsing the stored payloads back. Events stored in an older shape are shown
-    in the current one (docs/events.md)."""
+    spares parsing the stored payloads back; ``over``: whether ``state``'s game is over,
+    when the caller knows (the live fan-out asks once a move, not once an audience).
+    Events stored in an older shape are shown in the current one (docs/events.md).
+    When the seat may see every event as stored, the answer is ``stored`` itself (the
+    live fan-out frames such a list once for every audience that gets it)."""
     if domain is None:
         stored = current_shapes(game, stored)
-    over = game.status(state).over
+    if over is None:
+        over = game.status(state).over
     if over and game.seal is unsealed:
         return stored
     typed = [to_domain(s) for s in stored] if domain is None else domain
     out = []
+    hidden = False
     for s, event in zip(stored, typed, strict=True):
         seen = game.seal(state, event) if over else redact_event(game, state, event, seat)
         # Most events hide nothing (a game's redact returns them as they are): their
         # stored payload stands, without encoding it again.
-        out.append(s if seen is event else replace(s, payload=to_new(seen).payload))
-    return out
+        if seen is event:
+            out.append(s)
+        else:
+            hidden = True
+            out.append(replace(s, payload=dumps(seen.data)))
+    return out if hidden else stored

@@ -19,8 +19,8 @@ from services.kernel.playthrough import opening
 GAME = GAMES["giraffe-raffe"]
 
 
-def from_json(seed: str) -> Any:
-    """A four-seat table at its deal, folded from its events' stored (JSON) form."""
+def stored_opening(seed: str) -> list[StoredEvent]:
+    """A four-seat turn-based table's first events, in their stored (JSON) form."""
     seats = [SeatSpec("human", f"P{i}") for i in range(4)]
     events = opening(GAME, {"speed": "turn_based"}, seats, seed, now_ms=1000)
     stored = []
@@ -32,7 +32,12 @@ def from_json(seed: str) -> Any:
                 new.payload, new.actor, "c", 1000, "1",
             )
         )  # fmt: skip
-    return fold(GAME, stored)
+    return stored
+
+
+def from_json(seed: str) -> Any:
+    """A four-seat table at its deal, folded from its events' stored (JSON) form."""
+    return fold(GAME, stored_opening(seed))
 
 
 def test_two_tables_folded_from_json_hold_one_copy_of_each_card_name() -> None:
