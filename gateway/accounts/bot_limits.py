@@ -17,22 +17,26 @@ async def take_request(store: EventStore, per_minute: int, player_id: str) -> No
     gateway: a bot may spread its requests over replicas), or refuse it. The minute
     slides: this clock minute's count plus the last one's share still inside it, so a
     burst across a minute's end is not counted twice over (a fixed window let a bot make
-    twice its limit in a few seconds there)."""
+    twice its limit in a few seconds there). A refused request is not counted: a bot
+    that asks again before its Retry-After is refused again, but does not push its own
+    wait further out (counted, a bot polling through its wait was kept out for minutes)."""
     now = time.time()
     minute = int(now // 60)
-    prefix = f"{store.settings.key_prefix}:quota:bot:{player_id}"
+    key = f"{store.settings.key_prefix}:quota:bot:{player_id}:{minute}"
+    last = f"{store.settings.key_prefix}:quota:bot:{player_id}:{minute - 1}"
     pipe = store.redis.pipeline(transaction=False)
-    pipe.incr(f"{prefix}:{minute}")
-    pipe.expire(f"{prefix}:{minute}", 120)
-    pipe.get(f"{prefix}:{minute - 1}")
+    pipe.incr(key)
+    pipe.expire(key, 120)
+    pipe.get(last)
     current, _, previous = await pipe.execute()
     elapsed = now - minute * 60
     if last_minute(int(current), int(previous or 0), elapsed) > per_minute:
+        await store.redis.decr(key)  # not made: the count stays what was let through
         raise Problem(
             429,
             "bot_requests_per_minute",
             f"a bot account makes at most {per_minute} requests a minute",
-            retry_after=wait_s(int(current), int(previous or 0), elapsed, per_minute),
+            retry_after=wait_s(int(current) - 1, int(previous or 0), elapsed, per_minute),
             limit=per_minute,
         )
 
@@ -44,13 +48,15 @@ def last_minute(current: int, previous: int, elapsed_s: float) -> float:
 
 
 def wait_s(current: int, previous: int, elapsed_s: float, limit: int) -> int:
-    """Whole seconds until ``last_minute`` is within ``limit`` again, if nothing more
-    is sent: within this clock minute as the last one's share runs out, or into the
-    next, where this one's count becomes the share."""
-    if current <= limit and previous:
-        wait = 60 - elapsed_s - (limit - current) * 60 / previous
+    """Whole seconds until one more request fits (``last_minute`` of the counted
+    requests plus it within ``limit``), if nothing more is sent: within this clock minute
+    as the last one's share runs out, or into the next, where this one's count becomes
+    the share."""
+    room = limit - 1  # what the counted requests may come to, with this one on top
+    if current <= room and previous:
+        wait = 60 - elapsed_s - (room - current) * 60 / previous
     else:
-        wait = 60 - elapsed_s + 60 * (1 - limit / max(current, 1))
+        wait = 60 - elapsed_s + 60 * (1 - room / max(current, 1))
     return max(1, math.ceil(wait))
 
 

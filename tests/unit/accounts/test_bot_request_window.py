@@ -1,6 +1,7 @@
 """A bot account's requests a minute slide (gateway.accounts.bot_limits): the count is this
 clock minute's plus the last one's share still inside the minute, and a refusal's
-Retry-After is the first whole second the bot may send again."""
+Retry-After is the first whole second the bot may send again (a refused request is not
+counted: ``current`` is what was let through)."""
 
 from __future__ import annotations
 
@@ -23,15 +24,15 @@ def later(current: int, previous: int, elapsed: float, t: float) -> float:
     st.floats(0, 59.999),
     st.integers(1, 300),
 )
-def test_retry_after_is_the_first_second_the_bot_is_within_its_limit(
+def test_retry_after_is_the_first_second_one_more_request_fits(
     current: int, previous: int, elapsed: float, limit: int
 ) -> None:
-    assume(last_minute(current, previous, elapsed) > limit)
+    assume(last_minute(current, previous, elapsed) + 1 > limit)  # one more is refused
     wait = wait_s(current, previous, elapsed, limit)
     assert 1 <= wait <= 120
-    assert later(current, previous, elapsed, wait) <= limit + 1e-9
+    assert later(current, previous, elapsed, wait) + 1 <= limit + 1e-9
     if wait > 1:
-        assert later(current, previous, elapsed, wait - 1) > limit
+        assert later(current, previous, elapsed, wait - 1) + 1 > limit
 
 
 def test_a_burst_across_a_minutes_end_counts_once_not_twice() -> None:
