@@ -107,16 +107,22 @@ def play(http: httpx.Client, game_id: str, game: str) -> None:
     """The seat's stream (view and legal commands first, then after each change): a
     command whenever it is this seat's turn, until the game ends."""
     url, params = f"/v1/games/{game_id}/events/stream", {"views": "true", "format": "ndjson"}
+    # The version this seat's last accepted command made: a view older than that is
+    # still on its way down the stream and would have the seat move twice (refused, and
+    # a request of the bot's minute spent).
+    made = 0
     for frame in lines(http, url, params):
         if frame["event"] == "GameEnded":
             return
         legal = (frame["data"] or {}).get("commands") if frame["event"] == "view" else None
-        if legal and legal.get("to_act"):
+        if legal and legal.get("to_act") and frame["data"]["version"] >= made:
             command = POLICIES[game](frame["data"]["view"], legal)
             body = {"command": command, "command_id": uuid.uuid4().hex}
             while command is not None:  # sent again (same id) after a limit's wait
                 answer = http.post(f"/v1/games/{game_id}/commands", json=body)
                 print(game_id, command["type"], answer.status_code, flush=True)
+                if answer.status_code == 200:
+                    made = answer.json()["version"]
                 if answer.status_code != 429:
                     break
                 time.sleep(float(answer.headers.get("retry-after", "1")))

@@ -294,6 +294,11 @@ def test_two_reference_clients_play_a_quick_play_game(http: httpx.Client, system
     finally:
         for c in clients:
             c.kill()
+    said = [line.split() for c in clients for line in c.communicate()[0].splitlines()]
+    moves = [status for game, _, status in said if game == game_id]
+    # A view its own accepted command outdated does not make a bot move again (it did,
+    # some 40 refused commands a game, each a request of the bot's minute).
+    assert moves.count("200") > 10 and moves.count("422") <= 2, moves
     seats = http.get(f"/v1/games/{game_id}/seats").json()["seats"]
     assert {s["player_id"] for s in seats} == {one["player_id"], two["player_id"]}
     assert all(s["bot_account"] for s in seats)
