@@ -34,11 +34,14 @@ needs_chromium = pytest.mark.skipif(
 ARGS = ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,1000")
 
 
+SCRATCH = "raffe-chromium-"  # a browser's own folder for its temporary files
+
+
 def browser() -> WebDriver:
     """A headless Chromium whose temporary files (its profile, its singleton socket's
     folder) go to a folder of its own, removed when the driver quits (or, should a test
     not quit it, when the run ends): the suite left one folder per browser in /tmp."""
-    scratch = tempfile.mkdtemp(prefix="raffe-chromium-")
+    scratch = tempfile.mkdtemp(prefix=SCRATCH)
     atexit.register(shutil.rmtree, scratch, True)
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
@@ -62,6 +65,7 @@ def browser() -> WebDriver:
             shutil.rmtree(scratch, ignore_errors=True)
 
     driver.quit = quit_and_clean
+    driver.scratch = scratch  # type: ignore[attr-defined]
     return driver
 
 
