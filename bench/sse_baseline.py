@@ -14,6 +14,7 @@ state, no presence, no tokens: what the gateway does beyond this is the product'
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 import sys
@@ -26,6 +27,7 @@ import httpx
 import orjson
 import uvicorn
 from redis.asyncio import Redis
+from redis.exceptions import RedisError
 
 from services.core.eventstore.keys import Keys
 from services.core.local_redis import free_port
@@ -100,7 +102,9 @@ class Fanout:
             self.streams[game].discard(queue)
             if not self.streams[game]:
                 del self.streams[game]
-                await self.pubsub.unsubscribe(self.keys.game(game))
+                # Redis stopped first at a run's end: nothing left to unsubscribe from.
+                with contextlib.suppress(RedisError):
+                    await self.pubsub.unsubscribe(self.keys.game(game))
 
 
 def app_of(fanout: Fanout) -> Callable[..., Awaitable[None]]:
