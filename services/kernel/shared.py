@@ -5,7 +5,7 @@ them), instead of the fresh copies each event's parsed JSON brings.
 A state lives as long as someone watches or plays its game (the gateway's live hub
 keeps one per watched table, for hours at turn-based pace). Folded from JSON, a Giraffe
 Raffe table was ~8 KiB at its deal, over half of it strings and dicts equal to every
-other table's; shared, ~2.5 KiB. Sharing is safe because states never change in place
+other table's; shared, ~2.2 KiB. Sharing is safe because states never change in place
 (services.kernel.frozen): a shared value is read, never written.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 NO_SEATS: frozenset[int] = frozenset()  # frozenset() is a new object each call
 OPTIONS_KEPT = 512  # distinct option sets remembered (most games choose among a few)
-_options: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+_options: dict[tuple[tuple[str, type, Any], ...], dict[str, Any]] = {}
 
 
 def names(strings: Iterable[str]) -> tuple[str, ...]:
@@ -37,7 +37,9 @@ def options(chosen: Mapping[str, Any]) -> dict[str, Any]:
     are copied). Callers never change it."""
     copy = dict(chosen)
     try:
-        key = tuple(sorted(copy.items()))
+        # With each value's type: 1, 1.0 and True are equal keys, and would otherwise
+        # hand a game that chose true another game's 1 (its views would say 1).
+        key = tuple((k, type(v), v) for k, v in sorted(copy.items()))
         hash(key)
     except TypeError:  # a list or dict among the values: not shared
         return copy

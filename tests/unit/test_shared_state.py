@@ -69,3 +69,10 @@ def test_options_with_lists_are_copied_not_shared_and_the_memo_is_bounded() -> N
 def test_an_empty_seat_set_is_the_shared_one() -> None:
     assert shared.seats([]) is shared.seats(()) is shared.NO_SEATS
     assert shared.seats([2, 1]) == frozenset({1, 2})
+
+
+def test_options_equal_but_of_other_types_are_not_shared() -> None:
+    """1, 1.0 and True are equal in Python; a game that chose true keeps true."""
+    chose = [shared.options({"flag": v}) for v in (1, True, 1.0)]
+    assert [type(o["flag"]) for o in chose] == [int, bool, float]
+    assert shared.options({"flag": True}) is chose[1]
