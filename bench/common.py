@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -111,7 +113,9 @@ def launch(
     earlier run's games (bench.crowd's Redis once read 214 MiB of them, 20 fresh)."""
     env = {**os.environ, **LAUNCH_ENV}
     if "--state-dir" not in args:
-        args = ("--state-dir", tempfile.mkdtemp(prefix="raffe-bench-"), *args)
+        state = tempfile.mkdtemp(prefix="raffe-bench-")
+        atexit.register(shutil.rmtree, state, True)  # its Redis's files: hundreds of MiB
+        args = ("--state-dir", state, *args)
     proc = subprocess.Popen(
         [sys.executable, "-m", "services.launcher", "--free-ports", *args],
         env=env,
