@@ -69,7 +69,7 @@ from services.core.eventstore.announce import parse_announcement
 from services.core.eventstore.connect import follows_sentinels, primary_moved
 from services.core.gamestate import fold
 from services.core.presence import Presence
-from services.core.redaction import current_shapes, redact_stored
+from services.core.redaction import current_shapes, nothing_hidden, redact_stored
 from services.kernel.game import SPECTATOR, Game
 
 log = logging.getLogger(__name__)
@@ -94,13 +94,22 @@ class Batch:
         self.game = game
         self.events = current_shapes(game, events)
         self.typed = [to_domain(e) for e in self.events]
-        self.over = False  # set once folded (LiveHub._hand_out)
+        self.over = False  # set once folded (settle, in LiveHub._hand_out)
+        self.public = False  # every audience sees the events as stored (set with ``over``)
         # By the frame's event: the event itself is kept with its frame, so its id is
         # not reused by another audience's redacted copy while the batch lives.
         self._framed: dict[int, tuple[StoredEvent, bytes]] = {}
         self._all: bytes | None = None  # ``events`` framed, once some audience sees them
 
+    def settle(self, over: bool) -> None:
+        """Whether the game is over after the batch, and so whether it hides anything
+        from anyone (asked once, not once an audience)."""
+        self.over = over
+        self.public = not over and nothing_hidden(self.game, self.events)
+
     def redacted(self, state: Any, seat: int) -> list[StoredEvent]:
+        if self.public:
+            return self.events
         return redact_stored(self.game, state, self.events, seat, self.typed, self.over)
 
     def framed(self, events: list[StoredEvent]) -> bytes:
@@ -363,7 +372,7 @@ class LiveHub:
             return
         batch = Batch(watched.game, new)
         watched.fold(batch.events, batch.typed)
-        batch.over = watched.game.status(watched.state).over
+        batch.settle(watched.game.status(watched.state).over)
         late = watched.spectators
         pushed = False
         for seat, viewers in list(watched.viewers.items()):

@@ -43,6 +43,18 @@ def redact_event(game: Game[S], state: S, event: Event, seat: int) -> Event:
     return game.redact(state, event, seat)
 
 
+def nothing_hidden(game: Game[Any], stored: list[StoredEvent]) -> bool:
+    """Whether no event of ``stored`` is of a type the game's redaction may change while
+    it runs (EventTypes.hidden, when the game says; GameCreated's seed always is): a
+    move's events usually, which every audience then sees as stored without the game
+    being asked about each event and audience."""
+    types: EventTypes | None = getattr(game, "events", None)
+    hidden = types.hidden if types is not None else None
+    if hidden is None:
+        return False
+    return not any(s.type in hidden or s.type == "GameCreated" for s in stored)
+
+
 def redact_stored(
     game: Game[S],
     state: S,
@@ -65,6 +77,8 @@ def redact_stored(
     if over is None:
         over = game.status(state).over
     if over and game.seal is unsealed:
+        return stored
+    if not over and nothing_hidden(game, stored):
         return stored
     typed = [to_domain(s) for s in stored] if domain is None else domain
     out = []

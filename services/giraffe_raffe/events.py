@@ -117,4 +117,5 @@ EVENTS = EventTypes(
     RottenAppleTaken,
     GameEnded,
     seen={"CardsDealt": CardsDealtSeen, "RedrawCardTaken": RedrawCardTakenSeen},
+    hidden=(),  # only those two
 )

@@ -102,4 +102,5 @@ EVENTS = EventTypes(
     RoundRevealed,
     GameEnded,
     seen={"DeckShuffled": OrderSeen, "DeckReshuffled": OrderSeen, "VoteCast": VoteSeen},
+    hidden=("DeckLoaded",),  # its answers left out, in its own shape
 )

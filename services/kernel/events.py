@@ -66,9 +66,21 @@ def _fields(cls: type) -> tuple[tuple[str, bool], ...]:
 class EventTypes:
     """The event types of one game, by name; ``seen``: for an event its redaction
     (view.redact) reshapes, the shape a seat sees while the game runs (published in the
-    API's document beside the event's own; a test checks every redacted event has it)."""
+    API's document beside the event's own; a test checks every redacted event has it).
 
-    def __init__(self, *types: type, seen: Mapping[str, type] | None = None) -> None:
+    ``hidden``: every type the game's redaction may change while the game runs (those
+    with a seen shape and those redacted in their own shape), when the game says so.
+    Redaction then passes a list of other events on as it is, without asking the game
+    for each event and audience (services.core.redaction: most moves hide nothing); a
+    test plays every game's bots and checks that nothing outside it was ever changed.
+    None (not said): any type may be, and every event is asked about."""
+
+    def __init__(
+        self,
+        *types: type,
+        seen: Mapping[str, type] | None = None,
+        hidden: Iterable[str] | None = None,
+    ) -> None:
         self.by_name: dict[str, type] = {t.__name__: t for t in types}
         self._fields = {t.__name__: {f.name for f in dataclasses.fields(t)} for t in types}
         self._versions = {t.__name__: version_of(t) for t in types}  # read on every fold
@@ -76,6 +88,12 @@ class EventTypes:
         unknown = sorted(set(self.seen) - set(self.by_name))
         if unknown:
             raise TypeError(f"seen forms of undeclared events: {', '.join(unknown)}")
+        self.hidden: frozenset[str] | None = None
+        if hidden is not None:
+            self.hidden = frozenset(hidden) | frozenset(self.seen)
+            unknown = sorted(self.hidden - set(self.by_name))
+            if unknown:
+                raise TypeError(f"hidden events undeclared: {', '.join(unknown)}")
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.by_name)

@@ -162,4 +162,5 @@ EVENTS = EventTypes(
     TurnEnded,
     GameEnded,
     seen={"CardChosen": CardChosenSeen},
+    hidden=(),  # only that one
 )

@@ -88,4 +88,5 @@ EVENTS = EventTypes(
     RoundEnded,
     GameEnded,
     seen={"TableFinished": TableFinishedHeld},
+    hidden=("GameOptionsSet",),  # its secret options left out, in its own shape
 )

@@ -19,6 +19,7 @@ from services.games import GAMES
 from services.kernel.game import ENGINE, SPECTATOR, Event
 from services.kernel.playthrough import play_bots
 from services.tournament.game import GAME as TOURNAMENT
+from services.tournament.rules import ORGANISER
 from tests.unit.test_one_home import played_ways, table_of
 from tests.unit.tournament.test_rules import started
 
@@ -81,6 +82,10 @@ def test_every_event_a_seat_sees_has_its_published_shape(name: str) -> None:
     assert game.events is not None
     # Each seen form declared is one redaction produced (of the types these games had).
     assert set(game.events.seen) & played_types <= seen_types
+    # Every type a redaction changed is declared hidden (GameCreated's seed always is):
+    # redaction passes the others on without asking (services.core.redaction).
+    assert game.events.hidden is not None
+    assert seen_types - {"GameCreated"} <= game.events.hidden
 
 
 @pytest.mark.parametrize("fmt", ["swiss", "duplicate", "elimination"])
@@ -103,3 +108,12 @@ def test_every_event_of_a_tournament_has_its_published_shape(fmt: str) -> None:
     for version, event in enumerate(p.events, start=1):
         errors = [e.message for e in validator.iter_errors(as_sent(event, version))]
         assert not errors, (event.type, event.data, errors[:3])
+    # What a tournament's redaction changes while it runs is declared hidden.
+    state, changed = TOURNAMENT.initial(), set()
+    for event in p.events:
+        state = TOURNAMENT.evolve(state, event)
+        for seat in (ORGANISER, 0, 1, SPECTATOR):
+            if redact_event(TOURNAMENT, state, event, seat) is not event:
+                changed.add(event.type)
+    assert TOURNAMENT.events is not None and TOURNAMENT.events.hidden is not None
+    assert changed - {"GameCreated"} <= TOURNAMENT.events.hidden

@@ -268,7 +268,13 @@ class TableOf(Generic[S]):
 def _events(types: EventTypes | None) -> EventTypes | None:
     if types is None:
         return None
-    return EventTypes(*types.by_name.values(), *TABLE_EVENTS.by_name.values(), seen=types.seen)
+    # The table's own events hide nothing (TableOf.redact passes them on as they are).
+    return EventTypes(
+        *types.by_name.values(),
+        *TABLE_EVENTS.by_name.values(),
+        seen=types.seen,
+        hidden=types.hidden,
+    )
 
 
 def _commands(commands: Any) -> Any:
