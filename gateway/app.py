@@ -36,14 +36,20 @@ Create a game, claim or hold a seat's bearer token, read your view, send command
 replay any version. Errors are `application/problem+json` with a stable `type`."""
 
 
+# Where a LiveStream answers: games' and tournaments' streams, and a player's account
+# stream (elsewhere one would run inside the middlewares, as any other answer).
+STREAM_PATHS = ("/stream", "/v1/accounts/me/events")
+
+
 class RaffeApp(FastAPI):
     """The app, which runs live streams' bodies outside its middlewares: a stream's
     answer (gateway.live.stream.LiveStream) sends its head through them and leaves its
     body here, run with the server's own ``send`` once they have returned. Only requests
-    whose path ends in ``/stream`` are offered this (the rest pay nothing for it)."""
+    whose path ends as a stream's does (``STREAM_PATHS``) are offered this (the rest pay
+    nothing for it)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].endswith("/stream"):
+        if scope["type"] != "http" or not scope["path"].endswith(STREAM_PATHS):
             await super().__call__(scope, receive, send)
             return
         bodies: list[LiveStream] = []

@@ -15,8 +15,6 @@ from typing import Annotated, Any, cast
 
 import orjson
 from fastapi import APIRouter, Header, Query, Request
-from starlette.background import BackgroundTask
-from starlette.responses import StreamingResponse
 
 from gateway.accounts.awaiting import games_in_play
 from gateway.accounts.tokens import TICKET_S, Caller
@@ -29,6 +27,7 @@ from gateway.http.problems import Problem, problems
 from gateway.live.feeds import StreamLock
 from gateway.live.formats import Format, chosen, media_type, shaped, sse_frame
 from gateway.live.frames import PING
+from gateway.live.stream import LiveStream
 from gateway.live.watched import Viewer
 from services.accounts.feed import feed_key
 from services.accounts.rules import BOT_SCOPE
@@ -139,10 +138,8 @@ async def account_frames(
     finally:
         hub.feeds.remove(viewer)
         hub.streams_of.remove(viewer)
-        if lock is not None:  # in a task: a cancelled generator may not await any more
-            task = asyncio.get_running_loop().create_task(lock.release())
-            _releasing.add(task)
-            task.add_done_callback(_releasing.discard)
+        if lock is not None:
+            letting_go(lock)
 
 
 @router.get(
@@ -170,7 +167,7 @@ async def account_events(
     ticket: Annotated[
         str | None, Query(max_length=64, description="a stream ticket (browsers)")
     ] = None,
-) -> StreamingResponse:
+) -> LiveStream:
     """Your account's live stream, as Server-Sent Events or new-line delimited JSON:
     first every open challenge (``challenge``) and game in progress (``game_start``),
     then ``opened`` (that was all of it), then each change: ``challenge`` (issued,
@@ -198,20 +195,31 @@ async def account_events(
             release()
             raise
 
-    async def ended() -> None:
+    def ended() -> None:
+        """Its admission back, and a bot's lock let go, even if the frames never started
+        (their own ``finally`` lets it go too: a release is by owner, so twice is once)."""
         release()
         if lock is not None:
-            with contextlib.suppress(Exception):
-                await lock.release()
+            letting_go(lock)
 
     fmt = chosen(request, format)
     frames = shaped(account_frames(c, me, resume, lock), fmt)
-    return StreamingResponse(
-        frames,
-        media_type=media_type(fmt),
-        headers={"X-Accel-Buffering": "no"},
-        background=BackgroundTask(ended),
-    )
+    # As a game's stream: its head through the middlewares, its body outside them for as
+    # long as it lives (gateway.live.stream, decision 0060).
+    return LiveStream(frames, media_type(fmt), ended)
+
+
+def letting_go(lock: StreamLock) -> None:
+    """Release a bot's stream lock in a task (a cancelled generator may not await any
+    more); Redis failing leaves it to lapse (three heartbeats)."""
+
+    async def release() -> None:
+        with contextlib.suppress(Exception):
+            await lock.release()
+
+    task = asyncio.get_running_loop().create_task(release())
+    _releasing.add(task)
+    task.add_done_callback(_releasing.discard)
 
 
 def _order(feed_id: str) -> tuple[int, int]:

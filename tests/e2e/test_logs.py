@@ -13,6 +13,7 @@ import orjson
 
 from tests.e2e.players import auth, create
 from tests.e2e.system import System
+from tests.e2e.test_bot_api import bot
 
 MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
@@ -84,3 +85,38 @@ def test_a_stream_is_logged_when_it_opens_and_its_frames_still_flow(
             if b"event: VoteCast" in seen or time.monotonic() > deadline:
                 break
         assert b"event: VoteCast" in seen, seen[-500:]
+
+
+def test_an_account_stream_is_logged_when_it_opens_and_its_bot_lock_goes_with_it(
+    system: System, http: httpx.Client
+) -> None:
+    """As a game's stream: the account stream's head carries what the middlewares add and
+    its request is logged once the head is sent (its body runs outside them); when the
+    client goes, a bot's one-stream lock goes too, so the next stream opens at once."""
+    robo = bot(http, "Logged")
+    trace = f"account-{time.time_ns()}"
+    headers = {**auth(robo["token"]), "X-Request-Id": trace, "Origin": "https://play.example.org"}
+    path = "/v1/accounts/me/events"
+    with http.stream("GET", path, headers=headers) as live:
+        assert live.status_code == 200 and live.headers["x-request-id"] == trace
+        assert live.headers["content-type"] == "text/event-stream; charset=utf-8"
+        assert live.headers["x-accel-buffering"] == "no" and "content-length" not in live.headers
+        assert live.headers["access-control-allow-origin"] in ("*", headers["Origin"])
+        chunks, seen = live.iter_bytes(), b""  # one iterator: leaving it closes the stream
+        while b"event: opened" not in seen:
+            seen += next(chunks)
+        deadline, logged = time.monotonic() + 10, []
+        while not logged and time.monotonic() < deadline:
+            logged = [line for line in lines(system) if line.get("request_id") == trace]
+            time.sleep(0.1)
+        assert [(line["path"], line["status"]) for line in logged] == [(path, 200)], logged
+        refused = http.get(path, headers=auth(robo["token"]), timeout=5)
+        assert refused.status_code == 429 and refused.json()["code"] == "bot_streams"
+        while b"ping" not in seen:  # still open, beating (every second here)
+            seen += next(chunks)
+    deadline, status = time.monotonic() + 10, 0
+    while status != 200 and time.monotonic() < deadline:  # the close lands in a moment
+        with http.stream("GET", path, headers=auth(robo["token"]), timeout=5) as again:
+            status = again.status_code
+        time.sleep(0.1)
+    assert status == 200
